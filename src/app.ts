@@ -1,0 +1,23 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "./context";
+import { mapError } from "./http/error-mapping";
+import { opsRoutes } from "./ops";
+import { scimRoutes } from "./scim";
+import { webhookRoutes } from "./webhooks";
+import { tmsRoutes } from "./tms";
+
+/**
+ * Builds the whole HTTP surface from feature plugins. `serve` listens with it; tests call
+ * `createApp(ctx).handle(new Request(...))` and so see exactly what clients see.
+ * The error handler is registered before every route so it covers them all.
+ */
+export function createApp(ctx: AppContext) {
+  return new Elysia({ name: "gatehouse" })
+    .onError(({ code, error, request }) => mapError({ code, error, request, log: ctx.log }))
+    .use(opsRoutes(ctx))
+    .use(scimRoutes(ctx))
+    .use(webhookRoutes(ctx))
+    .use(tmsRoutes(ctx));
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,168 @@
+/**
+ * Configuration: every key is `GATEHOUSE_*`, read once at start from `--env-file` and/or the
+ * process environment, typed and validated. `parseConfig` is pure (env in, config or errors
+ * out) so it is unit-tested without processes; `main.ts` turns errors into exit code 2.
+ *
+ * Adding a key: add it to `KEYS` (name, default, parser, doc). The README table is checked
+ * against this list by test/config.test.ts.
+ */
+
+export type Config = {
+  baseUrl: string;
+  host: string;
+  port: number;
+  dataDir: string;
+  tlsCertFile: string | null;
+  tlsKeyFile: string | null;
+  httpRedirectPort: number | null;
+  adminToken: string | null;
+  logLevel: LogLevel;
+  scimEnabled: boolean;
+  licenseSeats: number | null;
+  scimDuplicateStatus: 400 | 409;
+  scimRateLimit: number;
+  scimRateBurst: number;
+  webhookConcurrency: number;
+  webhookPerSubscriptionConcurrency: number;
+  webhookTimeoutMs: number;
+  webhookRetrySchedule: number[];
+  webhookAllowPrivateTargets: boolean;
+  webhookPollIntervalMs: number;
+  webhookRetentionDays: number;
+};
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+type Parser<T> = (raw: string) => T; // throws Error(expected...) on a bad value
+
+const int = (min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> => (raw) => {
+  if (!/^\d+$/.test(raw.trim())) throw new Error(`an integer between ${min} and ${max}`);
+  const n = Number(raw.trim());
+  if (n < min || n > max) throw new Error(`an integer between ${min} and ${max}`);
+  return n;
+};
+const bool: Parser<boolean> = (raw) => {
+  const v = raw.trim().toLowerCase();
+  if (["true", "1", "yes", "on"].includes(v)) return true;
+  if (["false", "0", "no", "off"].includes(v)) return false;
+  throw new Error("true or false");
+};
+const str: Parser<string> = (raw) => {
+  if (raw.trim() === "") throw new Error("a non-empty string");
+  return raw.trim();
+};
+const optional = <T>(p: Parser<T>): Parser<T | null> => (raw) => (raw.trim() === "" ? null : p(raw));
+const url: Parser<string> = (raw) => {
+  let u: URL;
+  try {
+    u = new URL(raw.trim());
+  } catch {
+    throw new Error("an absolute http(s) URL, e.g. https://gatehouse.example.com");
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error("an absolute http(s) URL");
+  return u.toString().replace(/\/+$/, "");
+};
+
+/** Durations like `5s`, `5m`, `2h`, `1d`, or plain milliseconds. */
+export function parseDuration(raw: string): number {
+  const m = /^(\d+)(ms|s|m|h|d)?$/.exec(raw.trim());
+  if (!m) throw new Error(`a duration like 5s, 5m, 2h or 1d (got "${raw}")`);
+  const n = Number(m[1]);
+  const unit = m[2] ?? "ms";
+  const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[unit]!;
+  return n * factor;
+}
+const schedule: Parser<number[]> = (raw) => {
+  const parts = raw.split(",").map((p) => p.trim()).filter(Boolean);
+  if (parts.length === 0) throw new Error("a comma-separated list of durations like 5s,5m,30m");
+  return parts.map((p) => {
+    try {
+      return parseDuration(p);
+    } catch {
+      throw new Error("a comma-separated list of durations like 5s,5m,30m");
+    }
+  });
+};
+const oneOf = <T extends string>(values: readonly T[]): Parser<T> => (raw) => {
+  const v = raw.trim().toLowerCase() as T;
+  if (!values.includes(v)) throw new Error(`one of ${values.join(", ")}`);
+  return v;
+};
+
+type KeySpec = { key: string; field: keyof Config; default: string; parse: Parser<unknown>; doc: string };
+
+/** The single list of configuration keys: name, default (as written in an env file), parser, meaning. */
+export const KEYS: KeySpec[] = [
+  { key: "GATEHOUSE_BASE_URL", field: "baseUrl", default: "http://localhost:8080", parse: url, doc: "Public address of this instance; used in SCIM `meta.location` and `Location` headers." },
+  { key: "GATEHOUSE_HOST", field: "host", default: "0.0.0.0", parse: str, doc: "Interface to listen on." },
+  { key: "GATEHOUSE_PORT", field: "port", default: "8080", parse: int(0, 65535), doc: "Port to listen on (HTTPS when TLS files are set). 0 picks a free port." },
+  { key: "GATEHOUSE_DATA_DIR", field: "dataDir", default: "./data", parse: str, doc: "Directory holding `gatehouse.db` (SQLite, WAL)." },
+  { key: "GATEHOUSE_TLS_CERT_FILE", field: "tlsCertFile", default: "", parse: optional(str), doc: "PEM certificate chain; with the key file, the server speaks HTTPS." },
+  { key: "GATEHOUSE_TLS_KEY_FILE", field: "tlsKeyFile", default: "", parse: optional(str), doc: "PEM private key for the certificate." },
+  { key: "GATEHOUSE_HTTP_REDIRECT_PORT", field: "httpRedirectPort", default: "", parse: optional(int(1, 65535)), doc: "Optional plain-HTTP port answering every request with 308 to the HTTPS address (needs TLS)." },
+  { key: "GATEHOUSE_ADMIN_TOKEN", field: "adminToken", default: "", parse: optional(str), doc: "Bearer token for `/api/admin`, the console and `/metrics` from non-loopback. Empty disables the admin API." },
+  { key: "GATEHOUSE_LOG_LEVEL", field: "logLevel", default: "info", parse: oneOf(["debug", "info", "warn", "error"] as const), doc: "debug, info, warn or error." },
+  { key: "GATEHOUSE_SCIM_ENABLED", field: "scimEnabled", default: "true", parse: bool, doc: "Initial state of the SCIM interface (false → every SCIM call answers 403). The admin API can toggle it at run time; the stored toggle wins once set." },
+  { key: "GATEHOUSE_LICENSE_SEATS", field: "licenseSeats", default: "", parse: optional(int(0)), doc: "Maximum active `regular` users; empty means unlimited." },
+  { key: "GATEHOUSE_SCIM_DUPLICATE_STATUS", field: "scimDuplicateStatus", default: "400", parse: (raw) => { const v = raw.trim(); if (v !== "400" && v !== "409") throw new Error("400 or 409"); return Number(v); }, doc: "Status for a duplicate userName/displayName: 400 `invalidValue` (the spec) or 409 `uniqueness` (RFC 7644, Okta)." },
+  { key: "GATEHOUSE_SCIM_RATE_LIMIT", field: "scimRateLimit", default: "200", parse: int(1), doc: "SCIM requests per second allowed per token (token bucket refill rate)." },
+  { key: "GATEHOUSE_SCIM_RATE_BURST", field: "scimRateBurst", default: "1000", parse: int(1), doc: "SCIM token bucket size (burst)." },
+  { key: "GATEHOUSE_WEBHOOK_CONCURRENCY", field: "webhookConcurrency", default: "32", parse: int(1, 1024), doc: "Webhook HTTP requests in flight at once, across all subscriptions." },
+  { key: "GATEHOUSE_WEBHOOK_PER_SUBSCRIPTION_CONCURRENCY", field: "webhookPerSubscriptionConcurrency", default: "8", parse: int(1, 1024), doc: "Webhook requests in flight at once to one subscription, so a slow endpoint cannot starve the others." },
+  { key: "GATEHOUSE_WEBHOOK_TIMEOUT_MS", field: "webhookTimeoutMs", default: "15000", parse: int(100, 600_000), doc: "A delivery succeeds on a 2xx received within this many milliseconds." },
+  { key: "GATEHOUSE_WEBHOOK_RETRY_SCHEDULE", field: "webhookRetrySchedule", default: "5s,5m,30m,2h,5h,10h,10h", parse: schedule, doc: "Delays before each retry (±20% jitter); after the last the delivery is `failed`." },
+  { key: "GATEHOUSE_WEBHOOK_ALLOW_PRIVATE_TARGETS", field: "webhookAllowPrivateTargets", default: "false", parse: bool, doc: "Allow webhook targets on loopback/private/link-local addresses (SSRF guard off for those)." },
+  { key: "GATEHOUSE_WEBHOOK_POLL_INTERVAL_MS", field: "webhookPollIntervalMs", default: "1000", parse: int(10, 60_000), doc: "Fallback poll interval of the delivery loop (it also wakes at once on each event)." },
+  { key: "GATEHOUSE_WEBHOOK_RETENTION_DAYS", field: "webhookRetentionDays", default: "30", parse: int(1, 3650), doc: "Delivered deliveries and their attempts older than this are purged." },
+];
+
+export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] };
+
+/** Pure: environment map in, typed config or a list of "KEY: expected …" messages out. */
+export function parseConfig(env: Record<string, string | undefined>): ConfigResult {
+  const out: Record<string, unknown> = {};
+  const errors: string[] = [];
+  for (const spec of KEYS) {
+    const raw = env[spec.key] ?? spec.default;
+    try {
+      out[spec.field] = spec.parse(raw);
+    } catch (e) {
+      errors.push(`${spec.key}: expected ${(e as Error).message}, got ${JSON.stringify(raw)}`);
+    }
+  }
+  const known = new Set(KEYS.map((k) => k.key));
+  for (const k of Object.keys(env)) {
+    if (k.startsWith("GATEHOUSE_") && !known.has(k)) errors.push(`${k}: unknown configuration key`);
+  }
+  if (errors.length === 0) {
+    const c = out as Config;
+    if ((c.tlsCertFile === null) !== (c.tlsKeyFile === null))
+      errors.push("GATEHOUSE_TLS_CERT_FILE: expected both GATEHOUSE_TLS_CERT_FILE and GATEHOUSE_TLS_KEY_FILE, or neither");
+    if (c.httpRedirectPort !== null && c.tlsCertFile === null)
+      errors.push("GATEHOUSE_HTTP_REDIRECT_PORT: expected only together with GATEHOUSE_TLS_CERT_FILE/GATEHOUSE_TLS_KEY_FILE");
+  }
+  return errors.length ? { ok: false, errors } : { ok: true, config: out as Config };
+}
+
+/** Parses an env file: KEY=VALUE lines, `#` comments, optional `export `, single/double quotes. */
+export function parseEnvFile(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    const trimmed = line.trim();
+    if (!trimmed || trimmed.startsWith("#")) continue;
+    const m = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(trimmed);
+    if (!m) throw new Error(`cannot read line: ${trimmed}`);
+    let value = m[2]!;
+    if ((value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'"))) value = value.slice(1, -1);
+    else value = value.replace(/\s+#.*$/, "");
+    out[m[1]!] = value;
+  }
+  return out;
+}
+
+/** Defaults for tests: a valid config with overrides. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  const r = parseConfig({});
+  if (!r.ok) throw new Error(r.errors.join("; "));
+  return { ...r.config, ...overrides };
+}

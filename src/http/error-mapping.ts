@@ -1,0 +1,47 @@
+import { ApiError, apiErrorResponse } from "./errors";
+import { ScimError, scimErrorResponse } from "../scim/errors";
+import type { Logger } from "../log";
+
+/**
+ * The one place where a thrown error becomes an HTTP answer. The protocol is chosen by path:
+ * under /scim/ the SCIM Error body, everywhere else the JSON API error body. 5xx details are
+ * logged (with the request id) and never sent to the client.
+ */
+export function mapError(args: { code: string | number; error: unknown; request: Request; requestId?: string; log: Logger }): Response {
+  const { code, error, request, log } = args;
+  const path = new URL(request.url).pathname;
+  const scim = path === "/scim" || path.startsWith("/scim/");
+
+  if (error instanceof ScimError) return scimErrorResponse(error);
+  if (error instanceof ApiError) return scim ? scimErrorResponse(new ScimError(error.status, error.message, undefined, error.headers)) : apiErrorResponse(error);
+
+  let status = 500;
+  let message = "Internal server error";
+  let apiCode = "internal";
+  let scimType: ConstructorParameters<typeof ScimError>[2];
+  let field: string | undefined;
+  switch (code) {
+    case "NOT_FOUND":
+      status = 404; message = `No route for ${request.method} ${path}`; apiCode = "not_found";
+      break;
+    case "PARSE":
+      status = 400; message = "The request body is not valid JSON"; apiCode = "invalid_json"; scimType = "invalidSyntax";
+      break;
+    case "VALIDATION": {
+      status = 400; apiCode = "invalid_request"; scimType = "invalidValue";
+      const first = (error as { all?: { path?: string; message?: string; summary?: string }[] }).all?.[0];
+      field = first?.path ? first.path.replace(/^\//, "").replace(/\//g, ".") : undefined;
+      message = field ? `Invalid value for "${field}": ${first?.summary ?? first?.message ?? "invalid"}` : `Invalid request: ${first?.summary ?? first?.message ?? "invalid"}`;
+      break;
+    }
+    default: {
+      const explicit = (error as { status?: unknown })?.status;
+      if (typeof explicit === "number" && explicit >= 400 && explicit < 500) {
+        status = explicit; message = (error as Error).message || "Bad request"; apiCode = "bad_request";
+      } else {
+        log.error("unhandled error", { requestId: args.requestId, method: request.method, path, error: String((error as Error)?.stack ?? error) });
+      }
+    }
+  }
+  return scim ? scimErrorResponse(new ScimError(status, message, scimType)) : apiErrorResponse(new ApiError(status, apiCode, message, field));
+}

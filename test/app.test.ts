@@ -1,0 +1,27 @@
+import { afterAll, expect, test } from "bun:test";
+import { createTestApp } from "./helpers";
+
+const t = createTestApp();
+afterAll(() => t.close());
+
+test("healthz and readyz answer", async () => {
+  expect((await t.request("GET", "/healthz")).status).toBe(200);
+  const r = await t.request("GET", "/readyz");
+  expect(r.status).toBe(200);
+  expect(await r.json()).toEqual({ status: "ready" });
+});
+
+test("unknown API route → JSON 404, unknown SCIM route → SCIM error body", async () => {
+  const a = await t.request("GET", "/nope");
+  expect(a.status).toBe(404);
+  expect(((await a.json()) as any).status).toBe(false);
+  const s = await t.request("GET", "/scim/v2/Nope");
+  expect(s.status).toBe(404);
+  expect(s.headers.get("content-type")).toContain("application/scim+json");
+  expect(((await s.json()) as any).schemas).toEqual(["urn:ietf:params:scim:api:messages:2.0:Error"]);
+});
+
+test("migrations are idempotent", async () => {
+  const { runMigrations } = await import("../src/db/migrate");
+  expect(runMigrations(t.ctx.db)).toBe(0);
+});

@@ -1,0 +1,41 @@
+import { describe, expect, test } from "bun:test";
+import { parseConfig, parseEnvFile, parseDuration } from "../src/config";
+
+describe("parseConfig", () => {
+  test("defaults are valid", () => {
+    const r = parseConfig({});
+    expect(r.ok).toBe(true);
+    if (r.ok) {
+      expect(r.config.port).toBe(8080);
+      expect(r.config.webhookRetrySchedule).toEqual([5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000]);
+      expect(r.config.scimDuplicateStatus).toBe(400);
+      expect(r.config.licenseSeats).toBeNull();
+    }
+  });
+  test("a bad value names the key and what was expected", () => {
+    const r = parseConfig({ GATEHOUSE_PORT: "eighty" });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors[0]).toContain("GATEHOUSE_PORT: expected an integer");
+  });
+  test("unknown GATEHOUSE_ keys are refused (typos must not pass silently)", () => {
+    const r = parseConfig({ GATEHOUSE_PROT: "1" });
+    expect(r.ok).toBe(false);
+  });
+  test("TLS files come in pairs", () => {
+    expect(parseConfig({ GATEHOUSE_TLS_CERT_FILE: "/x.pem" }).ok).toBe(false);
+  });
+  test("duplicate status is 400 or 409", () => {
+    expect(parseConfig({ GATEHOUSE_SCIM_DUPLICATE_STATUS: "409" }).ok).toBe(true);
+    expect(parseConfig({ GATEHOUSE_SCIM_DUPLICATE_STATUS: "422" }).ok).toBe(false);
+  });
+});
+
+test("parseEnvFile reads comments, quotes and export", () => {
+  expect(parseEnvFile("# c\nexport A=1\nB=\"two words\"\nC=x # trailing\n")).toEqual({ A: "1", B: "two words", C: "x" });
+});
+
+test("parseDuration", () => {
+  expect(parseDuration("5s")).toBe(5000);
+  expect(parseDuration("2h")).toBe(7_200_000);
+  expect(() => parseDuration("soon")).toThrow();
+});

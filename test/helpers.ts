@@ -1,0 +1,44 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createApp } from "../src/app";
+import { testConfig, type Config } from "../src/config";
+import { closeDatabase, openDatabase } from "../src/db/connection";
+import { silentLogger } from "../src/log";
+import type { AppContext } from "../src/context";
+
+export const ADMIN_TOKEN = "test-admin-token-0123456789";
+
+/**
+ * A real app over a real SQLite file in a fresh temp directory. Tests talk to it through
+ * `app.handle(new Request(...))`, exactly the surface clients see.
+ */
+export function createTestApp(overrides: Partial<Config> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), "gatehouse-test-"));
+  const config = testConfig({ dataDir: dir, adminToken: ADMIN_TOKEN, baseUrl: "https://gatehouse.test", ...overrides });
+  const handle = openDatabase(join(dir, "gatehouse.db"));
+  const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, log: silentLogger, version: "test" };
+  const app = createApp(ctx);
+  const request = (method: string, path: string, init: { body?: unknown; headers?: Record<string, string>; rawBody?: string | Uint8Array | ReadableStream | Blob } = {}) => {
+    const headers: Record<string, string> = { ...init.headers };
+    let body: string | Uint8Array | ReadableStream | Blob | undefined = init.rawBody;
+    if (init.body !== undefined) {
+      body = JSON.stringify(init.body);
+      headers["content-type"] ??= "application/json";
+    }
+    return app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
+  };
+  const admin = (method: string, path: string, body?: unknown) =>
+    request(method, path, { body, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  return {
+    ctx,
+    app,
+    dir,
+    request,
+    admin,
+    close() {
+      closeDatabase(handle);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
