@@ -60,7 +60,14 @@ function readTls(config: Config): { cert: string; key: string } | null {
   return { cert, key };
 }
 
-export async function startGatehouse(config: Config, log: Logger): Promise<RunningGatehouse> {
+export type StartOptions = {
+  /** Builds the HTTP app; tests may extend the real one (e.g. with a deliberately slow route). */
+  buildApp?: (ctx: AppContext) => { handle(request: Request): Promise<Response> };
+  /** Starts the background delivery loop; defaults to the webhook engine's. */
+  startLoop?: (ctx: AppContext) => { stop(): Promise<void> };
+};
+
+export async function startGatehouse(config: Config, log: Logger, opts: StartOptions = {}): Promise<RunningGatehouse> {
   const tls = readTls(config);
   log.info("starting", { version: VERSION, pid: process.pid, dataDir: config.dataDir });
 
@@ -75,7 +82,7 @@ export async function startGatehouse(config: Config, log: Logger): Promise<Runni
 
   const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, log, version: VERSION };
   registerProcessMetrics(ctx, handle.file);
-  const app = createApp(ctx);
+  const app = (opts.buildApp ?? createApp)(ctx);
   const handler = instrumentedHandler(app, ctx);
 
   let server: Server<undefined>;
@@ -120,7 +127,7 @@ export async function startGatehouse(config: Config, log: Logger): Promise<Runni
     log.info("redirect listening", { url: redirectServer.url.href, status: 308 });
   }
 
-  const deliveryLoop = startDeliveryLoop(ctx);
+  const deliveryLoop = (opts.startLoop ?? startDeliveryLoop)(ctx);
 
   let stopping: Promise<void> | null = null;
   const shutdown = (reason: string) =>

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildBinary, startBinary, type RunningBinary } from "./binary";
+import { Database } from "bun:sqlite";
+import { BINARY, buildBinary, startBinary, type RunningBinary } from "./binary";
 
 // The compiled executable, started from an unrelated temp directory that holds a stray .env
 // and bunfig.toml: if either were auto-loaded, the bad log level would stop it (exit 2) or the
@@ -33,6 +34,35 @@ test("the compiled binary serves /healthz and /readyz from any directory", async
 test("it ignores a stray .env and bunfig.toml in its working directory", () => {
   expect(existsSync(join(cwd, "preloaded"))).toBe(false);
   expect(bin.logs()).not.toContain("nonsense");
+});
+
+test("the compiled binary serves the docs UI, its embedded bundle and the document", async () => {
+  const page = await fetch(`${bin.url}/openapi`);
+  expect(page.status).toBe(200);
+  const html = await page.text();
+  const script = /<script src="([^"]+)"/.exec(html)![1]!;
+  const bundle = await fetch(`${bin.url}${script}`);
+  expect(bundle.status).toBe(200);
+  expect((await bundle.text()).length).toBeGreaterThan(1_000_000);
+  const doc = (await (await fetch(`${bin.url}/openapi/json`)).json()) as { openapi: string; paths: Record<string, unknown> };
+  expect(doc.openapi).toStartWith("3.1");
+  expect(doc.paths["/healthz"]).toBeDefined();
+});
+
+test("backup copies the live database while the server runs", async () => {
+  const target = join(cwd, "live-backup.db");
+  const r = Bun.spawnSync([BINARY, "backup", target], {
+    cwd,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GATEHOUSE_DATA_DIR: join(bin.dir, "data") },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  expect(r.stderr.toString()).toBe("");
+  expect(r.exitCode).toBe(0);
+  const copy = new Database(target, { readonly: true });
+  expect((copy.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n).toBeGreaterThan(0);
+  copy.close();
+  expect((await fetch(`${bin.url}/readyz`)).status).toBe(200);
 });
 
 test("SIGTERM shuts down gracefully with exit 0 and lifecycle log lines", async () => {
