@@ -105,7 +105,8 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
     closeDatabase(handle);
     throw e;
   }
-  log.info("listening", { url: server.url.href, tls: tls !== null, version: VERSION });
+  // startupMs: since the process started (performance.now() counts from process start).
+  log.info("listening", { url: server.url.href, tls: tls !== null, version: VERSION, startupMs: Math.round(performance.now()) });
 
   let redirectServer: Server<undefined> | null = null;
   if (config.httpRedirectPort !== null) {
