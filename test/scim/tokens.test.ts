@@ -66,6 +66,16 @@ describe("admin API /api/admin/scim-tokens", () => {
   });
 });
 
+test("a revocation written by another process (the CLI) is honoured within the 1 s cache", async () => {
+  const created = await json(await t.admin("POST", "/api/admin/scim-tokens", { name: "other process" }));
+  const auth = { authorization: `Bearer ${created.token}` };
+  expect((await t.request("GET", "/scim/v2/Users", { headers: auth })).status).toBe(200);
+  // not through this process's service: as `gatehouse scim-token revoke` in another process would
+  t.ctx.sqlite.query("UPDATE scim_tokens SET revoked_at = ? WHERE id = ?").run(new Date().toISOString(), created.id);
+  await Bun.sleep(1100);
+  await expectScimError(await t.request("GET", "/scim/v2/Users", { headers: auth }), 401);
+});
+
 describe("CLI gatehouse scim-token", () => {
   const run = async (...argv: string[]) => {
     let out = "";

@@ -2,11 +2,25 @@ import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Database } from "bun:sqlite";
 import type { Db } from "../../db/connection";
 import { settings } from "../../db/tables";
-import { constantTimeEqual, generateToken, hashToken } from "../../lib/tokens";
+import { timingSafeEqual } from "node:crypto";
+import { generateToken, hashToken } from "../../lib/tokens";
 import type { Config } from "../../config";
 import { users } from "../users/tables";
 import { scimTokens, type ScimTokenRow } from "./tables";
 import { count } from "drizzle-orm";
+
+/**
+ * In-process answers to "is this token valid?" and "is SCIM enabled?" are cached for
+ * CACHE_MS, because every SCIM request asks both and each SQLite statement has a fixed cost.
+ * Changes made in this process (admin API) bump `generation`, which drops every cache at once,
+ * so a revocation through the API takes effect on the very next request; a change made by
+ * another process (the CLI) is seen within CACHE_MS.
+ */
+export const CACHE_MS = 1000;
+let generation = 0;
+const invalidateCaches = () => {
+  generation++;
+};
 
 /** Public view of a token: never the token or its hash. */
 export type ScimTokenInfo = { id: number; name: string; createdAt: string; lastUsedAt: string | null; revokedAt: string | null };
@@ -17,6 +31,7 @@ const view = (r: ScimTokenRow): ScimTokenInfo => ({ id: r.id, name: r.name, crea
 export function createScimToken(db: Db, name: string): ScimTokenInfo & { token: string } {
   const token = generateToken("scim");
   const row = db.insert(scimTokens).values({ name, tokenHash: hashToken(token), createdAt: new Date().toISOString() }).returning().get();
+  invalidateCaches();
   return { ...view(row), token };
 }
 
@@ -29,6 +44,7 @@ export function revokeScimToken(db: Db, id: number): boolean {
   const row = db.select().from(scimTokens).where(eq(scimTokens.id, id)).get();
   if (!row) return false;
   if (!row.revokedAt) db.update(scimTokens).set({ revokedAt: new Date().toISOString() }).where(and(eq(scimTokens.id, id), isNull(scimTokens.revokedAt))).run();
+  invalidateCaches();
   return true;
 }
 
@@ -43,12 +59,28 @@ export function tokenVerifier(sqlite: Database) {
   );
   const touch = sqlite.query<unknown, [string, number]>("UPDATE scim_tokens SET last_used_at = ? WHERE id = ?");
   const lastTouched = new Map<number, number>();
+  // hash → token id of recently verified tokens (only valid ones: unknown tokens always hit the
+  // database, so a guesser gains nothing from the cache)
+  const verified = new Map<string, { id: number; at: number }>();
+  let seenGeneration = generation;
   return (token: string): number | null => {
     const hash = hashToken(token);
-    const row = byHash.get(hash);
-    if (!row || row.revoked_at !== null || !constantTimeEqual(row.token_hash, hash)) return null;
-    // last_used_at is informational: write it at most once a minute per token, not per request.
     const now = Date.now();
+    if (seenGeneration !== generation) {
+      verified.clear();
+      seenGeneration = generation;
+    }
+    const hit = verified.get(hash);
+    if (hit && now - hit.at < CACHE_MS) return hit.id;
+    const row = byHash.get(hash);
+    // both are 64 hex characters: compare them directly in constant time
+    if (!row || row.revoked_at !== null || !timingSafeEqual(Buffer.from(row.token_hash), Buffer.from(hash))) {
+      verified.delete(hash);
+      return null;
+    }
+    if (verified.size > 1000) verified.clear();
+    verified.set(hash, { id: row.id, at: now });
+    // last_used_at is informational: write it at most once a minute per token, not per request.
     if ((lastTouched.get(row.id) ?? 0) < now - 60_000) {
       lastTouched.set(row.id, now);
       try {
@@ -66,15 +98,21 @@ const ENABLED_KEY = "scim.enabled";
 /** The run-time SCIM switch: the stored admin toggle wins; before it is first set, the config. */
 export function scimEnabledReader(sqlite: Database, config: Config) {
   const q = sqlite.query<{ value: string }, [string]>("SELECT value FROM settings WHERE key = ?");
+  let cached: { value: boolean; at: number; generation: number } | null = null;
   return (): boolean => {
+    const now = Date.now();
+    if (cached && cached.generation === generation && now - cached.at < CACHE_MS) return cached.value;
     const row = q.get(ENABLED_KEY);
-    return row ? row.value === "true" : config.scimEnabled;
+    const value = row ? row.value === "true" : config.scimEnabled;
+    cached = { value, at: now, generation };
+    return value;
   };
 }
 
 export function setScimEnabled(db: Db, enabled: boolean): void {
   db.insert(settings).values({ key: ENABLED_KEY, value: String(enabled) })
     .onConflictDoUpdate({ target: settings.key, set: { value: String(enabled) } }).run();
+  invalidateCaches();
 }
 
 export type SeatUsage = { limit: number | null; regular: number; readOnly: number; billing: number };

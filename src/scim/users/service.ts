@@ -43,7 +43,7 @@ type UserDbRow = {
   formatted_name: string | null; display_name_given: string | null; display_name: string; title: string | null;
   user_type: UserState["userType"]; active: number; created_at: string; updated_at: string;
 };
-type EmailDbRow = { user_id: number; value: string; type: string | null; is_primary: number };
+type EmailDbRow = { user_id: number; position: number; value: string; type: string | null; is_primary: number };
 
 const USER_COLUMNS = "u.id, u.user_name, u.external_id, u.given_name, u.family_name, u.formatted_name, u.display_name_given, u.display_name, u.title, u.user_type, u.active, u.created_at, u.updated_at";
 
@@ -51,13 +51,44 @@ export type UserResource = Record<string, unknown> & { id: string };
 
 const dialect = new SQLiteSyncDialect();
 
+/**
+ * Prepared statements by SQL text, least recently used evicted beyond `max`. List SQL varies
+ * with the filter's shape (values are bound), so the set is small in practice but not bounded
+ * by us: an IdP could send endless shapes, hence the cap.
+ */
+function statementCache(sqlite: AppContext["sqlite"], max: number) {
+  const cache = new Map<string, ReturnType<AppContext["sqlite"]["prepare"]>>();
+  return (text: string) => {
+    let st = cache.get(text);
+    if (st) {
+      cache.delete(text);
+      cache.set(text, st);
+      return st;
+    }
+    st = sqlite.prepare(text);
+    cache.set(text, st);
+    if (cache.size > max) {
+      const [oldest, old] = cache.entries().next().value!;
+      cache.delete(oldest);
+      old.finalize();
+    }
+    return st;
+  };
+}
+
 export function createUsersService(ctx: AppContext) {
   const { sqlite, db, config } = ctx;
   const byId = sqlite.query<UserDbRow, [number]>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ?`);
-  const emailsOf = sqlite.query<EmailDbRow, [number]>("SELECT user_id, value, type, is_primary FROM user_emails WHERE user_id = ? ORDER BY position");
-  const emailsOfMany = sqlite.query<EmailDbRow, [string]>(
-    "SELECT user_id, value, type, is_primary FROM user_emails WHERE user_id IN (SELECT value FROM json_each(?)) ORDER BY user_id, position",
+  // No ORDER BY: SQLite sorts even when the (user_id, position) index already yields that order,
+  // which made this the slowest statement of a lookup; the few rows are ordered in JavaScript.
+  const emailsOfStmt = sqlite.query<EmailDbRow, [number]>("SELECT user_id, position, value, type, is_primary FROM user_emails WHERE user_id = ?");
+  const emailsOfManyStmt = sqlite.query<EmailDbRow, [string]>(
+    "SELECT user_id, position, value, type, is_primary FROM user_emails WHERE user_id IN (SELECT value FROM json_each(?))",
   );
+  const byPosition = (a: EmailDbRow, b: EmailDbRow) => a.user_id - b.user_id || a.position - b.position;
+  const emailsOf = { all: (id: number) => emailsOfStmt.all(id).sort(byPosition) };
+  const emailsOfMany = { all: (idsJson: string) => emailsOfManyStmt.all(idsJson).sort(byPosition) };
+  const statements = statementCache(sqlite, 256);
   const idByUserNameKey = sqlite.query<{ id: number }, [string]>("SELECT id FROM users WHERE user_name_key = ?");
   const activeRegularOthers = sqlite.query<{ n: number }, [number]>("SELECT count(*) AS n FROM users WHERE active = 1 AND user_type = 'regular' AND id <> ?");
 
@@ -164,12 +195,23 @@ export function createUsersService(ctx: AppContext) {
     get: mustGet,
 
     list(params: ListParams) {
-      const { countQuery: countQ, pageQuery: pageQ } = userListQueries(params);
-      const total = (sqlite.query(countQ.sql).get(...(countQ.params as never[])) as { n: number }).n;
-      if (params.count === 0 || params.startIndex > total) return listResponse<Record<string, unknown>>([], total, params.startIndex);
-      const rows = sqlite.query(pageQ.sql).all(...(pageQ.params as never[])) as UserDbRow[];
-      const emailRows = rows.length ? emailsOfMany.all(JSON.stringify(rows.map((r) => r.id))) : [];
+      const { countQuery, pageQuery } = userListQueries(params);
+      const pageRows = (): UserDbRow[] => statements(pageQuery.sql).all(...(pageQuery.params as never[])) as UserDbRow[];
+      const countAll = () => (statements(countQuery.sql).get(...(countQuery.params as never[])) as { n: number }).n;
+      let rows: UserDbRow[] = [];
+      let total: number;
+      if (params.count > 0 && params.startIndex === 1) {
+        // A first page that is not full already tells the total: skip the count query (the
+        // common IdP lookup `userName eq "…"` is then one indexed probe).
+        rows = pageRows();
+        total = rows.length < params.count ? rows.length : countAll();
+      } else {
+        total = countAll();
+        if (params.count > 0 && params.startIndex <= total) rows = pageRows();
+      }
+      if (rows.length === 0) return listResponse<Record<string, unknown>>([], total, params.startIndex);
       const byUser = new Map<number, EmailDbRow[]>();
+      const emailRows = rows.length === 1 ? emailsOf.all(rows[0]!.id) : emailsOfMany.all(JSON.stringify(rows.map((r) => r.id)));
       for (const e of emailRows) (byUser.get(e.user_id) ?? byUser.set(e.user_id, []).get(e.user_id)!).push(e);
       const resources = rows.map((r) => projectResource(render(r, byUser.get(r.id) ?? []), params, SCHEMA_USER));
       return listResponse(resources, total, params.startIndex);
@@ -207,12 +249,20 @@ export type UsersService = ReturnType<typeof createUsersService>;
  * a test can EXPLAIN them and prove the indexed lookups do not scan.
  */
 export function userListQueries(params: ListParams): { countQuery: { sql: string; params: unknown[] }; pageQuery: { sql: string; params: unknown[] } } {
-  const where: SQL = params.filter ? compileFilter(parseFilter(params.filter), userFilterResolver) : sql`1`;
-  const dir = params.sortOrder === "descending" ? sql.raw("DESC") : sql.raw("ASC");
-  const order = params.sortBy ? sql`${userSortExpression(params.sortBy)} ${dir} NULLS LAST, u.id ASC` : sql`u.id ASC`;
+  // One drizzle → SQL conversion (of the WHERE fragment); the two statements are plain strings
+  // around it, so their text only depends on the filter's shape and bun:sqlite's statement
+  // cache (keyed by SQL text) serves repeated shapes.
+  const where = params.filter ? dialect.sqlToQuery(compileFilter(parseFilter(params.filter), userFilterResolver)) : { sql: "1", params: [] };
+  let order = "u.id ASC";
+  if (params.sortBy) {
+    const expr = dialect.sqlToQuery(userSortExpression(params.sortBy)).sql;
+    order = `${expr} ${params.sortOrder === "descending" ? "DESC" : "ASC"} NULLS LAST, u.id ASC`;
+  }
   return {
-    countQuery: dialect.sqlToQuery(sql`SELECT count(*) AS n FROM users u WHERE ${where}`),
-    pageQuery: dialect.sqlToQuery(sql`SELECT ${sql.raw(USER_COLUMNS)} FROM users u WHERE ${where} ORDER BY ${order} LIMIT ${params.count} OFFSET ${params.startIndex - 1}`),
+    countQuery: { sql: `SELECT count(*) AS n FROM users u WHERE ${where.sql}`, params: where.params },
+    // LIMIT is written as a literal (an integer 0…1000 from parseListParams): with a bound LIMIT,
+    // SQLite cannot plan the top-N sort and an indexed one-row lookup costs several times more.
+    pageQuery: { sql: `SELECT ${USER_COLUMNS} FROM users u WHERE ${where.sql} ORDER BY ${order} LIMIT ${Math.trunc(params.count)} OFFSET ?`, params: [...where.params, params.startIndex - 1] },
   };
 }
 

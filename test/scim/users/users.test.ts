@@ -198,6 +198,7 @@ describe("list", () => {
       expect(zero).toMatchObject({ totalResults: 7, itemsPerPage: 0, Resources: [] });
       const below = await json(await o.scim("GET", "/Users?startIndex=-4&count=1"));
       expect(below.startIndex).toBe(1);
+      expect(below.totalResults).toBe(7); // a full first page still counts
       expect(below.Resources[0].userName).toBe("p0@example.com");
       const past = await json(await o.scim("GET", "/Users?startIndex=100"));
       expect(past).toMatchObject({ totalResults: 7, itemsPerPage: 0, Resources: [] });
@@ -233,7 +234,10 @@ describe("list", () => {
   test("sortBy name.familyName and meta.created; unknown sortBy → 400", async () => {
     const o = createScimTestApp();
     try {
-      for (const [u, f] of [["c@x.io", "Zeta"], ["a@x.io", "alpha"], ["b@x.io", "Mu"]]) await o.scim("POST", "/Users", newUser(u!, { name: { givenName: "G", familyName: f } }));
+      for (const [u, f] of [["c@x.io", "Zeta"], ["a@x.io", "alpha"], ["b@x.io", "Mu"]]) {
+        await o.scim("POST", "/Users", newUser(u!, { name: { givenName: "G", familyName: f } }));
+        await Bun.sleep(3); // distinct meta.created milliseconds
+      }
       const byFamily = await json(await o.scim("GET", "/Users?sortBy=name.familyName"));
       expect(byFamily.Resources.map((u: any) => u.name.familyName)).toEqual(["alpha", "Mu", "Zeta"]);
       const byCreated = await json(await o.scim("GET", "/Users?sortBy=meta.created&sortOrder=descending"));
