@@ -49,6 +49,14 @@ test("the compiled binary serves the docs UI, its embedded bundle and the docume
   expect(doc.paths["/healthz"]).toBeDefined();
 });
 
+test("the compiled binary serves the admin console and its embedded assets", async () => {
+  for (const path of ["/console", "/console/console.js", "/console/console.css"]) {
+    const r = await fetch(`${bin.url}${path}`);
+    expect(r.status).toBe(200);
+    expect((await r.text()).length).toBeGreaterThan(500);
+  }
+});
+
 test("backup copies the live database while the server runs", async () => {
   const target = join(cwd, "live-backup.db");
   const r = Bun.spawnSync([BINARY, "backup", target], {
