@@ -116,3 +116,13 @@ test("backup of a data dir without a database fails clearly", async () => {
   expect(r.code).toBe(1);
   expect(r.err).toContain("no database at");
 });
+
+test("an unusable data dir exits 2 naming GATEHOUSE_DATA_DIR", async () => {
+  const notADir = join(dir, "a-file");
+  writeFileSync(notADir, "x");
+  for (const args of [["migrate"], ["serve"]]) {
+    const r = await cli(args, { GATEHOUSE_DATA_DIR: notADir, GATEHOUSE_PORT: "0", GATEHOUSE_HOST: "127.0.0.1", GATEHOUSE_LOG_LEVEL: "error" });
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("GATEHOUSE_DATA_DIR: cannot open");
+  }
+});
