@@ -153,3 +153,15 @@ export async function startBinary(opts: StartOptions): Promise<RunningBinary> {
     logs: () => output,
   };
 }
+
+/**
+ * Runs a one-shot command of the compiled binary (`migrate`, `backup <file>`, `scim-token …`)
+ * with only PATH and the given environment; e.g. against a running instance's data dir:
+ *   await runBinaryCommand(["scim-token", "create", "--name", "e2e"], { GATEHOUSE_DATA_DIR: join(bin.dir, "data") })
+ */
+export async function runBinaryCommand(args: string[], env: Record<string, string>, cwd?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const binary = await buildBinary();
+  const proc = Bun.spawn([binary, ...args], { cwd: cwd ?? tmpdir(), env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  return { code, stdout, stderr };
+}

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
-import { BINARY, buildBinary, startBinary, type RunningBinary } from "./binary";
+import { buildBinary, runBinaryCommand, startBinary, type RunningBinary } from "./binary";
 
 // The compiled executable, started from an unrelated temp directory that holds a stray .env
 // and bunfig.toml: if either were auto-loaded, the bad log level would stop it (exit 2) or the
@@ -59,14 +59,9 @@ test("the compiled binary serves the admin console and its embedded assets", asy
 
 test("backup copies the live database while the server runs", async () => {
   const target = join(cwd, "live-backup.db");
-  const r = Bun.spawnSync([BINARY, "backup", target], {
-    cwd,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GATEHOUSE_DATA_DIR: join(bin.dir, "data") },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  expect(r.stderr.toString()).toBe("");
-  expect(r.exitCode).toBe(0);
+  const r = await runBinaryCommand(["backup", target], { GATEHOUSE_DATA_DIR: join(bin.dir, "data") }, cwd);
+  expect(r.stderr).toBe("");
+  expect(r.code).toBe(0);
   const copy = new Database(target, { readonly: true });
   expect((copy.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n).toBeGreaterThan(0);
   copy.close();
