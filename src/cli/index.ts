@@ -117,10 +117,7 @@ async function serveUntilSignalled(config: Config, io: CliIo): Promise<number> {
   try {
     running = await startGatehouse(config, log);
   } catch (e) {
-    if (e instanceof StartupConfigError) {
-      io.err(`gatehouse: ${e.message}\n`);
-      return 2;
-    }
+    if (e instanceof StartupConfigError) throw e; // exit 2, reported by runCli
     const code = (e as NodeJS.ErrnoException).code;
     const message = code === "EADDRINUSE" ? `cannot listen: address in use (GATEHOUSE_HOST/GATEHOUSE_PORT/GATEHOUSE_HTTP_REDIRECT_PORT): ${(e as Error).message}` : String((e as Error)?.stack ?? e);
     log.error("startup failed", { error: message });

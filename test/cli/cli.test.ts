@@ -126,3 +126,14 @@ test("an unusable data dir exits 2 naming GATEHOUSE_DATA_DIR", async () => {
     expect(r.err).toContain("GATEHOUSE_DATA_DIR: cannot open");
   }
 });
+
+test("a port in use fails `serve` with exit 1 and says so", async () => {
+  const occupied = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+  try {
+    const r = await cli(["serve"], { GATEHOUSE_DATA_DIR: join(dir, "port-data"), GATEHOUSE_HOST: "127.0.0.1", GATEHOUSE_PORT: String(occupied.port), GATEHOUSE_LOG_LEVEL: "error" });
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("address in use");
+  } finally {
+    occupied.stop(true);
+  }
+});
