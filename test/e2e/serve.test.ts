@@ -19,8 +19,8 @@ beforeAll(async () => {
   bin = await startBinary({ env: { GATEHOUSE_ADMIN_TOKEN: "e2e-admin-token" }, cwd });
 }, 120_000);
 afterAll(async () => {
-  if (bin.proc.exitCode === null) await bin.stop();
   rmSync(cwd, { recursive: true, force: true });
+  if (bin && bin.proc.exitCode === null) await bin.stop();
 });
 
 test("the compiled binary serves /healthz and /readyz from any directory", async () => {

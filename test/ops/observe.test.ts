@@ -11,7 +11,7 @@ beforeAll(async () => {
     buildApp: (ctx) => createApp(ctx).post("/test/items/:id", ({ params, body }) => ({ id: params.id, ...body }), { body: schema.Object({ name: schema.String() }) }),
   });
 });
-afterAll(() => srv.close());
+afterAll(() => srv?.close());
 
 const requestLines = () => srv.lines.filter((l) => l.msg === "request");
 
