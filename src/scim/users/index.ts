@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { resourceLocation, SCHEMA_USER } from "../protocol";
-import { parseListParams, parseProjectionParams, projectResource } from "../query";
+import { parseListParams, parseProjectionParams, projectResource, queryOf } from "../query";
 import { PatchBody, UserBody, UserIdParams } from "./model";
 import { stateFromBody } from "./rules";
 import { createUsersService } from "./service";
@@ -34,24 +34,24 @@ export function usersRoutes(ctx: AppContext) {
     .onTransform((c) => {
       if (c.body && typeof c.body === "object") c.body = canonicalizeKeys(c.body) as never;
     })
-    .get("/Users", ({ query }) => users.list(parseListParams(query)), {
+    .get("/Users", ({ request }) => users.list(parseListParams(queryOf(request))), {
       detail: { tags, summary: "List or search users", description: "filter (RFC 7644 grammar), startIndex, count (≤1000), sortBy, sortOrder, attributes, excludedAttributes" },
     })
-    .get("/Users/:id", ({ params, query }) => projectResource(users.get(params.id), parseProjectionParams(query), SCHEMA_USER), {
+    .get("/Users/:id", ({ params, request }) => projectResource(users.get(params.id), parseProjectionParams(queryOf(request)), SCHEMA_USER), {
       params: UserIdParams,
       detail: { tags, summary: "Get a user" },
     })
-    .post("/Users", ({ body, query, set }) => {
+    .post("/Users", ({ body, request, set }) => {
       const created = users.create(stateFromBody(body, { requireNames: true, activeWhenOmitted: true }));
       set.status = 201;
       set.headers.location = resourceLocation(ctx.config.baseUrl, "Users", created.id);
-      return projectResource(created, parseProjectionParams(query), SCHEMA_USER);
+      return projectResource(created, parseProjectionParams(queryOf(request)), SCHEMA_USER);
     }, { body: UserBody, detail: { tags, summary: "Create (provision) a user", description: "201 with Location. userName must be an e-mail, unique case-insensitively." } })
-    .put("/Users/:id", ({ params, body, query }) => {
+    .put("/Users/:id", ({ params, body, request }) => {
       const updated = users.replace(params.id, (before) => stateFromBody(body, { requireNames: false, activeWhenOmitted: before.active }));
-      return projectResource(updated, parseProjectionParams(query), SCHEMA_USER);
+      return projectResource(updated, parseProjectionParams(queryOf(request)), SCHEMA_USER);
     }, { params: UserIdParams, body: UserBody, detail: { tags, summary: "Replace a user", description: "Attributes not sent are cleared; userType defaults to regular; active is kept when omitted." } })
-    .patch("/Users/:id", ({ params, body, query }) => projectResource(users.patch(params.id, body.Operations), parseProjectionParams(query), SCHEMA_USER), {
+    .patch("/Users/:id", ({ params, body, request }) => projectResource(users.patch(params.id, body.Operations), parseProjectionParams(queryOf(request)), SCHEMA_USER), {
       params: UserIdParams,
       body: PatchBody,
       detail: { tags, summary: "Update user attributes (PatchOp)", description: "add/replace/remove in any case; with or without path; all operations apply atomically." },
