@@ -8,7 +8,7 @@ import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import type { AppContext } from "../../context";
 import type { Tx } from "../../db/connection";
 import { duplicateError, ScimError, scimNotFound } from "../errors";
-import { compileFilter, parseFilter } from "../filter";
+import { compileFilter, parseFilter, type FilterNode } from "../filter";
 import { resourceLocation, SCHEMA_USER } from "../protocol";
 import { listResponse, projectResource, type ListParams } from "../query";
 import { userFilterResolver, userSortExpression } from "./attributes";
@@ -89,6 +89,20 @@ export function createUsersService(ctx: AppContext) {
   const emailsOf = { all: (id: number) => emailsOfStmt.all(id).sort(byPosition) };
   const emailsOfMany = { all: (idsJson: string) => emailsOfManyStmt.all(idsJson).sort(byPosition) };
   const statements = statementCache(sqlite, 256);
+  // One statement for "a user and their e-mails" (the hot single-user reads): users LEFT JOIN
+  // e-mails yields one row per e-mail (or one with NULLs), grouped back in `fromJoined`.
+  type JoinedRow = UserDbRow & { e_position: number | null; e_value: string | null; e_type: string | null; e_primary: number | null };
+  const JOINED = `SELECT ${USER_COLUMNS}, e.position AS e_position, e.value AS e_value, e.type AS e_type, e.is_primary AS e_primary FROM users u LEFT JOIN user_emails e ON e.user_id = u.id`;
+  const joinedById = sqlite.query<JoinedRow, [number]>(`${JOINED} WHERE u.id = ?`);
+  const joinedByUserNameKey = sqlite.query<JoinedRow, [string]>(`${JOINED} WHERE u.user_name_key = ?`);
+  /** Groups joined rows of ONE user into [row, e-mails]; null when there are none. */
+  const fromJoined = (rows: JoinedRow[]): [UserDbRow, EmailDbRow[]] | null => {
+    if (rows.length === 0) return null;
+    const emails: EmailDbRow[] = [];
+    for (const r of rows)
+      if (r.e_value !== null) emails.push({ user_id: r.id, position: r.e_position!, value: r.e_value, type: r.e_type, is_primary: r.e_primary! });
+    return [rows[0]!, emails.sort(byPosition)];
+  };
   const idByUserNameKey = sqlite.query<{ id: number }, [string]>("SELECT id FROM users WHERE user_name_key = ?");
   const activeRegularOthers = sqlite.query<{ n: number }, [number]>("SELECT count(*) AS n FROM users WHERE active = 1 AND user_type = 'regular' AND id <> ?");
 
@@ -168,8 +182,8 @@ export function createUsersService(ctx: AppContext) {
   };
 
   const getResource = (id: number): UserResource | null => {
-    const r = byId.get(id);
-    return r ? render(r, emailsOf.all(id)) : null;
+    const found = fromJoined(joinedById.all(id));
+    return found ? render(found[0], found[1]) : null;
   };
 
   const mustGet = (idText: string): UserResource => {
@@ -195,7 +209,18 @@ export function createUsersService(ctx: AppContext) {
     get: mustGet,
 
     list(params: ListParams) {
-      const { countQuery, pageQuery } = userListQueries(params);
+      const filter = params.filter ? parseFilter(params.filter) : undefined;
+      // Fast path for the lookup every IdP sends before creating or matching a user,
+      // `userName eq "…"` (unique, so 0 or 1 user): one prepared statement, no SQL building.
+      // Same answer as the general path (test/scim/users/filter.test.ts compares them).
+      if (filter && !params.sortBy && filter.op === "compare" && filter.compare === "eq" && typeof filter.value === "string" &&
+        !filter.attr.sub && filter.attr.name.toLowerCase() === "username" && (!filter.attr.uri || filter.attr.uri.toLowerCase() === SCHEMA_USER.toLowerCase())) {
+        const found = fromJoined(joinedByUserNameKey.all(filter.value.toLowerCase()));
+        const total = found ? 1 : 0;
+        const page = found && params.count > 0 && params.startIndex === 1 ? [projectResource(render(found[0], found[1]), params, SCHEMA_USER)] : [];
+        return listResponse<Record<string, unknown>>(page, total, params.startIndex);
+      }
+      const { countQuery, pageQuery } = userListQueries(params, filter);
       const pageRows = (): UserDbRow[] => statements(pageQuery.sql).all(...(pageQuery.params as never[])) as UserDbRow[];
       const countAll = () => (statements(countQuery.sql).get(...(countQuery.params as never[])) as { n: number }).n;
       let rows: UserDbRow[] = [];
@@ -248,11 +273,12 @@ export type UsersService = ReturnType<typeof createUsersService>;
  * The two SQL statements of a list request (count and page), with bound parameters. Exported so
  * a test can EXPLAIN them and prove the indexed lookups do not scan.
  */
-export function userListQueries(params: ListParams): { countQuery: { sql: string; params: unknown[] }; pageQuery: { sql: string; params: unknown[] } } {
+export function userListQueries(params: ListParams, parsed?: FilterNode): { countQuery: { sql: string; params: unknown[] }; pageQuery: { sql: string; params: unknown[] } } {
   // One drizzle → SQL conversion (of the WHERE fragment); the two statements are plain strings
   // around it, so their text only depends on the filter's shape and bun:sqlite's statement
   // cache (keyed by SQL text) serves repeated shapes.
-  const where = params.filter ? dialect.sqlToQuery(compileFilter(parseFilter(params.filter), userFilterResolver)) : { sql: "1", params: [] };
+  const node = parsed ?? (params.filter ? parseFilter(params.filter) : undefined);
+  const where = node ? dialect.sqlToQuery(compileFilter(node, userFilterResolver)) : { sql: "1", params: [] };
   let order = "u.id ASC";
   if (params.sortBy) {
     const expr = dialect.sqlToQuery(userSortExpression(params.sortBy)).sql;

@@ -100,6 +100,17 @@ describe("filters over /Users", () => {
   });
 });
 
+test("the userName-eq fast path answers exactly like the general compiler", async () => {
+  const get = async (q: string) => JSON.parse(await (await t.scim("GET", `/Users?${q}`)).text());
+  for (const name of ["ada@analytical.org", "CHARLES@analytical.org", "édith@EXEMPLE.fr", "alan@bletchley.uk", "nobody@x.y"]) {
+    for (const extra of ["", "&count=0", "&startIndex=2", "&attributes=emails,name.givenName", "&excludedAttributes=meta"]) {
+      const fast = await get(`filter=${encodeURIComponent(`userName eq "${name}"`)}${extra}`);
+      const general = await get(`filter=${encodeURIComponent(`userName eq "${name}" and userName pr`)}${extra}`);
+      expect(fast).toEqual(general);
+    }
+  }
+});
+
 describe("query plans", () => {
   const plan = (filter: string) => {
     const { countQuery, pageQuery } = userListQueries(parseListParams({ filter }));
