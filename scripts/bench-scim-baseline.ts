@@ -26,6 +26,7 @@ const server = Bun.serve({
   port: 0,
   async fetch(req) {
     const url = new URL(req.url);
+    if (url.pathname === "/healthz") return json({ status: "ok" });
     if (req.method === "POST") {
       const b = (await req.json()) as { userName: string; name: { givenName: string; familyName: string } };
       const now = new Date().toISOString();
