@@ -89,20 +89,9 @@ export function createUsersService(ctx: AppContext) {
   const emailsOf = { all: (id: number) => emailsOfStmt.all(id).sort(byPosition) };
   const emailsOfMany = { all: (idsJson: string) => emailsOfManyStmt.all(idsJson).sort(byPosition) };
   const statements = statementCache(sqlite, 256);
-  // One statement for "a user and their e-mails" (the hot single-user reads): users LEFT JOIN
-  // e-mails yields one row per e-mail (or one with NULLs), grouped back in `fromJoined`.
-  type JoinedRow = UserDbRow & { e_position: number | null; e_value: string | null; e_type: string | null; e_primary: number | null };
-  const JOINED = `SELECT ${USER_COLUMNS}, e.position AS e_position, e.value AS e_value, e.type AS e_type, e.is_primary AS e_primary FROM users u LEFT JOIN user_emails e ON e.user_id = u.id`;
-  const joinedById = sqlite.query<JoinedRow, [number]>(`${JOINED} WHERE u.id = ?`);
-  const joinedByUserNameKey = sqlite.query<JoinedRow, [string]>(`${JOINED} WHERE u.user_name_key = ?`);
-  /** Groups joined rows of ONE user into [row, e-mails]; null when there are none. */
-  const fromJoined = (rows: JoinedRow[]): [UserDbRow, EmailDbRow[]] | null => {
-    if (rows.length === 0) return null;
-    const emails: EmailDbRow[] = [];
-    for (const r of rows)
-      if (r.e_value !== null) emails.push({ user_id: r.id, position: r.e_position!, value: r.e_value, type: r.e_type, is_primary: r.e_primary! });
-    return [rows[0]!, emails.sort(byPosition)];
-  };
+  // Hot single-user reads are two small statements (the user, then their e-mails through a
+  // covering index): measured faster than one users LEFT JOIN user_emails.
+  const byUserNameKey = sqlite.query<UserDbRow, [string]>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.user_name_key = ?`);
   const idByUserNameKey = sqlite.query<{ id: number }, [string]>("SELECT id FROM users WHERE user_name_key = ?");
   const activeRegularOthers = sqlite.query<{ n: number }, [number]>("SELECT count(*) AS n FROM users WHERE active = 1 AND user_type = 'regular' AND id <> ?");
 
@@ -182,8 +171,8 @@ export function createUsersService(ctx: AppContext) {
   };
 
   const getResource = (id: number): UserResource | null => {
-    const found = fromJoined(joinedById.all(id));
-    return found ? render(found[0], found[1]) : null;
+    const r = byId.get(id);
+    return r ? render(r, emailsOf.all(id)) : null;
   };
 
   const mustGet = (idText: string): UserResource => {
@@ -215,9 +204,9 @@ export function createUsersService(ctx: AppContext) {
       // Same answer as the general path (test/scim/users/filter.test.ts compares them).
       if (filter && !params.sortBy && filter.op === "compare" && filter.compare === "eq" && typeof filter.value === "string" &&
         !filter.attr.sub && filter.attr.name.toLowerCase() === "username" && (!filter.attr.uri || filter.attr.uri.toLowerCase() === SCHEMA_USER.toLowerCase())) {
-        const found = fromJoined(joinedByUserNameKey.all(filter.value.toLowerCase()));
+        const found = byUserNameKey.get(filter.value.toLowerCase());
         const total = found ? 1 : 0;
-        const page = found && params.count > 0 && params.startIndex === 1 ? [projectResource(render(found[0], found[1]), params, SCHEMA_USER)] : [];
+        const page = found && params.count > 0 && params.startIndex === 1 ? [projectResource(render(found, emailsOf.all(found.id)), params, SCHEMA_USER)] : [];
         return listResponse<Record<string, unknown>>(page, total, params.startIndex);
       }
       const { countQuery, pageQuery } = userListQueries(params, filter);
