@@ -1,0 +1,30 @@
+import { eq } from "drizzle-orm";
+import { ApiError } from "../../http/errors";
+import { constantTimeEqual, hashToken } from "../../lib/tokens";
+import type { AppContext } from "../../context";
+import { apiTokens } from "../tokens/tables";
+
+/** Who is calling: the API token and the SCIM user it is attributed to (null when none). */
+export type Caller = { tokenId: number; userId: number | null };
+
+const unauthorized = () =>
+  new ApiError(401, "unauthorized", "A valid API token is required in the `Token` header", undefined, { "www-authenticate": "Token" });
+
+/**
+ * Authenticates a `/api/v1` or `/api/v2` request by its `Token` header (as Qase clients send it).
+ * The token is looked up by its SHA-256 (the stored hash is unique and indexed); tokens are 256-bit
+ * random, so the lookup leaks nothing useful, and the hash is never compared character by
+ * character in JavaScript.
+ */
+export function authenticate(ctx: AppContext, request: Request): Caller {
+  const token = request.headers.get("token")?.trim();
+  if (!token || token.length > 512) throw unauthorized();
+  const hash = hashToken(token);
+  const row = ctx.db
+    .select({ id: apiTokens.id, userId: apiTokens.userId, tokenHash: apiTokens.tokenHash, revokedAt: apiTokens.revokedAt })
+    .from(apiTokens)
+    .where(eq(apiTokens.tokenHash, hash))
+    .get();
+  if (!row || !constantTimeEqual(row.tokenHash, hash) || row.revokedAt) throw unauthorized();
+  return { tokenId: row.id, userId: row.userId };
+}
