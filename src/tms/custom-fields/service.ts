@@ -23,8 +23,8 @@ export function normaliseOptions(input: { id?: number | null; title: string }[])
   });
 }
 
-/** `value` of the webhook payload: the selectbox options as `{ "<id>": "<title>" }`; `{}` for other types. */
-const optionsObject = (options: Option[] | null) => Object.fromEntries((options ?? []).map((o) => [String(o.id), o.title]));
+/** `value` of the webhook payload: the selectbox options as `{ "<id>": "<title>" }`; null for other types. */
+const optionsObject = (options: Option[] | null) => (options ? Object.fromEntries(options.map((o) => [String(o.id), o.title])) : null);
 
 export function customFieldPayload(f: Row) {
   return {

@@ -16,7 +16,9 @@ import { defects } from "./tables";
 
 type Row = typeof defects.$inferSelect;
 export type DefectInput = {
-  title: string; actualResult: string; severity: string; caseId: number | null; step: number | null;
+  title: string; actualResult: string; severity: string; caseId: number;
+  /** Position of the failing step; 0 when not known. */
+  step: number;
   runId?: number | null; resultHash?: string | null; milestoneId?: number | null; attachments: number[]; tags?: string[];
 };
 
@@ -43,7 +45,7 @@ export function createDefect(db: Db, caller: Caller, code: string, body: DefectC
   return db.transaction((tx) => {
     const p = requireProject(tx, code);
     let caseId = body.case_id ?? null;
-    let step = body.step ?? null;
+    let step = body.step ?? 0;
     let runId: number | null = null;
     if (body.result_hash != null) {
       const r = tx.select({ r: results }).from(results).innerJoin(runs, eq(runs.id, results.runId)).where(and(eq(results.hash, body.result_hash), eq(runs.projectId, p.id))).get()?.r;
@@ -52,13 +54,15 @@ export function createDefect(db: Db, caller: Caller, code: string, body: DefectC
       if (caseId != null && caseId !== r.caseId) throw badRequest(`Result ${body.result_hash} is for case ${r.caseId}, not ${caseId}`, "case_id");
       caseId = r.caseId;
       runId = r.runId;
-      step ??= r.steps.find((s) => s.status === "failed" || s.status === "invalid")?.position ?? null;
+      if (body.step == null) step = r.steps.find((s) => s.status === "failed" || s.status === "invalid")?.position ?? 0;
     }
-    if (caseId != null) {
+    // Every defect names the case it was seen in (defect.created carries case_id).
+    if (caseId == null) throw badRequest("A defect needs `case_id` (or `result_hash` of a failed result)", "case_id");
+    {
       const c = tx.select({ steps: cases.steps }).from(cases).where(and(eq(cases.id, caseId), eq(cases.projectId, p.id))).get();
       if (!c) throw badRequest(`Test case ${caseId} does not exist in this project`, "case_id");
       if (body.step != null && c.steps.length && !c.steps.some((s) => s.position === body.step)) throw badRequest(`Test case ${caseId} has no step ${body.step}`, "step");
-    } else if (body.step != null) throw badRequest("`step` needs `case_id` (or `result_hash`)", "step");
+    }
     if (body.milestone_id != null && !tx.select({ id: milestones.id }).from(milestones).where(and(eq(milestones.id, body.milestone_id), eq(milestones.projectId, p.id))).get())
       throw badRequest(`Milestone ${body.milestone_id} does not exist in this project`, "milestone_id");
     const d = insertDefect(tx, p, caller, {

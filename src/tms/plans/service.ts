@@ -85,8 +85,9 @@ export function deletePlan(db: Db, code: string, id: number) {
   return db.transaction((tx) => {
     const p = requireProject(tx, code);
     requirePlan(tx, p.id, id);
+    const ids = planCaseIds(tx, id);
     tx.delete(plans).where(eq(plans.id, id)).run();
-    publish(tx, "plan.deleted", { id }, { projectCode: p.code });
+    publish(tx, "plan.deleted", { id, cases: ids }, { projectCode: p.code });
     return { id };
   }, { behavior: "immediate" });
 }

@@ -247,7 +247,7 @@ export function recordResults(db: Db, caller: Caller, code: string, runId: numbe
         const failedStep = r.steps.find((s) => s.status === "failed" || s.status === "invalid");
         insertDefect(tx, p, caller, {
           title: `${c.title}: ${r.status}`, actualResult: r.comment ?? r.stacktrace ?? `Result ${hash} ${r.status}`,
-          severity: "normal", caseId: c.id, step: failedStep?.position ?? null, runId, resultHash: hash, attachments: r.attachments,
+          severity: "normal", caseId: c.id, step: failedStep?.position ?? 0, runId, resultHash: hash, attachments: r.attachments,
         });
       }
       out.push({ case_id: c.id, hash });
