@@ -29,15 +29,16 @@ const latestStatuses = (db: Reader, runId: number) =>
 
 export function runView(db: Reader, r: RunRow, baseUrl: string, projectCode: string) {
   const rows = db.select({ caseId: runCases.caseId, status: runCases.status }).from(runCases).where(eq(runCases.runId, r.id)).orderBy(runCases.position).all();
-  const c = runCounts(rows.map((x) => x.status));
-  const per = (s: string) => rows.filter((x) => x.status === s).length;
+  // Qase-style stats: one counter per latest status, `untested` = no result yet. (The webhook
+  // payloads fold these into passed/failed/blocked/untested, see runCounts.)
+  const per = (s: string | null) => rows.filter((x) => x.status === s).length;
   const timeSpent = db.select({ ms: sum(results.timeMs) }).from(results).where(eq(results.runId, r.id)).get()?.ms ?? 0;
   return {
     id: r.id, run_id: r.id, title: r.title, description: r.description,
     status: { active: 0, completed: 1, aborted: 2 }[r.status], status_text: r.status,
     start_time: r.startTime, end_time: r.endTime, public: r.isPublic,
     public_url: r.isPublic ? `${baseUrl}/public/report/${projectCode}/${r.id}` : null,
-    stats: { total: c.cases, statuses: {}, untested: c.untested, passed: c.passed, failed: per("failed"), blocked: c.blocked, skipped: per("skipped"), retest: per("retest"), in_progress: per("in_progress"), invalid: per("invalid") },
+    stats: { total: rows.length, statuses: {}, untested: per(null), passed: per("passed"), failed: per("failed"), blocked: per("blocked"), skipped: per("skipped"), retest: per("retest"), in_progress: per("in_progress"), invalid: per("invalid") },
     time_spent: Number(timeSpent), elapsed_time: secondsBetween(r.startTime, r.endTime ?? isoMicro()),
     environment: r.environment ? { slug: r.environment, title: r.environment } : null,
     milestone: r.milestoneId, plan_id: r.planId, cases: rows.map((x) => x.caseId), tags: r.tags.map((title) => ({ title })),
