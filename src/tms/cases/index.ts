@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import type { AppContext } from "../../context";
 import { tmsApi } from "../shared/api";
-import { CodeIdParams, CodeParam, Envelope, IdResult, ok, page } from "../shared/envelope";
+import { CodeIdParams, CodeParam, Envelope, IdResult, ok, page, paging } from "../shared/envelope";
 import { CaseBulkCreate, CaseClone, CaseCreate, CaseListQuery, CaseUpdate } from "./model";
 import { cloneCase, createCase, createCasesBulk, deleteCase, getCase, listCases, updateCase } from "./service";
 
@@ -17,7 +17,7 @@ export function caseRoutes(ctx: AppContext) {
       detail: detail("Create many test cases in one transaction (case.created for each)"),
     })
     .get("/case/:code", ({ params, query }) => {
-      const r = listCases(ctx.db, params.code, { ...query, limit: query.limit ?? 10, offset: query.offset ?? 0 });
+      const r = listCases(ctx.db, params.code, { ...query, ...paging(query) });
       return page(r.entities, r.total, r.filtered);
     }, { params: CodeParam, query: CaseListQuery, detail: detail("List test cases") })
     .get("/case/:code/:id", ({ params }) => ok(getCase(ctx.db, params.code, params.id)), { params: CodeIdParams, detail: detail("Get a test case") })

@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { Limit, Offset } from "../shared/envelope";
 import { AttachmentIds, Opt } from "../shared/envelope";
 import { EnumInput } from "../shared/enums";
 
@@ -51,11 +52,11 @@ export const CaseClone = t.Object({
   title: Opt(t.String({ minLength: 1, maxLength: 255 })),
 });
 export const CaseListQuery = t.Object({
-  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100 })),
-  offset: t.Optional(t.Numeric({ minimum: 0 })),
+  limit: Limit,
+  offset: Offset,
   search: t.Optional(t.String({ maxLength: 255 })),
-  suite_id: t.Optional(t.Numeric({ minimum: 1 })),
-  milestone_id: t.Optional(t.Numeric({ minimum: 1 })),
+  suite_id: t.Optional(t.Numeric()),
+  milestone_id: t.Optional(t.Numeric()),
 });
 export type CaseCreateBody = typeof CaseCreate.static;
 export type CaseUpdateBody = typeof CaseUpdate.static;

@@ -36,4 +36,4 @@ export const CustomFieldUpdate = t.Object({
 });
 export type CustomFieldCreateBody = typeof CustomFieldCreate.static;
 export type CustomFieldUpdateBody = typeof CustomFieldUpdate.static;
-export const FieldIdParam = t.Object({ id: t.Numeric({ minimum: 1 }) });
+export const FieldIdParam = t.Object({ id: t.Numeric() });

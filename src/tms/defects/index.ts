@@ -1,6 +1,6 @@
 import type { AppContext } from "../../context";
 import { tmsApi } from "../shared/api";
-import { CodeIdParams, CodeParam, IdResult, ok, page } from "../shared/envelope";
+import { CodeIdParams, CodeParam, IdResult, ok, page, paging } from "../shared/envelope";
 import { DefectCreate, DefectListQuery } from "./model";
 import { createDefect, deleteDefect, getDefect, listDefects, resolveDefect } from "./service";
 
@@ -12,7 +12,7 @@ export function defectRoutes(ctx: AppContext) {
       params: CodeParam, body: DefectCreate, response: { 200: IdResult }, detail: detail("Create a defect, directly or from a failed result (defect.created)"),
     })
     .get("/defect/:code", ({ params, query }) => {
-      const r = listDefects(ctx.db, params.code, { limit: query.limit ?? 10, offset: query.offset ?? 0, status: query.status });
+      const r = listDefects(ctx.db, params.code, { ...paging(query), status: query.status });
       return page(r.entities, r.total, r.filtered);
     }, { params: CodeParam, query: DefectListQuery, detail: detail("List defects") })
     .get("/defect/:code/:id", ({ params }) => ok(getDefect(ctx.db, params.code, params.id)), { params: CodeIdParams, detail: detail("Get a defect") })

@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { Limit, Offset } from "../shared/envelope";
 import { AttachmentIds, Opt } from "../shared/envelope";
 import { EnumInput } from "../shared/enums";
 
@@ -20,7 +21,7 @@ export const DefectCreate = t.Object({
 });
 export type DefectCreateBody = typeof DefectCreate.static;
 export const DefectListQuery = t.Object({
-  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100 })),
-  offset: t.Optional(t.Numeric({ minimum: 0 })),
+  limit: Limit,
+  offset: Offset,
   status: t.Optional(t.Union([t.Literal("open"), t.Literal("resolved")])),
 });

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import type { AppContext } from "../../context";
 import { tmsApi } from "../shared/api";
-import { CodeHashParams, CodeIdParams, CodeParam, Envelope, IdResult, ok, page } from "../shared/envelope";
+import { CodeHashParams, CodeIdParams, CodeParam, Envelope, IdResult, ok, page, paging, Limit, Offset } from "../shared/envelope";
 import { ResultCreate, ResultCreateBulk, RunCreate, RunIdParams, RunListQuery, RunPublic, V2ResultCreate, V2ResultsCreate, V2RunParams } from "./model";
 import { abortRun, completeRun, createRun, deleteRun, fromV1, fromV2, getResult, getRun, listResults, listRuns, recordResults, setRunPublic } from "./service";
 
@@ -16,7 +16,7 @@ export function runRoutes(ctx: AppContext) {
       params: CodeParam, body: RunCreate, response: { 200: IdResult }, detail: runDetail("Start a test run from a plan and/or cases (run.started)"),
     })
     .get("/run/:code", ({ params, query }) => {
-      const r = listRuns(ctx.db, base, params.code, { limit: query.limit ?? 10, offset: query.offset ?? 0, status: query.status });
+      const r = listRuns(ctx.db, base, params.code, { ...paging(query), status: query.status });
       return page(r.entities, r.total, r.filtered);
     }, { params: CodeParam, query: RunListQuery, detail: runDetail("List test runs") })
     .get("/run/:code/:id", ({ params }) => ok(getRun(ctx.db, base, params.code, params.id)), { params: CodeIdParams, detail: runDetail("Get a test run with its stats") })
@@ -40,11 +40,11 @@ export function runRoutes(ctx: AppContext) {
       return { status: true };
     }, { params: RunIdParams, body: ResultCreateBulk, detail: resultDetail("Add many results to an active run in one transaction") })
     .get("/result/:code", ({ params, query }) => {
-      const r = listResults(ctx.db, params.code, { limit: query.limit ?? 10, offset: query.offset ?? 0, run: query.run });
+      const r = listResults(ctx.db, params.code, { ...paging(query), run: query.run });
       return page(r.entities, r.total, r.filtered);
     }, {
       params: CodeParam,
-      query: t.Object({ limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100 })), offset: t.Optional(t.Numeric({ minimum: 0 })), run: t.Optional(t.Numeric({ minimum: 1 })) }),
+      query: t.Object({ limit: Limit, offset: Offset, run: t.Optional(t.Numeric()) }),
       detail: resultDetail("List results"),
     })
     .get("/result/:code/:hash", ({ params }) => ok(getResult(ctx.db, params.code, params.hash)), { params: CodeHashParams, detail: resultDetail("Get a result") });

@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { Limit, Offset } from "../shared/envelope";
 import { AttachmentIds, Opt } from "../shared/envelope";
 
 const CaseIds = t.Array(t.Integer({ minimum: 1 }), { maxItems: 10000 });
@@ -29,8 +30,8 @@ export type RunCreateBody = typeof RunCreate.static;
 export const RunPublic = t.Object({ status: t.Boolean({ description: "true makes the public report available" }) });
 
 export const RunListQuery = t.Object({
-  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100 })),
-  offset: t.Optional(t.Numeric({ minimum: 0 })),
+  limit: Limit,
+  offset: Offset,
   status: t.Optional(t.Union([t.Literal("active"), t.Literal("completed"), t.Literal("aborted")])),
 });
 
@@ -100,5 +101,5 @@ export const V2ResultCreate = t.Object({
 });
 export const V2ResultsCreate = t.Object({ results: t.Array(V2ResultCreate, { minItems: 1, maxItems: 2000 }) });
 export type V2ResultCreateBody = typeof V2ResultCreate.static;
-export const RunIdParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), id: t.Numeric({ minimum: 1 }) });
-export const V2RunParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), runId: t.Numeric({ minimum: 1 }) });
+export const RunIdParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), id: t.Numeric() });
+export const V2RunParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), runId: t.Numeric() });

@@ -8,5 +8,6 @@ import { authenticate } from "./auth";
  * guard is local to those routes and never leaks onto other features' routes.
  */
 export function tmsApi(ctx: AppContext, prefix: "/api/v1" | "/api/v2" = "/api/v1") {
-  return new Elysia({ prefix }).resolve(({ request }) => ({ caller: authenticate(ctx, request) }));
+  // derive (not resolve) runs before validation, so an unauthenticated call is a 401 whatever its body.
+  return new Elysia({ prefix }).derive(({ request }) => ({ caller: authenticate(ctx, request) }));
 }

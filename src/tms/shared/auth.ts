@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { ApiError } from "../../http/errors";
 import { constantTimeEqual, hashToken } from "../../lib/tokens";
 import type { AppContext } from "../../context";
+import { users } from "../../scim/users/tables";
 import { apiTokens } from "../tokens/tables";
 
 /** Who is calling: the API token and the SCIM user it is attributed to (null when none). */
@@ -21,10 +22,14 @@ export function authenticate(ctx: AppContext, request: Request): Caller {
   if (!token || token.length > 512) throw unauthorized();
   const hash = hashToken(token);
   const row = ctx.db
-    .select({ id: apiTokens.id, userId: apiTokens.userId, tokenHash: apiTokens.tokenHash, revokedAt: apiTokens.revokedAt })
+    .select({ id: apiTokens.id, userId: apiTokens.userId, tokenHash: apiTokens.tokenHash, revokedAt: apiTokens.revokedAt, userActive: users.active })
     .from(apiTokens)
+    .leftJoin(users, eq(users.id, apiTokens.userId))
     .where(eq(apiTokens.tokenHash, hash))
     .get();
   if (!row || !constantTimeEqual(row.tokenHash, hash) || row.revokedAt) throw unauthorized();
+  // De-provisioning a user in the IdP must cut their API access too; what they wrote stays.
+  if (row.userId !== null && row.userActive === false)
+    throw new ApiError(401, "unauthorized", "The user this API token belongs to is deactivated", undefined, { "www-authenticate": "Token" });
   return { tokenId: row.id, userId: row.userId };
 }

@@ -16,4 +16,4 @@ export const ApiTokenView = t.Object({
   revokedAt: t.Union([t.String(), t.Null()]),
 });
 export const ApiTokenCreated = t.Composite([ApiTokenView, t.Object({ token: t.String({ description: "Shown once; send it as the `Token` header" }) })]);
-export const TokenIdParam = t.Object({ id: t.Numeric({ minimum: 1 }) });
+export const TokenIdParam = t.Object({ id: t.Numeric() });
