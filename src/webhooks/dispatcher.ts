@@ -120,7 +120,7 @@ class DeliveryLoop {
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.purgeTimer) clearInterval(this.purgeTimer);
     // Let in-flight attempts finish for a moment, then abort the rest; aborted ones give their lease back.
-    const grace = Math.min(this.cfg.webhookTimeoutMs, 5_000);
+    const grace = Math.min(Math.floor(this.cfg.webhookTimeoutMs / 2), 5_000);
     const all = () => Promise.allSettled([...this.running.values()].map((r) => r.promise));
     let graceTimer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([all(), new Promise((r) => (graceTimer = setTimeout(r, grace)))]);
