@@ -145,23 +145,22 @@ function bareHost(u: URL): string {
 }
 
 export type ResolvedTarget = {
-  /** URL to connect to: the host replaced by the checked address. */
-  connectUrl: string;
   /** `host` header to send (the original authority). */
   hostHeader: string;
   /** TLS name to verify (https only). */
   serverName: string | null;
-  address: string;
+  /** Every checked address with the URL that connects to it, in resolver order (tried in turn on connection errors). */
+  candidates: { address: string; connectUrl: string }[];
 };
 
 /**
  * Resolves the target and applies the guard. Refuses if ANY resolved address is non-public (the
- * resolver's order may change between calls), then pins the first one.
+ * resolver's order may change between calls), then returns the checked addresses to connect to.
  */
 export async function resolveTarget(raw: string, allowPrivate: boolean, resolve = defaultResolve): Promise<ResolvedTarget> {
   const u = new URL(raw);
   const host = bareHost(u);
-  const addresses = isIP(host) ? [host] : await resolve(host);
+  const addresses = isIP(host) ? [host] : [...new Set(await resolve(host))];
   if (addresses.length === 0) throw new TargetRefusedError(`${host} did not resolve`);
   if (!allowPrivate) {
     for (const a of addresses) {
@@ -169,11 +168,12 @@ export async function resolveTarget(raw: string, allowPrivate: boolean, resolve 
       if (cls !== "public") throw new TargetRefusedError(`target refused: ${host} resolves to ${a} (${cls}); set GATEHOUSE_WEBHOOK_ALLOW_PRIVATE_TARGETS=true to allow private targets`);
     }
   }
-  const address = addresses[0]!;
-  const hostHeader = u.host;
-  const connect = new URL(u.toString());
-  connect.hostname = isIP(address) === 6 ? `[${address}]` : address;
-  return { connectUrl: connect.toString(), hostHeader, serverName: u.protocol === "https:" ? host : null, address };
+  const candidates = addresses.map((address) => {
+    const connect = new URL(u.toString());
+    connect.hostname = isIP(address) === 6 ? `[${address}]` : address;
+    return { address, connectUrl: connect.toString() };
+  });
+  return { hostHeader: u.host, serverName: u.protocol === "https:" ? host : null, candidates };
 }
 
 async function defaultResolve(host: string): Promise<string[]> {

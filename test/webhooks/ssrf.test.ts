@@ -60,11 +60,11 @@ test("resolution refuses a name with any non-public answer and pins the checked 
   const rebinding = async () => ["93.184.216.34", "10.0.0.5"];
   await expect(resolveTarget("https://hooks.example.com/x", false, rebinding)).rejects.toBeInstanceOf(TargetRefusedError);
   const ok = await resolveTarget("https://hooks.example.com:8443/in?a=1", false, async () => ["93.184.216.34"]);
-  expect(ok).toEqual({ connectUrl: "https://93.184.216.34:8443/in?a=1", hostHeader: "hooks.example.com:8443", serverName: "hooks.example.com", address: "93.184.216.34" });
-  const v6 = await resolveTarget("http://hooks.example.com/in", false, async () => ["2606:4700:4700::1111"]);
-  expect(v6.connectUrl).toBe("http://[2606:4700:4700::1111]/in");
+  expect(ok).toEqual({ hostHeader: "hooks.example.com:8443", serverName: "hooks.example.com", candidates: [{ address: "93.184.216.34", connectUrl: "https://93.184.216.34:8443/in?a=1" }] });
+  const v6 = await resolveTarget("http://hooks.example.com/in", false, async () => ["2606:4700:4700::1111", "93.184.216.34"]);
+  expect(v6.candidates.map((c) => c.connectUrl)).toEqual(["http://[2606:4700:4700::1111]/in", "http://93.184.216.34/in"]);
   expect(v6.serverName).toBeNull();
   await expect(resolveTarget("http://localhost:9/x", false)).rejects.toThrow(/loopback/);
   await expect(resolveTarget("http://127.0.0.1:9/x", false)).rejects.toThrow(/loopback/);
-  expect((await resolveTarget("http://127.0.0.1:9/x", true)).address).toBe("127.0.0.1");
+  expect((await resolveTarget("http://127.0.0.1:9/x", true)).candidates[0]!.address).toBe("127.0.0.1");
 });
