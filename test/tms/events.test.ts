@@ -173,7 +173,7 @@ describe("plan.*, run.*, defect.*", () => {
     expect((await h.expectEvent("plan.updated")).payload).toEqual({ id: plan.id, cases });
     expect((await h.expectEvent("run.updated")).payload).toEqual({ id: run.id, cases_added: 2 });
     // The completed run of the same plan does not change.
-    expect(h.inbox().filter((e) => e.event === "run.updated")).toEqual([]);
+    expect((await h.inbox()).filter((e) => e.event === "run.updated")).toEqual([]);
     expect((await ok("GET", `/run/EV/${run.id}`)).cases).toEqual(cases);
     expect((await ok("GET", `/run/EV/${done.id}`)).cases).toEqual(cases.slice(0, 2));
 

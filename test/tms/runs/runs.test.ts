@@ -90,7 +90,7 @@ test("v2 results: by testops_id, by testops_ids, and by title (found or created 
 
   const one = await h.api("POST", `/api/v2/RUN/run/${id}/result`, { title: "Brand new test", execution: { status: "failed" } });
   expect(one.body.result.case_id).toBe(created.payload.id);
-  expect(h.inbox().filter((e) => e.event === "case.created")).toEqual([]);
+  expect((await h.inbox()).filter((e) => e.event === "case.created")).toEqual([]);
 });
 
 test("a bad result in a bulk names its index and nothing of the batch is kept", async () => {
