@@ -47,4 +47,4 @@ export const cases = sqliteTable("tms_cases", {
   created: text("created").notNull(),
   updated: text("updated").notNull(),
   deleted: text("deleted"),
-}, (t) => [index("tms_cases_project").on(t.projectId, t.deleted), index("tms_cases_suite").on(t.suiteId)]);
+}, (t) => [index("tms_cases_project").on(t.projectId, t.deleted), index("tms_cases_suite").on(t.suiteId), index("tms_cases_position").on(t.projectId, t.suiteId, t.position)]);

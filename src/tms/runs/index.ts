@@ -32,11 +32,11 @@ export function runRoutes(ctx: AppContext) {
     .patch("/run/:code/:id/public", ({ params, body }) => ok(setRunPublic(ctx.db, base, params.code, params.id, body.status)), {
       params: CodeIdParams, body: RunPublic, detail: runDetail("Show or hide the public report (run.report_changed when it changes)"),
     })
-    .post("/result/:code/:id", ({ params, body, caller }) => ok(recordResults(ctx.db, caller, params.code, params.id, (f) => [fromV1(body, f)])[0]!), {
+    .post("/result/:code/:id", ({ params, body, caller }) => ok(recordResults(ctx.db, ctx.sqlite, caller, params.code, params.id, (f) => [fromV1(body, f)])[0]!), {
       params: RunIdParams, body: ResultCreate, response: { 200: ResultCreated }, detail: resultDetail("Add a result to an active run (409 otherwise)"),
     })
     .post("/result/:code/:id/bulk", ({ params, body, caller }) => {
-      recordResults(ctx.db, caller, params.code, params.id, () => body.results.map((r, i) => fromV1(r, `results.${i}.`)));
+      recordResults(ctx.db, ctx.sqlite, caller, params.code, params.id, () => body.results.map((r, i) => fromV1(r, `results.${i}.`)));
       return { status: true };
     }, { params: RunIdParams, body: ResultCreateBulk, detail: resultDetail("Add many results to an active run in one transaction") })
     .get("/result/:code", ({ params, query }) => {
@@ -54,11 +54,11 @@ export function runRoutes(ctx: AppContext) {
 export function runV2Routes(ctx: AppContext) {
   return tmsApi(ctx, "/api/v2")
     .post("/:code/run/:runId/result", ({ params, body, caller }) => {
-      const r = recordResults(ctx.db, caller, params.code, params.runId, (f) => fromV2(body, f));
+      const r = recordResults(ctx.db, ctx.sqlite, caller, params.code, params.runId, (f) => fromV2(body, f));
       return ok({ case_id: r[0]!.case_id, hash: r[0]!.hash });
     }, { params: V2RunParams, body: V2ResultCreate, response: { 200: ResultCreated }, detail: resultDetail("v2: add one result") })
     .post("/:code/run/:runId/results", ({ params, body, caller }) => {
-      recordResults(ctx.db, caller, params.code, params.runId, () => body.results.flatMap((r, i) => fromV2(r, `results.${i}.`)));
+      recordResults(ctx.db, ctx.sqlite, caller, params.code, params.runId, () => body.results.flatMap((r, i) => fromV2(r, `results.${i}.`)));
       return { status: true };
     }, { params: V2RunParams, body: V2ResultsCreate, detail: resultDetail("v2: add results in bulk (one transaction)") });
 }

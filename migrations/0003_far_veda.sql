@@ -34,6 +34,7 @@ CREATE TABLE `tms_cases` (
 --> statement-breakpoint
 CREATE INDEX `tms_cases_project` ON `tms_cases` (`project_id`,`deleted`);--> statement-breakpoint
 CREATE INDEX `tms_cases_suite` ON `tms_cases` (`suite_id`);--> statement-breakpoint
+CREATE INDEX `tms_cases_position` ON `tms_cases` (`project_id`,`suite_id`,`position`);--> statement-breakpoint
 CREATE TABLE `tms_custom_fields` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`title` text NOT NULL,
