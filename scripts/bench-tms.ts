@@ -95,6 +95,12 @@ async function gatehouseRound(): Promise<{ rps: number; completeToReceivedMs: nu
       caseIds.push(...(await api("POST", "/api/v1/case/BENCH/bulk", { cases: Array.from({ length: Math.min(500, CASES - i) }, (_, k) => ({ title: `test ${i + k}`, automation: 2 })) })).result.ids);
     const run = (await api("POST", "/api/v1/run/BENCH", { title: "Bench run", cases: caseIds, environment_slug: "bench" })).result.id;
     const bodies = batches(caseIds).map((b) => JSON.stringify({ results: b }));
+    // Let the setup's events (1000 case.created, run.started) reach the subscriber first, so the
+    // figures below measure result ingestion and the latency of run.completed itself, not a
+    // backlog of setup deliveries running alongside (the loop gives no ordering guarantee).
+    const published = () => (ctx.sqlite.query("SELECT count(*) AS n FROM webhook_events").get() as { n: number }).n;
+    const drainBy = performance.now() + 60_000;
+    while (received < published() && performance.now() < drainBy) await Bun.sleep(5);
 
     const t0 = performance.now();
     for (const body of bodies) {
@@ -104,11 +110,6 @@ async function gatehouseRound(): Promise<{ rps: number; completeToReceivedMs: nu
     }
     const elapsed = performance.now() - t0;
 
-    // Let the setup's events (1000 case.created, run.started) reach the subscriber first, so the
-    // figure below is the latency of run.completed itself, not of a backlog ahead of it.
-    const published = () => (ctx.sqlite.query("SELECT count(*) AS n FROM webhook_events").get() as { n: number }).n;
-    const drainBy = performance.now() + 60_000;
-    while (received < published() && performance.now() < drainBy) await Bun.sleep(5);
     const c0 = performance.now();
     await api("POST", `/api/v1/run/BENCH/${run}/complete`);
     const c1 = performance.now();

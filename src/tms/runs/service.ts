@@ -5,6 +5,7 @@ import type { Db, Tx } from "../../db/connection";
 import { ApiError, badRequest, conflict } from "../../http/errors";
 import { publish } from "../../webhooks/publish";
 import { insertCase } from "../cases/service";
+import { ensureSuitePath } from "../suites/service";
 import { cases } from "../cases/tables";
 import { insertDefect } from "../defects/service";
 import { milestones } from "../milestones/tables";
@@ -166,6 +167,8 @@ export type ResultInput = {
   caseId: number | null;
   /** Title used to find or create the case when there is no id (reporters' unlinked tests). */
   caseTitle: string | null;
+  /** Suite path (root first) for a case created from an unlinked result. */
+  suitePath?: string[];
   status: string;
   timeMs: number | null;
   comment: string | null;
@@ -194,8 +197,11 @@ export function fromV1(b: ResultCreateBody, field: string): ResultInput {
 /** A v2 result may name several cases (`testops_ids`); it is recorded once per case. */
 export function fromV2(b: V2ResultCreateBody, field: string): ResultInput[] {
   const ids = b.testops_ids?.length ? b.testops_ids : b.testops_id != null ? [b.testops_id] : [null];
+  const suitePath = ((b.relations as { suite?: { data?: { title?: unknown }[] } } | null | undefined)?.suite?.data ?? [])
+    .map((d) => (typeof d?.title === "string" ? d.title.trim().slice(0, 255) : ""))
+    .filter(Boolean);
   const base: Omit<ResultInput, "caseId"> = {
-    caseTitle: b.title, status: statusOf(b.execution.status, `${field}execution.status`),
+    caseTitle: b.title, suitePath, status: statusOf(b.execution.status, `${field}execution.status`),
     timeMs: b.execution.duration != null ? Math.round(b.execution.duration) : null,
     comment: b.message ?? null, stacktrace: b.execution.stacktrace ?? null,
     steps: (b.steps ?? []).map((s: any, i: number) => ({ position: i + 1, status: s.execution?.status ? statusOf(s.execution.status, `${field}steps.${i}.execution.status`) : "skipped", comment: s.execution?.comment ?? null })),
@@ -214,7 +220,8 @@ function resolveCase(tx: Tx, q: ResultStatements, p: ProjectRow, caller: Caller,
   if (!r.caseTitle) throw badRequest("A result needs `case_id` (or a case title to find or create the case)", `${field}case_id`);
   const found = q.caseByTitle.get(p.id, r.caseTitle);
   if (found) return found;
-  const c = insertCase(tx, p, caller, { title: r.caseTitle, is_automated: true });
+  const suiteId = r.suitePath?.length ? ensureSuitePath(tx, p, caller, r.suitePath) : null;
+  const c = insertCase(tx, p, caller, { title: r.caseTitle, is_automated: true, suite_id: suiteId });
   return { id: c.id, title: c.title };
 }
 

@@ -47,6 +47,28 @@ function insertSuite(tx: Tx, p: ProjectRow, caller: Caller, v: { title: string; 
   return tx.insert(suites).values({ ...v, projectId: p.id, position: nextPosition(tx, p.id, v.parentId), authorId: caller.userId, created: now, updated: now }).returning().get();
 }
 
+/**
+ * Finds or creates the chain of suites named by `titles` (root first), publishing suite.created
+ * for each one created; returns the leaf's id. Used for results of reporters' unlinked tests,
+ * which name their suite path (`relations.suite.data`) instead of an id.
+ */
+export function ensureSuitePath(tx: Tx, p: ProjectRow, caller: Caller, titles: string[]): number | null {
+  let parentId: number | null = null;
+  for (const title of titles) {
+    const existing: { id: number } | undefined = tx.select({ id: suites.id }).from(suites)
+      .where(and(eq(suites.projectId, p.id), parentId == null ? isNull(suites.parentId) : eq(suites.parentId, parentId), eq(suites.title, title)))
+      .orderBy(suites.id).get();
+    if (existing) {
+      parentId = existing.id;
+      continue;
+    }
+    const s = insertSuite(tx, p, caller, { title, description: null, preconditions: null, parentId });
+    publish(tx, "suite.created", { id: s.id, title: s.title, description: "", preconditions: "", parent_id: s.parentId }, { projectCode: p.code });
+    parentId = s.id;
+  }
+  return parentId;
+}
+
 export function createSuite(db: Db, caller: Caller, code: string, body: SuiteCreateBody) {
   return db.transaction((tx) => {
     const p = requireProject(tx, code);

@@ -83,6 +83,9 @@ test("v2 results: by testops_id, by testops_ids, and by title (found or created 
   expect(r.body).toEqual({ status: true });
   const created = await h.expectEvent("case.created", (p) => p.title === "Brand new test");
   expect(created.payload.is_automated).toBe(true);
+  // Its suite path (relations.suite) was created as a suite, and is reused next time.
+  const suite = await h.expectEvent("suite.created", (p) => p.title === "Suite");
+  expect(created.payload.suite_id).toBe(suite.payload.id);
   const got = (await h.api("GET", `/run/RUN/${id}`)).body.result;
   expect(got.cases).toEqual([cases[0], cases[1], cases[2], cases[3], created.payload.id]);
   expect(got.stats).toMatchObject({ total: 5, passed: 2, failed: 2, blocked: 1, untested: 0 });
@@ -90,6 +93,9 @@ test("v2 results: by testops_id, by testops_ids, and by title (found or created 
 
   const one = await h.api("POST", `/api/v2/RUN/run/${id}/result`, { title: "Brand new test", execution: { status: "failed" } });
   expect(one.body.result.case_id).toBe(created.payload.id);
+  const sibling = await h.api("POST", `/api/v2/RUN/run/${id}/result`, { title: "Sibling", execution: { status: "passed" }, relations: { suite: { data: [{ title: "Suite", public_id: null }] } } });
+  expect((await h.api("GET", `/case/RUN/${sibling.body.result.case_id}`)).body.result.suite_id).toBe(suite.payload.id);
+  await h.expectEvent("case.created", (p) => p.title === "Sibling");
   expect((await h.inbox()).filter((e) => e.event === "case.created")).toEqual([]);
 });
 
