@@ -1,5 +1,6 @@
 import type { Statement } from "bun:sqlite";
 import type { AppContext } from "../context";
+import { DEFAULT_BUCKETS, metricsFor } from "../ops/metrics";
 import { decide, shouldDisable, type AttemptResult } from "./retry";
 import { envelopeBody, signatureHeader } from "./signer";
 import { resolveTarget } from "./ssrf";
@@ -25,9 +26,6 @@ const LEASE_MARGIN_MS = 5_000;
 /** Retention purge cadence; rows go in batches so no transaction is long. */
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 const PURGE_BATCH = 1000;
-
-/** Counters for /metrics (process lifetime). The backlog gauge is read from the table on scrape. */
-export const deliveryStats = { attempts: 0, delivered: 0, retried: 0, failed: 0, disabledSubscriptions: 0 };
 
 export function deliveryBacklog(ctx: Pick<AppContext, "sqlite">): number {
   return (ctx.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'").get() as { n: number }).n;
@@ -64,6 +62,7 @@ class DeliveryLoop {
   private outcomes: Outcome[] = [];
   private rotate = 0;
   private purging = false;
+  private readonly metrics;
 
   private readonly q: {
     subs: Statement<SubRow>;
@@ -81,6 +80,22 @@ class DeliveryLoop {
     this.cfg = ctx.config;
     this.leaseMs = ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS;
     this.userAgent = `Gatehouse-Webhooks/${ctx.version}`;
+    const registry = metricsFor(ctx);
+    this.metrics = {
+      attempts: registry.counter("gatehouse_webhook_attempts_total", "Webhook delivery attempts by outcome (delivered, retry, failed = dead-lettered, gone = 410).", ["outcome"]),
+      duration: registry.histogram("gatehouse_webhook_attempt_duration_seconds", "Duration of webhook HTTP attempts.", [], DEFAULT_BUCKETS),
+      disabled: registry.counter("gatehouse_webhook_subscriptions_disabled_total", "Subscriptions disabled by the engine (410 Gone or 5 days failing)."),
+      inFlight: registry.gauge("gatehouse_webhook_in_flight", "Webhook HTTP requests in flight."),
+      backlog: registry.gauge("gatehouse_webhook_backlog", "Pending webhook deliveries (due, scheduled for retry or in flight)."),
+    };
+    registry.onCollect(() => {
+      this.metrics.inFlight.set(undefined, this.inflight);
+      try {
+        this.metrics.backlog.set(undefined, deliveryBacklog(ctx));
+      } catch {
+        /* database closed: keep the last value */
+      }
+    });
     const db = ctx.sqlite;
     this.q = {
       subs: db.query("SELECT id, url, secret, previous_secret, previous_secret_expires_at FROM webhook_subscriptions WHERE enabled = 1 ORDER BY id"),
@@ -200,7 +215,7 @@ class DeliveryLoop {
       this.q.release.run(claim.id, now);
       return;
     }
-    deliveryStats.attempts++;
+    this.metrics.duration.observe(undefined, o.durationMs / 1000);
     const r = o.result;
     const status = r.kind === "response" ? r.status : null;
     const error = r.kind === "error" ? r.error : status !== null && (status < 200 || status >= 300) ? `HTTP ${status}` : null;
@@ -208,23 +223,20 @@ class DeliveryLoop {
     const attemptsMade = claim.attempts + 1;
     const verdict = decide(r, attemptsMade, this.cfg.webhookRetrySchedule, now);
     const subId = claim.sub.id;
+    this.metrics.attempts.inc({ outcome: verdict.next });
     switch (verdict.next) {
       case "delivered":
-        deliveryStats.delivered++;
         this.q.finish.run(claim.id, "delivered", now, status, null, now, now);
         this.q.subSuccess.run(subId, now);
         return;
       case "gone":
-        deliveryStats.failed++;
         this.q.finish.run(claim.id, "failed", now, status, "endpoint answered 410 Gone", now, now);
         this.disable(subId, "The endpoint answered 410 Gone", now);
         return;
       case "retry":
-        deliveryStats.retried++;
         this.q.finish.run(claim.id, "pending", verdict.at, status, error, now, null);
         break;
       case "failed":
-        deliveryStats.failed++;
         this.q.finish.run(claim.id, "failed", now, status, error, now, now);
         break;
     }
@@ -236,7 +248,7 @@ class DeliveryLoop {
   private disable(subId: number, reason: string, now: number): void {
     const changed = this.q.subDisable.run(subId, reason, now).changes;
     if (changed > 0) {
-      deliveryStats.disabledSubscriptions++;
+      this.metrics.disabled.inc();
       this.ctx.log.warn("webhook subscription disabled", { subscriptionId: subId, reason });
     }
   }

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
+import { metricsFor } from "../../src/ops/metrics";
 import { EVENTS } from "../../src/webhooks/catalog";
 import { webhookSubscriptions } from "../../src/webhooks/tables";
 import { startReceiver, webhookTestApp, type WebhookTestApp } from "./harness";
@@ -46,6 +47,9 @@ test("a published event arrives signed, in the exact envelope, with the Standard
   expect(d.attempts[0].requestHeaders["webhook-id"]).toBe(d.webhookId);
   const sub2 = (await app.json("GET", `/api/admin/webhooks/${sub.id}`)).body;
   expect(sub2.lastSuccessAt).not.toBeNull();
+  const metrics = metricsFor(app.ctx).render();
+  expect(metrics).toContain('gatehouse_webhook_attempts_total{outcome="delivered"} 1');
+  expect(metrics).toContain("gatehouse_webhook_backlog 0");
 });
 
 test("events outside the filter or project are not sent", async () => {
