@@ -4,9 +4,12 @@ import { constantTimeEqual, hashToken } from "../../lib/tokens";
 import type { AppContext } from "../../context";
 import { users } from "../../scim/users/tables";
 import { apiTokens } from "../tokens/tables";
+import { isoMicro } from "./time";
 
 /** Who is calling: the API token and the SCIM user it is attributed to (null when none). */
 export type Caller = { tokenId: number; userId: number | null };
+
+const LAST_USED_RESOLUTION_MS = 5 * 60 * 1000;
 
 const unauthorized = () =>
   new ApiError(401, "unauthorized", "A valid API token is required in the `Token` header", undefined, { "www-authenticate": "Token" });
@@ -22,7 +25,7 @@ export function authenticate(ctx: AppContext, request: Request): Caller {
   if (!token || token.length > 512) throw unauthorized();
   const hash = hashToken(token);
   const row = ctx.db
-    .select({ id: apiTokens.id, userId: apiTokens.userId, tokenHash: apiTokens.tokenHash, revokedAt: apiTokens.revokedAt, userActive: users.active })
+    .select({ id: apiTokens.id, userId: apiTokens.userId, tokenHash: apiTokens.tokenHash, revokedAt: apiTokens.revokedAt, lastUsedAt: apiTokens.lastUsedAt, userActive: users.active })
     .from(apiTokens)
     .leftJoin(users, eq(users.id, apiTokens.userId))
     .where(eq(apiTokens.tokenHash, hash))
@@ -31,5 +34,8 @@ export function authenticate(ctx: AppContext, request: Request): Caller {
   // De-provisioning a user in the IdP must cut their API access too; what they wrote stays.
   if (row.userId !== null && row.userActive === false)
     throw new ApiError(401, "unauthorized", "The user this API token belongs to is deactivated", undefined, { "www-authenticate": "Token" });
+  // "Last used" for the admin list, recorded at most every few minutes so reads stay reads.
+  if (!row.lastUsedAt || Date.now() - Date.parse(row.lastUsedAt) > LAST_USED_RESOLUTION_MS)
+    ctx.db.update(apiTokens).set({ lastUsedAt: isoMicro() }).where(eq(apiTokens.id, row.id)).run();
   return { tokenId: row.id, userId: row.userId };
 }

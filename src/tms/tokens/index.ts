@@ -14,7 +14,10 @@ export function apiTokenAdminRoutes(ctx: AppContext) {
       set.status = 201;
       return createApiToken(ctx.db, body);
     }, { body: ApiTokenCreate, response: { 201: ApiTokenCreated }, detail: detail("Create an API token (shown once)") })
-    .get("/", () => ({ tokens: listApiTokens(ctx.db) }), { response: { 200: t.Object({ tokens: t.Array(ApiTokenView) }) }, detail: detail("List API tokens (never the token itself)") })
+    .get("/", () => {
+      const items = listApiTokens(ctx.db);
+      return { total: items.length, items };
+    }, { response: { 200: t.Object({ total: t.Integer(), items: t.Array(ApiTokenView) }) }, detail: detail("List API tokens (never the token itself)") })
     .delete("/:id", ({ params, set }) => {
       revokeApiToken(ctx.db, params.id);
       set.status = 204;

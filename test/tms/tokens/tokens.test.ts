@@ -16,7 +16,7 @@ test("admin API: create shows the token once; list never shows it; it is stored 
   expect(created).toMatchObject({ name: "CI reporter", userId: null, revokedAt: null });
 
   const list = (await (await t.admin("GET", "/api/admin/api-tokens")).json()) as any;
-  expect(list.tokens.map((x: any) => x.name)).toContain("CI reporter");
+  expect(list.items.map((x: any) => x.name)).toContain("CI reporter");
   expect(JSON.stringify(list)).not.toContain(created.token);
 
   const row = t.ctx.db.select().from(apiTokens).where(eq(apiTokens.id, created.id)).get()!;
@@ -43,8 +43,9 @@ test("a revoked token is refused with 401", async () => {
   const r = await t.request("GET", "/api/v1/project", { headers: { token } });
   expect(r.status).toBe(401);
   expect(((await r.json()) as any).status).toBe(false);
-  const listed = ((await (await t.admin("GET", "/api/admin/api-tokens")).json()) as any).tokens.find((x: any) => x.id === id);
+  const listed = ((await (await t.admin("GET", "/api/admin/api-tokens")).json()) as any).items.find((x: any) => x.id === id);
   expect(listed.revokedAt).not.toBeNull();
+  expect(listed.lastUsedAt).not.toBeNull();
 });
 
 test("entities record the SCIM user behind the token; deactivating the user keeps them and the name", async () => {
