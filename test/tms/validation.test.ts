@@ -108,6 +108,14 @@ test("lists use the Qase shape with limit/offset", async () => {
   expectError(await h.api("GET", "/milestone/VAL?limit=1000"), 400, "limit");
   const search = await h.api("GET", "/case/VAL?search=generated&limit=100");
   expect(search.body.result.filtered).toBe(1);
+  const a = (await h.api("POST", "/case/VAL", { title: "filter-a", severity: 2, priority: 1, custom_field: {} })).body.result.id;
+  const b = (await h.api("POST", "/case/VAL", { title: "filter-b", severity: "minor", automation: 2 })).body.result.id;
+  const ids = async (q: string) => (await h.api("GET", `/case/VAL?limit=100&${q}`)).body.result.entities.map((c: any) => c.id).filter((id: number) => id === a || id === b);
+  expect(await ids("severity=critical,minor")).toEqual([a, b]);
+  expect(await ids("severity=2")).toEqual([a]);
+  expect(await ids("priority=high")).toEqual([a]);
+  expect(await ids("automation=automated")).toEqual([b]);
+  expectError(await h.api("GET", "/case/VAL?severity=huge"), 400, "severity");
 });
 
 test("a suite cannot be moved under its own subtree", async () => {

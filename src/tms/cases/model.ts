@@ -57,6 +57,12 @@ export const CaseListQuery = t.Object({
   search: t.Optional(t.String({ maxLength: 255 })),
   suite_id: t.Optional(t.Numeric()),
   milestone_id: t.Optional(t.Numeric()),
+  severity: t.Optional(t.String({ maxLength: 200, description: "Comma-separated names or Qase numbers" })),
+  priority: t.Optional(t.String({ maxLength: 200, description: "Comma-separated names or Qase numbers" })),
+  type: t.Optional(t.String({ maxLength: 200, description: "Comma-separated names or Qase numbers" })),
+  behavior: t.Optional(t.String({ maxLength: 200, description: "Comma-separated names or Qase numbers" })),
+  automation: t.Optional(t.String({ maxLength: 200, description: "is-not-automated, automated, to-be-automated (comma-separated)" })),
+  status: t.Optional(t.String({ maxLength: 200, description: "actual, draft, deprecated (comma-separated)" })),
 });
 export type CaseCreateBody = typeof CaseCreate.static;
 export type CaseUpdateBody = typeof CaseUpdate.static;

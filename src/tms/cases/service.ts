@@ -1,4 +1,4 @@
-import { and, count, eq, isNull, like, max, type SQL } from "drizzle-orm";
+import { and, count, eq, inArray, isNull, like, max, type SQL } from "drizzle-orm";
 import type { Db, Tx } from "../../db/connection";
 import { ApiError, badRequest } from "../../http/errors";
 import { users } from "../../scim/users/tables";
@@ -233,13 +233,31 @@ export function getCase(db: Db, code: string, id: number) {
   return caseView(db, requireCase(db, p.id, id));
 }
 
-export function listCases(db: Db, code: string, q: { limit: number; offset: number; search?: string; suite_id?: number; milestone_id?: number }) {
+type CaseFilters = { search?: string; suite_id?: number; milestone_id?: number; severity?: string; priority?: string; type?: string; behavior?: string; automation?: string; status?: string };
+
+/** Qase list filters are comma-separated values; each enum value may be a name or Qase's number. */
+const csv = (v: string) => v.split(",").map((x) => x.trim()).filter(Boolean);
+
+export function listCases(db: Db, code: string, q: CaseFilters & { limit: number; offset: number }) {
   const p = requireProject(db, code);
   const base = and(eq(cases.projectId, p.id), notDeleted)!;
   const filters: SQL[] = [base];
   if (q.search) filters.push(like(cases.title, `%${q.search.replace(/[%_\\]/g, (m) => `\\${m}`)}%`));
   if (q.suite_id) filters.push(eq(cases.suiteId, q.suite_id));
   if (q.milestone_id) filters.push(eq(cases.milestoneId, q.milestone_id));
+  if (q.severity) filters.push(inArray(cases.severity, csv(q.severity).map((v) => enumValue(SEVERITIES, v, "severity"))));
+  if (q.priority) filters.push(inArray(cases.priority, csv(q.priority).map((v) => enumValue(PRIORITIES, v, "priority"))));
+  if (q.type) filters.push(inArray(cases.type, csv(q.type).map((v) => enumValue(TYPES, v, "type"))));
+  if (q.behavior) filters.push(inArray(cases.behavior, csv(q.behavior).map((v) => enumValue(BEHAVIORS, v, "behavior"))));
+  if (q.status) filters.push(inArray(cases.status, csv(q.status).map((v) => enumValue(CASE_STATUSES, v, "status"))));
+  if (q.automation) {
+    const wanted = csv(q.automation);
+    if (wanted.some((w) => !["is-not-automated", "automated", "to-be-automated"].includes(w)))
+      throw badRequest("automation takes is-not-automated, automated or to-be-automated", "automation");
+    const automated = wanted.includes("automated");
+    const manual = wanted.includes("is-not-automated") || wanted.includes("to-be-automated");
+    if (automated !== manual) filters.push(eq(cases.isAutomated, automated));
+  }
   const where = and(...filters);
   const total = db.select({ n: count() }).from(cases).where(base).get()!.n;
   const filtered = db.select({ n: count() }).from(cases).where(where).get()!.n;
