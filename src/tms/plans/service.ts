@@ -33,7 +33,8 @@ export const requirePlan = (db: Reader, projectId: number, id: number) => requir
 
 function setPlanCases(tx: Tx, planId: number, ids: number[]) {
   tx.delete(planCases).where(eq(planCases.planId, planId)).run();
-  ids.forEach((caseId, i) => tx.insert(planCases).values({ planId, caseId, position: i + 1 }).run());
+  for (let i = 0; i < ids.length; i += 500)
+    tx.insert(planCases).values(ids.slice(i, i + 500).map((caseId, k) => ({ planId, caseId, position: i + k + 1 }))).run();
 }
 
 export function createPlan(db: Db, caller: Caller, code: string, body: PlanCreateBody) {
