@@ -202,7 +202,7 @@ export function fromV2(b: V2ResultCreateBody, field: string): ResultInput[] {
     caseTitle: b.title, suitePath, status: statusOf(b.execution.status, `${field}execution.status`),
     timeMs: b.execution.duration != null ? Math.round(b.execution.duration) : null,
     comment: b.message ?? null, stacktrace: b.execution.stacktrace ?? null,
-    steps: (b.steps ?? []).map((s: any, i: number) => ({ position: i + 1, status: s.execution?.status ? statusOf(s.execution.status, `${field}steps.${i}.execution.status`) : "skipped", comment: s.execution?.comment ?? null })),
+    steps: (b.steps ?? []).map((s, i) => ({ position: i + 1, status: s.execution?.status ? statusOf(s.execution.status, `${field}steps.${i}.execution.status`) : "skipped", comment: s.execution?.comment ?? null })),
     attachments: [], defect: b.defect ?? false,
   };
   return ids.map((caseId) => ({ ...base, caseId }));
