@@ -1,7 +1,100 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
+import { adminGuard } from "../admin/auth";
 import type { AppContext } from "../context";
+import * as m from "./model";
+import * as svc from "./service";
 
-/** Webhook subscriptions, delivery log and replay under /api/admin. */
-export function webhookRoutes(_ctx: AppContext) {
-  return new Elysia({ name: "webhooks" });
+const IdParam = t.Object({ id: t.Numeric({ minimum: 1 }) });
+const tags = ["Webhooks (admin)"];
+
+/** Webhook subscriptions, delivery log and replay under /api/admin (bearer GATEHOUSE_ADMIN_TOKEN). */
+export function webhookRoutes(ctx: AppContext) {
+  return new Elysia({ name: "webhooks", prefix: "/api/admin" })
+    // onTransform runs before body validation, so an unauthenticated caller learns nothing from 400s.
+    .onTransform(adminGuard(ctx))
+    .post(
+      "/webhooks",
+      ({ body, set }) => {
+        set.status = 201;
+        return svc.createSubscription(ctx, body);
+      },
+      {
+        body: m.SubscriptionCreate,
+        response: { 201: m.SubscriptionWithSecret },
+        detail: { tags, summary: "Create a subscription (the secret is shown only in this answer)" },
+      },
+    )
+    .get("/webhooks", () => {
+      const items = svc.listSubscriptions(ctx);
+      return { total: items.length, items };
+    }, { response: m.SubscriptionList, detail: { tags, summary: "List subscriptions" } })
+    .get("/webhooks/:id", ({ params }) => svc.getSubscription(ctx, params.id), {
+      params: IdParam,
+      response: m.Subscription,
+      detail: { tags, summary: "Get a subscription" },
+    })
+    .patch("/webhooks/:id", ({ params, body }) => svc.updateSubscription(ctx, params.id, body), {
+      params: IdParam,
+      body: m.SubscriptionPatch,
+      response: m.Subscription,
+      detail: { tags, summary: "Change a subscription (enabled: true re-enables and clears disabledReason)" },
+    })
+    .delete(
+      "/webhooks/:id",
+      ({ params }) => {
+        svc.deleteSubscription(ctx, params.id);
+        return new Response(null, { status: 204 });
+      },
+      { params: IdParam, detail: { tags, summary: "Delete a subscription with its deliveries" } },
+    )
+    .post("/webhooks/:id/rotate-secret", ({ params }) => svc.rotateSecret(ctx, params.id), {
+      params: IdParam,
+      response: m.RotatedSecret,
+      detail: { tags, summary: "Rotate the signing secret (the old one keeps signing for 24 h)" },
+    })
+    .post(
+      "/webhooks/:id/test",
+      ({ params, body, set }) => {
+        set.status = 202;
+        return svc.enqueueTest(ctx, params.id, body.event, body.count ?? 1);
+      },
+      {
+        params: IdParam,
+        body: m.TestRequest,
+        response: { 202: m.TestResult },
+        detail: { tags, summary: "Send the catalog's example of an event to this subscription only" },
+      },
+    )
+    .get("/webhooks/:id/deliveries", ({ params, query }) => svc.listDeliveries(ctx, params.id, query), {
+      params: IdParam,
+      query: m.DeliveryListQuery,
+      response: m.DeliveryPage,
+      detail: { tags, summary: "Delivery log of a subscription, newest first (filter by status and event)" },
+    })
+    .post(
+      "/webhooks/:id/recover",
+      ({ params, body, set }) => {
+        set.status = 202;
+        return svc.recover(ctx, params.id, body.since);
+      },
+      {
+        params: IdParam,
+        body: m.RecoverRequest,
+        response: { 202: m.RecoverResult },
+        detail: { tags, summary: "Re-queue every failed delivery created since a time" },
+      },
+    )
+    .get("/deliveries/:id", ({ params }) => svc.getDelivery(ctx, params.id), {
+      params: IdParam,
+      response: m.DeliveryDetail,
+      detail: { tags, summary: "One delivery: event, payload and every attempt" },
+    })
+    .post(
+      "/deliveries/:id/redeliver",
+      ({ params, set }) => {
+        set.status = 202;
+        return svc.redeliver(ctx, params.id);
+      },
+      { params: IdParam, response: { 202: m.Requeued }, detail: { tags, summary: "Send one delivery again (same webhook-id, fresh retry cycle)" } },
+    );
 }

@@ -20,7 +20,7 @@ CREATE TABLE `user_emails` (
 );
 --> statement-breakpoint
 CREATE INDEX `user_emails_value_key_idx` ON `user_emails` (`value_key`);--> statement-breakpoint
-CREATE INDEX `user_emails_user_idx` ON `user_emails` (`user_id`,`position`);--> statement-breakpoint
+CREATE INDEX `user_emails_user_cover_idx` ON `user_emails` (`user_id`,`position`,`value`,`type`,`is_primary`);--> statement-breakpoint
 ALTER TABLE `users` ADD `user_name_key` text NOT NULL;--> statement-breakpoint
 ALTER TABLE `users` ADD `external_id` text;--> statement-breakpoint
 ALTER TABLE `users` ADD `given_name` text;--> statement-breakpoint

@@ -1,0 +1,110 @@
+import { t } from "elysia";
+
+/** Schemas of the webhook admin API: validation, types and the OpenAPI document share them. */
+
+const IsoTime = t.String({ format: "date-time" });
+const NullableIso = t.Union([IsoTime, t.Null()]);
+
+export const SubscriptionCreate = t.Object(
+  {
+    url: t.String({ maxLength: 2048, description: "http(s) URL without credentials", examples: ["https://hooks.example.com/gatehouse"] }),
+    events: t.Array(t.String({ minLength: 1 }), { minItems: 1, maxItems: 64, description: 'Event names, or ["*"] for all', examples: [["case.created", "run.completed"]] }),
+    project: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 64 }), t.Null()], { description: "Project code; only that project's events are sent. Omit or null for all projects." })),
+    description: t.Optional(t.String({ maxLength: 1000 })),
+    enabled: t.Optional(t.Boolean({ default: true })),
+  },
+  { additionalProperties: false },
+);
+export type SubscriptionCreate = typeof SubscriptionCreate.static;
+
+export const SubscriptionPatch = t.Partial(SubscriptionCreate, { additionalProperties: false });
+export type SubscriptionPatch = typeof SubscriptionPatch.static;
+
+export const Subscription = t.Object({
+  id: t.Integer(),
+  url: t.String(),
+  events: t.Array(t.String()),
+  project: t.Union([t.String(), t.Null()]),
+  description: t.String(),
+  enabled: t.Boolean(),
+  disabledReason: t.Union([t.String(), t.Null()], { description: "Why the engine disabled it (410 Gone, 5 days failing); cleared when re-enabled" }),
+  failingSince: NullableIso,
+  lastSuccessAt: NullableIso,
+  previousSecretExpiresAt: t.Union([IsoTime, t.Null()], { description: "During a rotation: until when the old secret still signs" }),
+  createdAt: IsoTime,
+  updatedAt: IsoTime,
+});
+export type Subscription = typeof Subscription.static;
+
+export const SubscriptionWithSecret = t.Composite([Subscription, t.Object({ secret: t.String({ description: "whsec_… — shown only here; store it now" }) })]);
+
+export const SubscriptionList = t.Object({ total: t.Integer(), items: t.Array(Subscription) });
+
+export const RotatedSecret = t.Object({
+  secret: t.String(),
+  previousSecretExpiresAt: IsoTime,
+});
+
+export const TestRequest = t.Object(
+  {
+    event: t.String({ description: "Event name from the catalog", examples: ["case.created"] }),
+    count: t.Optional(t.Integer({ minimum: 1, maximum: 1000, default: 1, description: "Enqueue this many copies (each its own event and webhook-id); for load and crash tests" })),
+  },
+  { additionalProperties: false },
+);
+
+export const TestResult = t.Object({ deliveryIds: t.Array(t.Integer()), webhookIds: t.Array(t.String()) });
+
+export const DeliveryStatus = t.Union([t.Literal("pending"), t.Literal("delivered"), t.Literal("failed")]);
+
+export const DeliveryListQuery = t.Object({
+  status: t.Optional(DeliveryStatus),
+  event: t.Optional(t.String()),
+  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 500, default: 50 })),
+  offset: t.Optional(t.Numeric({ minimum: 0, default: 0 })),
+});
+
+export const DeliverySummary = t.Object({
+  id: t.Integer(),
+  subscriptionId: t.Integer(),
+  webhookId: t.String({ description: "The webhook-id header: stable across retries and redeliveries" }),
+  event: t.String(),
+  status: DeliveryStatus,
+  attemptCount: t.Integer({ description: "Attempts in the current cycle (a redelivery starts a new one)" }),
+  nextAttemptAt: NullableIso,
+  inFlight: t.Boolean(),
+  lastStatusCode: t.Union([t.Integer(), t.Null()]),
+  lastError: t.Union([t.String(), t.Null()]),
+  createdAt: IsoTime,
+  finishedAt: NullableIso,
+});
+
+export const DeliveryPage = t.Object({ total: t.Integer(), limit: t.Integer(), offset: t.Integer(), items: t.Array(DeliverySummary) });
+
+export const Attempt = t.Object({
+  startedAt: IsoTime,
+  durationMs: t.Integer(),
+  url: t.String(),
+  requestHeaders: t.Record(t.String(), t.String()),
+  statusCode: t.Union([t.Integer(), t.Null()]),
+  error: t.Union([t.String(), t.Null()]),
+  responseBody: t.Union([t.String({ description: "First 16 KB" }), t.Null()]),
+});
+
+export const DeliveryDetail = t.Composite([
+  DeliverySummary,
+  t.Object({
+    timestamp: t.Integer({ description: "Envelope timestamp (event time, Unix seconds)" }),
+    payload: t.Unknown(),
+    attempts: t.Array(Attempt),
+  }),
+]);
+
+export const RecoverRequest = t.Object(
+  { since: t.Union([IsoTime, t.Integer({ minimum: 0, description: "Unix seconds" })], { description: "Re-queue failed deliveries created at or after this time" }) },
+  { additionalProperties: false },
+);
+export const RecoverResult = t.Object({ requeued: t.Integer() });
+export const Requeued = t.Object({ id: t.Integer(), status: DeliveryStatus });
+export type DeliverySummary = typeof DeliverySummary.static;
+export type DeliveryDetail = typeof DeliveryDetail.static;

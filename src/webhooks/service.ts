@@ -1,0 +1,272 @@
+import { and, count, desc, eq, gte } from "drizzle-orm";
+import type { AppContext } from "../context";
+import { ApiError, badRequest, notFound } from "../http/errors";
+import { EVENTS, isEventName } from "./catalog";
+import type { DeliveryDetail, DeliverySummary, Subscription, SubscriptionCreate, SubscriptionPatch } from "./model";
+import { recordEvent } from "./publish";
+import { generateSecret } from "./signer";
+import { validateTargetUrl } from "./ssrf";
+import { webhookAttempts, webhookDeliveries, webhookEvents, webhookSubscriptions } from "./tables";
+import { wakeAfterCommit } from "./wake";
+
+/** Subscriptions, delivery log and replay: plain functions over the tables (no HTTP here). */
+
+/** During a rotation the old secret keeps signing for this long, so receivers can switch without losing requests. */
+export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
+
+type SubRow = typeof webhookSubscriptions.$inferSelect;
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+function toSubscription(r: SubRow, now = Date.now()): Subscription {
+  return {
+    id: r.id,
+    url: r.url,
+    events: r.events,
+    project: r.projectCode,
+    description: r.description,
+    enabled: r.enabled,
+    disabledReason: r.disabledReason,
+    failingSince: iso(r.failingSince),
+    lastSuccessAt: iso(r.lastSuccessAt),
+    previousSecretExpiresAt: r.previousSecret && (r.previousSecretExpiresAt ?? 0) > now ? iso(r.previousSecretExpiresAt) : null,
+    createdAt: iso(r.createdAt)!,
+    updatedAt: iso(r.updatedAt)!,
+  };
+}
+
+function checkEvents(events: string[]): string[] {
+  const unique = [...new Set(events)];
+  if (unique.includes("*") && unique.length > 1) throw badRequest('events: use ["*"] alone, or a list of event names', "events");
+  for (const e of unique) if (e !== "*" && !isEventName(e)) throw badRequest(`events: unknown event "${e}"`, "events");
+  return unique;
+}
+
+function checkUrl(ctx: AppContext, url: string): string {
+  const problem = validateTargetUrl(url, ctx.config.webhookAllowPrivateTargets);
+  if (problem) throw badRequest(problem, "url");
+  return new URL(url).toString();
+}
+
+function getRow(ctx: AppContext, id: number): SubRow {
+  const row = ctx.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, id)).get();
+  if (!row) throw notFound(`Webhook subscription ${id}`);
+  return row;
+}
+
+export function createSubscription(ctx: AppContext, input: SubscriptionCreate): Subscription & { secret: string } {
+  const url = checkUrl(ctx, input.url);
+  const events = checkEvents(input.events);
+  const now = Date.now();
+  const secret = generateSecret();
+  const row = ctx.db
+    .insert(webhookSubscriptions)
+    .values({ url, events, projectCode: input.project ?? null, description: input.description ?? "", enabled: input.enabled ?? true, secret, createdAt: now, updatedAt: now })
+    .returning()
+    .get();
+  return { ...toSubscription(row, now), secret };
+}
+
+export function listSubscriptions(ctx: AppContext): Subscription[] {
+  const now = Date.now();
+  return ctx.db.select().from(webhookSubscriptions).orderBy(webhookSubscriptions.id).all().map((r) => toSubscription(r, now));
+}
+
+export function getSubscription(ctx: AppContext, id: number): Subscription {
+  return toSubscription(getRow(ctx, id));
+}
+
+export function updateSubscription(ctx: AppContext, id: number, patch: SubscriptionPatch): Subscription {
+  const changes: Partial<SubRow> = { updatedAt: Date.now() };
+  if (patch.url !== undefined) changes.url = checkUrl(ctx, patch.url);
+  if (patch.events !== undefined) changes.events = checkEvents(patch.events);
+  if (patch.project !== undefined) changes.projectCode = patch.project;
+  if (patch.description !== undefined) changes.description = patch.description;
+  if (patch.enabled !== undefined) {
+    changes.enabled = patch.enabled;
+    // Re-enabling starts a clean slate: the old reason and failure streak no longer apply.
+    changes.disabledReason = null;
+    if (patch.enabled) changes.failingSince = null;
+  }
+  const row = ctx.db.transaction(
+    (tx) => {
+      const r = tx.update(webhookSubscriptions).set(changes).where(eq(webhookSubscriptions.id, id)).returning().get();
+      if (!r) throw notFound(`Webhook subscription ${id}`);
+      return r;
+    },
+    { behavior: "immediate" },
+  );
+  if (row.enabled) wakeAfterCommit(); // pending deliveries of a re-enabled subscription go out now
+  return toSubscription(row);
+}
+
+export function deleteSubscription(ctx: AppContext, id: number): void {
+  const r = ctx.db.delete(webhookSubscriptions).where(eq(webhookSubscriptions.id, id)).returning({ id: webhookSubscriptions.id }).get();
+  if (!r) throw notFound(`Webhook subscription ${id}`);
+}
+
+export function rotateSecret(ctx: AppContext, id: number): { secret: string; previousSecretExpiresAt: string } {
+  const now = Date.now();
+  const secret = generateSecret();
+  const expires = now + ROTATION_OVERLAP_MS;
+  ctx.db.transaction(
+    (tx) => {
+      const row = tx.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, id)).get();
+      if (!row) throw notFound(`Webhook subscription ${id}`);
+      tx.update(webhookSubscriptions)
+        .set({ secret, previousSecret: row.secret, previousSecretExpiresAt: expires, updatedAt: now })
+        .where(eq(webhookSubscriptions.id, id))
+        .run();
+    },
+    { behavior: "immediate" },
+  );
+  return { secret, previousSecretExpiresAt: iso(expires)! };
+}
+
+/** Enqueues `count` copies of the catalog's example of `event` to this subscription only (its filter is ignored). */
+export function enqueueTest(ctx: AppContext, id: number, event: string, copies = 1): { deliveryIds: number[]; webhookIds: string[] } {
+  if (!isEventName(event)) throw badRequest(`unknown event "${event}"`, "event");
+  return ctx.db.transaction(
+    (tx) => {
+      const sub = tx.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, id)).get();
+      if (!sub) throw notFound(`Webhook subscription ${id}`);
+      if (!sub.enabled) throw new ApiError(409, "subscription_disabled", `Webhook subscription ${id} is disabled; enable it first`);
+      const deliveryIds: number[] = [];
+      const eventIds: number[] = [];
+      for (let i = 0; i < copies; i++) {
+        const r = recordEvent(tx, event, EVENTS[event].example, sub.projectCode, [id]);
+        deliveryIds.push(...r.deliveryIds);
+        eventIds.push(r.eventId);
+      }
+      const webhookIds = eventIds.map((e) => tx.select({ uid: webhookEvents.uid }).from(webhookEvents).where(eq(webhookEvents.id, e)).get()!.uid);
+      return { deliveryIds, webhookIds };
+    },
+    { behavior: "immediate" },
+  );
+}
+
+const summaryColumns = {
+  id: webhookDeliveries.id,
+  subscriptionId: webhookDeliveries.subscriptionId,
+  webhookId: webhookEvents.uid,
+  event: webhookEvents.name,
+  status: webhookDeliveries.status,
+  attemptCount: webhookDeliveries.attempts,
+  nextAttemptAt: webhookDeliveries.nextAttemptAt,
+  lockedUntil: webhookDeliveries.lockedUntil,
+  lastStatusCode: webhookDeliveries.lastStatusCode,
+  lastError: webhookDeliveries.lastError,
+  createdAt: webhookDeliveries.createdAt,
+  finishedAt: webhookDeliveries.finishedAt,
+};
+type SummaryRow = { [K in keyof typeof summaryColumns]: (typeof summaryColumns)[K]["_"]["data"] | ((typeof summaryColumns)[K]["_"]["notNull"] extends true ? never : null) };
+
+function toSummary(r: SummaryRow, now = Date.now()): DeliverySummary {
+  const inFlight = r.status === "pending" && r.lockedUntil !== null && r.lockedUntil > now;
+  return {
+    id: r.id,
+    subscriptionId: r.subscriptionId,
+    webhookId: r.webhookId,
+    event: r.event,
+    status: r.status,
+    attemptCount: r.attemptCount,
+    nextAttemptAt: r.status === "pending" && !inFlight ? iso(r.nextAttemptAt) : null,
+    inFlight,
+    lastStatusCode: r.lastStatusCode,
+    lastError: r.lastError,
+    createdAt: iso(r.createdAt)!,
+    finishedAt: iso(r.finishedAt),
+  };
+}
+
+export function listDeliveries(
+  ctx: AppContext,
+  subscriptionId: number,
+  q: { status?: "pending" | "delivered" | "failed"; event?: string; limit?: number; offset?: number },
+) {
+  getRow(ctx, subscriptionId);
+  const limit = q.limit ?? 50;
+  const offset = q.offset ?? 0;
+  const where = and(
+    eq(webhookDeliveries.subscriptionId, subscriptionId),
+    q.status ? eq(webhookDeliveries.status, q.status) : undefined,
+    q.event ? eq(webhookEvents.name, q.event) : undefined,
+  );
+  const base = ctx.db.select(summaryColumns).from(webhookDeliveries).innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId));
+  const rows = base.where(where).orderBy(desc(webhookDeliveries.id)).limit(limit).offset(offset).all();
+  const total = ctx.db
+    .select({ n: count() })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
+    .where(where)
+    .get()!.n;
+  const now = Date.now();
+  return { total, limit, offset, items: rows.map((r) => toSummary(r, now)) };
+}
+
+export function getDelivery(ctx: AppContext, id: number): DeliveryDetail {
+  const row = ctx.db
+    .select({ ...summaryColumns, payload: webhookEvents.payload, eventCreatedAt: webhookEvents.createdAt })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
+    .where(eq(webhookDeliveries.id, id))
+    .get();
+  if (!row) throw notFound(`Delivery ${id}`);
+  const attempts = ctx.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, id)).orderBy(webhookAttempts.id).all();
+  return {
+    ...toSummary(row),
+    timestamp: Math.floor(row.eventCreatedAt / 1000),
+    payload: JSON.parse(row.payload),
+    attempts: attempts.map((a) => ({
+      startedAt: iso(a.startedAt)!,
+      durationMs: a.durationMs,
+      url: a.url,
+      requestHeaders: a.requestHeaders,
+      statusCode: a.statusCode,
+      error: a.error,
+      responseBody: a.responseBody,
+    })),
+  };
+}
+
+/** Sends one delivery again with a fresh retry cycle (same webhook-id, so receivers can dedupe). */
+export function redeliver(ctx: AppContext, id: number): { id: number; status: "pending" } {
+  const now = Date.now();
+  ctx.db.transaction(
+    (tx) => {
+      const d = tx.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)).get();
+      if (!d) throw notFound(`Delivery ${id}`);
+      if (d.status === "pending" && d.lockedUntil !== null && d.lockedUntil > now)
+        throw new ApiError(409, "delivery_in_flight", `Delivery ${id} is being attempted right now; try again when the attempt has finished`);
+      tx.update(webhookDeliveries)
+        .set({ status: "pending", attempts: 0, nextAttemptAt: now, lockedUntil: null, finishedAt: null, updatedAt: now })
+        .where(eq(webhookDeliveries.id, id))
+        .run();
+    },
+    { behavior: "immediate" },
+  );
+  wakeAfterCommit();
+  return { id, status: "pending" };
+}
+
+/** Re-queues every failed delivery of the subscription created at or after `since`. */
+export function recover(ctx: AppContext, subscriptionId: number, since: string | number): { requeued: number } {
+  const sinceMs = typeof since === "number" ? since * 1000 : Date.parse(since);
+  if (Number.isNaN(sinceMs)) throw badRequest("since must be an ISO 8601 date-time or Unix seconds", "since");
+  const now = Date.now();
+  const requeued = ctx.db.transaction(
+    (tx) => {
+      if (!tx.select({ id: webhookSubscriptions.id }).from(webhookSubscriptions).where(eq(webhookSubscriptions.id, subscriptionId)).get())
+        throw notFound(`Webhook subscription ${subscriptionId}`);
+      return tx
+        .update(webhookDeliveries)
+        .set({ status: "pending", attempts: 0, nextAttemptAt: now, lockedUntil: null, finishedAt: null, updatedAt: now })
+        .where(and(eq(webhookDeliveries.subscriptionId, subscriptionId), eq(webhookDeliveries.status, "failed"), gte(webhookDeliveries.createdAt, sinceMs)))
+        .returning({ id: webhookDeliveries.id })
+        .all().length;
+    },
+    { behavior: "immediate" },
+  );
+  if (requeued > 0) wakeAfterCommit();
+  return { requeued };
+}
+

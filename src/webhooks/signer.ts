@@ -1,0 +1,36 @@
+import { createHmac, randomBytes } from "node:crypto";
+
+/**
+ * Standard Webhooks signing (https://www.standardwebhooks.com): the signed content is
+ * `${webhook-id}.${webhook-timestamp}.${body}`, HMAC-SHA256 keyed with the base64-decoded part of
+ * the secret after `whsec_`, sent as `v1,<base64>`. Several signatures (secret rotation) are
+ * space-separated; receivers accept the request if any one verifies.
+ */
+
+const PREFIX = "whsec_";
+
+/** A new secret: `whsec_` + base64 of 32 random bytes (the spec asks for at least 24). */
+export function generateSecret(): string {
+  return PREFIX + randomBytes(32).toString("base64");
+}
+
+function secretKey(secret: string): Buffer {
+  if (!secret.startsWith(PREFIX)) throw new Error("webhook secret must start with whsec_");
+  return Buffer.from(secret.slice(PREFIX.length), "base64");
+}
+
+/** One `v1,<base64>` signature. */
+export function sign(secret: string, msgId: string, timestampSeconds: number, body: string): string {
+  const mac = createHmac("sha256", secretKey(secret)).update(`${msgId}.${timestampSeconds}.${body}`).digest("base64");
+  return `v1,${mac}`;
+}
+
+/** The `webhook-signature` header value: one signature per active secret, space-separated. */
+export function signatureHeader(secrets: readonly string[], msgId: string, timestampSeconds: number, body: string): string {
+  return secrets.map((s) => sign(s, msgId, timestampSeconds, body)).join(" ");
+}
+
+/** The exact request body: `{event, timestamp, payload}` with the stored payload JSON spliced in verbatim. */
+export function envelopeBody(event: string, timestampSeconds: number, payloadJson: string): string {
+  return `{"event":${JSON.stringify(event)},"timestamp":${timestampSeconds},"payload":${payloadJson}}`;
+}

@@ -1,0 +1,96 @@
+import { sql } from "drizzle-orm";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/**
+ * Webhook subscriptions. The signing secret must be usable to compute HMACs, so unlike bearer
+ * tokens it is stored as is (Standard Webhooks requires the shared secret on both sides); it is
+ * returned only on create and rotate, never listed, never logged. All times are Unix milliseconds.
+ */
+export const webhookSubscriptions = sqliteTable("webhook_subscriptions", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  url: text("url").notNull(),
+  /** JSON array of event names, or ["*"]. */
+  events: text("events", { mode: "json" }).$type<string[]>().notNull(),
+  /** Project code the subscription is scoped to; null receives every project. */
+  projectCode: text("project_code"),
+  description: text("description").notNull().default(""),
+  enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+  disabledReason: text("disabled_reason"),
+  secret: text("secret").notNull(),
+  /** The secret before the last rotation; still signed with until `previousSecretExpiresAt`. */
+  previousSecret: text("previous_secret"),
+  previousSecretExpiresAt: integer("previous_secret_expires_at"),
+  /** First failure since the last success; drives the "disable after 5 days failing" rule. */
+  failingSince: integer("failing_since"),
+  lastSuccessAt: integer("last_success_at"),
+  createdAt: integer("created_at").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+/** The outbox: one row per published event, written in the producer's transaction. */
+export const webhookEvents = sqliteTable(
+  "webhook_events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** The `webhook-id` header: random, stable across retries and redeliveries. */
+    uid: text("uid").notNull(),
+    name: text("name").notNull(),
+    projectCode: text("project_code"),
+    /** The payload as JSON text, spliced verbatim into the envelope. */
+    payload: text("payload").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("webhook_events_uid").on(t.uid), index("webhook_events_created").on(t.createdAt)],
+);
+
+export type DeliveryStatus = "pending" | "delivered" | "failed";
+
+/** One row per (event, subscription). A small state machine: pending → delivered | failed. */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    eventId: integer("event_id").notNull().references(() => webhookEvents.id, { onDelete: "cascade" }),
+    subscriptionId: integer("subscription_id").notNull().references(() => webhookSubscriptions.id, { onDelete: "cascade" }),
+    status: text("status").$type<DeliveryStatus>().notNull().default("pending"),
+    /** Attempts in the current cycle (a redelivery starts a new cycle at 0); picks the retry delay. */
+    attempts: integer("attempts").notNull().default(0),
+    /** When the delivery is next due. A claim moves it to the lease expiry, so a crashed attempt comes back by itself. */
+    nextAttemptAt: integer("next_attempt_at").notNull(),
+    /** Lease: set while an attempt is in flight; after a kill -9 the row is due again once it passes. */
+    lockedUntil: integer("locked_until"),
+    lastStatusCode: integer("last_status_code"),
+    lastError: text("last_error"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    finishedAt: integer("finished_at"),
+  },
+  (t) => [
+    // The claim query: due pending deliveries of one subscription, oldest first.
+    index("webhook_deliveries_due").on(t.subscriptionId, t.nextAttemptAt).where(sql`status = 'pending'`),
+    // Delivery log pages and recover.
+    index("webhook_deliveries_subscription").on(t.subscriptionId, t.status, t.id),
+    index("webhook_deliveries_event").on(t.eventId),
+    // Retention purge.
+    index("webhook_deliveries_finished").on(t.finishedAt).where(sql`status = 'delivered'`),
+  ],
+);
+
+/** Every HTTP attempt, for the delivery log. */
+export const webhookAttempts = sqliteTable(
+  "webhook_attempts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    deliveryId: integer("delivery_id").notNull().references(() => webhookDeliveries.id, { onDelete: "cascade" }),
+    startedAt: integer("started_at").notNull(),
+    durationMs: integer("duration_ms").notNull(),
+    url: text("url").notNull(),
+    /** JSON object of the request headers sent (no secrets are ever in them). */
+    requestHeaders: text("request_headers", { mode: "json" }).$type<Record<string, string>>().notNull(),
+    statusCode: integer("status_code"),
+    error: text("error"),
+    /** First 16 KB of the response body. */
+    responseBody: text("response_body"),
+  },
+  (t) => [index("webhook_attempts_delivery").on(t.deliveryId)],
+);

@@ -1,0 +1,290 @@
+import { afterAll, afterEach, expect, test } from "bun:test";
+import { Webhook } from "standardwebhooks";
+import { metricsFor } from "../../src/ops/metrics";
+import { EVENTS } from "../../src/webhooks/catalog";
+import { webhookSubscriptions } from "../../src/webhooks/tables";
+import { startReceiver, webhookTestApp, type WebhookTestApp } from "./harness";
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+function setup(overrides: Parameters<typeof webhookTestApp>[0] = {}) {
+  const app = webhookTestApp(overrides);
+  const rx = startReceiver();
+  cleanups.push(() => app.close(), () => rx.stop());
+  return { app, rx };
+}
+const delivery = (app: WebhookTestApp, id: number) => app.json("GET", `/api/admin/deliveries/${id}`).then((r) => r.body);
+const deliveriesOf = (app: WebhookTestApp, subId: number, q = "") => app.json("GET", `/api/admin/webhooks/${subId}/deliveries?limit=500${q}`).then((r) => r.body);
+
+test("a published event arrives signed, in the exact envelope, with the Standard Webhooks headers", async () => {
+  const { app, rx } = setup();
+  const sub = await app.subscribe({ url: rx.url, events: ["case.created"] });
+  const before = Math.floor(Date.now() / 1000);
+  app.publish("case.created", EVENTS["case.created"].example, "DEMO");
+  await rx.waitFor(1);
+  const [r] = rx.received;
+  expect(r!.headers["content-type"]).toBe("application/json");
+  expect(r!.headers["user-agent"]).toBe("Gatehouse-Webhooks/test");
+  expect(r!.headers["webhook-id"]).toMatch(/^msg_/);
+  expect(r!.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+  const verified = new Webhook(sub.secret).verify(r!.body, r!.headers) as any;
+  expect(Object.keys(verified)).toEqual(["event", "timestamp", "payload"]);
+  expect(verified.event).toBe("case.created");
+  expect(verified.payload).toEqual(EVENTS["case.created"].example);
+  expect(Number.isInteger(verified.timestamp)).toBe(true);
+  expect(verified.timestamp).toBeGreaterThanOrEqual(before);
+
+  const page = await deliveriesOf(app, sub.id);
+  const d = await app.until(async () => {
+    const x = await delivery(app, page.items[0].id);
+    return x.status === "delivered" && x;
+  }, "delivered");
+  expect(d.webhookId).toBe(r!.headers["webhook-id"]);
+  expect(d.attempts.length).toBe(1);
+  expect(d.attempts[0]).toMatchObject({ statusCode: 200, error: null, responseBody: "ok", url: rx.url });
+  expect(d.attempts[0].requestHeaders["webhook-id"]).toBe(d.webhookId);
+  const sub2 = (await app.json("GET", `/api/admin/webhooks/${sub.id}`)).body;
+  expect(sub2.lastSuccessAt).not.toBeNull();
+  const metrics = metricsFor(app.ctx).render();
+  expect(metrics).toContain('gatehouse_webhook_attempts_total{outcome="delivered"} 1');
+  expect(metrics).toContain("gatehouse_webhook_backlog 0");
+});
+
+test("events outside the filter or project are not sent", async () => {
+  const { app, rx } = setup();
+  await app.subscribe({ url: rx.url, events: ["suite.created"], project: "DEMO" });
+  app.publish("case.deleted", { id: 1 }, "DEMO");
+  app.publish("suite.created", EVENTS["suite.created"].example, "OTHER");
+  app.publish("suite.created", { ...EVENTS["suite.created"].example, id: 99 }, "DEMO");
+  await rx.waitFor(1);
+  await Bun.sleep(200);
+  expect(rx.received.length).toBe(1);
+  expect(JSON.parse(rx.received[0]!.body).payload.id).toBe(99);
+});
+
+test("500 then 200: retried with the same webhook-id and a fresh timestamp per attempt", async () => {
+  const { app, rx } = setup({ webhookRetrySchedule: [1100] });
+  rx.setHandler((_req, _rec, n) => (n === 1 ? new Response("boom", { status: 500 }) : new Response("ok")));
+  const sub = await app.subscribe({ url: rx.url });
+  app.publish("case.updated", { id: 7 });
+  await rx.waitFor(2);
+  const [a, b] = rx.received;
+  expect(b!.headers["webhook-id"]).toBe(a!.headers["webhook-id"]);
+  expect(b!.body).toBe(a!.body);
+  expect(Number(b!.headers["webhook-timestamp"])).toBeGreaterThan(Number(a!.headers["webhook-timestamp"]));
+  expect(() => new Webhook(sub.secret).verify(b!.body, b!.headers)).not.toThrow();
+  const id = (await deliveriesOf(app, sub.id)).items[0].id;
+  const d = await app.until(async () => {
+    const x = await delivery(app, id);
+    return x.status === "delivered" && x;
+  }, "delivered after retry");
+  expect(d.attempts.map((x: any) => x.statusCode)).toEqual([500, 200]);
+  expect(d.attempts[0].responseBody).toBe("boom");
+});
+
+test("a receiver slower than the timeout fails the attempt; after the schedule the delivery is failed", async () => {
+  const { app, rx } = setup({ webhookTimeoutMs: 200, webhookRetrySchedule: [30] });
+  rx.setHandler(async () => {
+    await Bun.sleep(1000);
+    return new Response("too late");
+  });
+  const sub = await app.subscribe({ url: rx.url });
+  app.publish("case.deleted", { id: 3 });
+  const id = await app.until(async () => (await deliveriesOf(app, sub.id, "&status=failed")).items[0]?.id, "failed delivery");
+  const d = await delivery(app, id);
+  expect(d.attempts.length).toBe(2);
+  for (const a of d.attempts) {
+    expect(a.statusCode).toBeNull();
+    expect(a.error).toContain("timed out after 200 ms");
+  }
+  expect(d.lastError).toContain("timed out");
+  expect((await app.json("GET", `/api/admin/webhooks/${sub.id}`)).body.failingSince).not.toBeNull();
+});
+
+test("3xx is not followed and counts as a failure", async () => {
+  const { app, rx } = setup({ webhookRetrySchedule: [30] });
+  const other = startReceiver();
+  cleanups.push(() => other.stop());
+  rx.setHandler(() => new Response(null, { status: 307, headers: { location: other.url } }));
+  const sub = await app.subscribe({ url: rx.url });
+  app.publish("case.deleted", { id: 4 });
+  const id = await app.until(async () => (await deliveriesOf(app, sub.id, "&status=failed")).items[0]?.id, "failed delivery");
+  const d = await delivery(app, id);
+  expect(d.attempts.map((a: any) => a.statusCode)).toEqual([307, 307]);
+  expect(d.lastError).toBe("HTTP 307");
+  expect(other.received.length).toBe(0);
+});
+
+test("410 Gone disables the subscription and stops its deliveries", async () => {
+  const { app, rx } = setup();
+  rx.setHandler(() => new Response("gone", { status: 410 }));
+  const sub = await app.subscribe({ url: rx.url });
+  app.publish("case.deleted", { id: 5 });
+  const s = await app.until(async () => {
+    const x = (await app.json("GET", `/api/admin/webhooks/${sub.id}`)).body;
+    return !x.enabled && x;
+  }, "disabled subscription");
+  expect(s.disabledReason).toContain("410");
+  const page = await deliveriesOf(app, sub.id);
+  expect(page.items[0].status).toBe("failed");
+  app.publish("case.deleted", { id: 6 }); // not matched any more: the subscription is disabled
+  await Bun.sleep(150);
+  expect(rx.received.length).toBe(1);
+  expect((await deliveriesOf(app, sub.id)).total).toBe(1);
+});
+
+test("429 with Retry-After waits at least that long before the next attempt", async () => {
+  const { app, rx } = setup({ webhookRetrySchedule: [10] });
+  rx.setHandler((_req, _rec, n) => (n === 1 ? new Response("slow down", { status: 429, headers: { "retry-after": "1" } }) : new Response("ok")));
+  await app.subscribe({ url: rx.url });
+  app.publish("case.deleted", { id: 8 });
+  await rx.waitFor(2);
+  expect(rx.received[1]!.at - rx.received[0]!.at).toBeGreaterThanOrEqual(950);
+});
+
+test("503 with an HTTP-date Retry-After is honoured too", async () => {
+  const { app, rx } = setup({ webhookRetrySchedule: [10] });
+  rx.setHandler((_req, _rec, n) =>
+    n === 1 ? new Response("maintenance", { status: 503, headers: { "retry-after": new Date(Date.now() + 2000).toUTCString() } }) : new Response("ok"),
+  );
+  await app.subscribe({ url: rx.url });
+  app.publish("case.deleted", { id: 9 });
+  await rx.waitFor(2);
+  // HTTP dates have 1 s resolution, so the wait is at least ~1 s.
+  expect(rx.received[1]!.at - rx.received[0]!.at).toBeGreaterThanOrEqual(950);
+});
+
+test("after a secret rotation both the old and the new secret verify each request", async () => {
+  const { app, rx } = setup();
+  const sub = await app.subscribe({ url: rx.url });
+  const rotated = (await app.json("POST", `/api/admin/webhooks/${sub.id}/rotate-secret`)).body;
+  app.publish("run.deleted", { id: 301 });
+  await rx.waitFor(1);
+  const r = rx.received[0]!;
+  expect(r.headers["webhook-signature"]!.split(" ").length).toBe(2);
+  expect(() => new Webhook(sub.secret).verify(r.body, r.headers)).not.toThrow();
+  expect(() => new Webhook(rotated.secret).verify(r.body, r.headers)).not.toThrow();
+});
+
+test("a receiver that never answers does not delay another subscription (per-subscription cap)", async () => {
+  const { app, rx } = setup({ webhookConcurrency: 4, webhookPerSubscriptionConcurrency: 2, webhookTimeoutMs: 20_000 });
+  const dead = startReceiver();
+  cleanups.push(() => dead.stop());
+  dead.setHandler(() => dead.hang());
+  await app.subscribe({ url: dead.url, events: ["case.deleted"] });
+  await app.subscribe({ url: rx.url, events: ["case.updated"] });
+  for (let i = 1; i <= 20; i++) app.publish("case.deleted", { id: i });
+  await dead.waitFor(2);
+  for (let i = 1; i <= 20; i++) app.publish("case.updated", { id: i });
+  await rx.waitFor(20, 5_000);
+  expect(dead.received.length).toBe(2); // held at its cap, the rest wait their turn
+  expect(dead.maxInFlight).toBe(2);
+  expect(rx.maxInFlight).toBeLessThanOrEqual(2);
+});
+
+test("redeliver sends a delivered event again with the same webhook-id", async () => {
+  const { app, rx } = setup();
+  const sub = await app.subscribe({ url: rx.url });
+  app.publish("defect.resolved", { id: 77 });
+  await rx.waitFor(1);
+  const id = (await deliveriesOf(app, sub.id)).items[0].id;
+  await app.until(async () => (await delivery(app, id)).status === "delivered", "delivered");
+  const r = await app.json("POST", `/api/admin/deliveries/${id}/redeliver`);
+  expect(r).toEqual({ status: 202, body: { id, status: "pending" } });
+  await rx.waitFor(2);
+  expect(rx.received[1]!.headers["webhook-id"]).toBe(rx.received[0]!.headers["webhook-id"]);
+  const d = await app.until(async () => {
+    const x = await delivery(app, id);
+    return x.status === "delivered" && x.attempts.length === 2 && x;
+  }, "delivered twice");
+  expect(d.attemptCount).toBe(1); // a fresh cycle
+});
+
+test("recover re-queues every failed delivery since a time", async () => {
+  const { app, rx } = setup({ webhookRetrySchedule: [10] });
+  rx.setHandler(() => new Response("down", { status: 500 }));
+  const sub = await app.subscribe({ url: rx.url });
+  const since = new Date(Date.now() - 1000).toISOString();
+  for (let i = 1; i <= 5; i++) app.publish("case.deleted", { id: i });
+  await app.until(async () => (await deliveriesOf(app, sub.id, "&status=failed")).total === 5, "5 failed");
+  rx.setHandler(() => new Response("ok"));
+  const old = (await app.json("POST", `/api/admin/webhooks/${sub.id}/recover`, { since: new Date(Date.now() + 60_000).toISOString() })).body;
+  expect(old).toEqual({ requeued: 0 });
+  const r = await app.json("POST", `/api/admin/webhooks/${sub.id}/recover`, { since });
+  expect(r).toEqual({ status: 202, body: { requeued: 5 } });
+  await app.until(async () => (await deliveriesOf(app, sub.id, "&status=delivered")).total === 5, "5 delivered after recover");
+  expect(rx.received.length).toBe(15);
+});
+
+test("the SSRF guard refuses a private target at connect time and the attempt is logged and retried", async () => {
+  const { app, rx } = setup({ webhookAllowPrivateTargets: false, webhookRetrySchedule: [10] });
+  // As if DNS changed after the subscription was created: the row points at loopback.
+  const now = Date.now();
+  const sub = app.ctx.db
+    .insert(webhookSubscriptions)
+    .values({ url: rx.url, events: ["*"], secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", createdAt: now, updatedAt: now })
+    .returning()
+    .get();
+  app.publish("case.deleted", { id: 1 });
+  const id = await app.until(async () => (await deliveriesOf(app, sub.id, "&status=failed")).items[0]?.id, "failed delivery");
+  const d = await delivery(app, id);
+  expect(d.attempts.length).toBe(2);
+  expect(d.attempts[0].error).toContain("target refused: 127.0.0.1 resolves to 127.0.0.1 (loopback)");
+  expect(rx.received.length).toBe(0);
+});
+
+test("a host name is resolved, pinned and sent as the Host header", async () => {
+  const { app, rx } = setup();
+  const url = rx.url.replace("127.0.0.1", "localhost");
+  await app.subscribe({ url });
+  app.publish("case.deleted", { id: 1 });
+  await rx.waitFor(1);
+  expect(rx.received[0]!.headers.host).toBe(new URL(url).host);
+});
+
+test("stop() ends the loop cleanly with a request in flight and gives the lease back without counting an attempt", async () => {
+  const { app, rx } = setup({ webhookTimeoutMs: 1500 });
+  rx.setHandler(() => rx.hang());
+  const sub = await app.subscribe({ url: rx.url });
+  app.publish("case.deleted", { id: 1 });
+  await rx.waitFor(1);
+  await app.loop.stop(); // waits min(timeout / 2, 5 s) for the attempt, then aborts it
+  const d = await delivery(app, (await deliveriesOf(app, sub.id)).items[0].id);
+  expect(d).toMatchObject({ status: "pending", attemptCount: 0, inFlight: false, attempts: [] });
+});
+
+test("a subscription failing for 5 days without a success is disabled with a reason", async () => {
+  const { app, rx } = setup({ webhookRetrySchedule: [10_000] });
+  rx.setHandler(() => new Response("down", { status: 500 }));
+  const sub = await app.subscribe({ url: rx.url });
+  app.ctx.sqlite.query("UPDATE webhook_subscriptions SET failing_since = ?1 WHERE id = ?2").run(Date.now() - 5 * 86_400_000 - 1000, sub.id);
+  app.publish("case.deleted", { id: 1 });
+  const s = await app.until(async () => {
+    const x = (await app.json("GET", `/api/admin/webhooks/${sub.id}`)).body;
+    return !x.enabled && x;
+  }, "disabled subscription");
+  expect(s.disabledReason).toContain("5 days");
+  const back = (await app.json("PATCH", `/api/admin/webhooks/${sub.id}`, { enabled: true })).body;
+  expect(back).toMatchObject({ enabled: true, disabledReason: null, failingSince: null });
+});
+
+test("retention purges delivered deliveries, their attempts and orphaned events, and keeps failed ones", async () => {
+  const { purgeExpired } = await import("../../src/webhooks/dispatcher");
+  const { app, rx } = setup({ webhookRetrySchedule: [10] });
+  const sub = await app.subscribe({ url: rx.url });
+  app.publish("case.deleted", { id: 1 });
+  app.publish("case.deleted", { id: 2 });
+  await app.until(async () => (await deliveriesOf(app, sub.id, "&status=delivered")).total === 2, "delivered");
+  rx.setHandler(() => new Response("down", { status: 500 }));
+  app.publish("case.deleted", { id: 3 });
+  await app.until(async () => (await deliveriesOf(app, sub.id, "&status=failed")).total === 1, "failed");
+  const count = (table: string) => (app.ctx.sqlite.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  expect(await purgeExpired(app.ctx, Date.now())).toBe(0); // nothing is older than 30 days yet
+  const later = Date.now() + 31 * 86_400_000;
+  expect(await purgeExpired(app.ctx, later)).toBeGreaterThan(0);
+  expect((await deliveriesOf(app, sub.id)).items.map((d: any) => d.status)).toEqual(["failed"]);
+  expect(count("webhook_events")).toBe(1);
+  expect(count("webhook_attempts")).toBe(0);
+});

@@ -1,0 +1,110 @@
+import type { Config } from "../../src/config";
+import { startDeliveryLoop } from "../../src/webhooks/dispatcher";
+import { publish } from "../../src/webhooks/publish";
+import { createTestApp } from "../helpers";
+
+/** A webhook subscriber on 127.0.0.1: records every request; its answer is swappable per test. */
+export type Received = { headers: Record<string, string>; body: string; at: number };
+export type Handler = (req: Request, rec: Received, n: number) => Response | Promise<Response>;
+
+export function startReceiver(handler: Handler = () => new Response("ok")) {
+  const received: Received[] = [];
+  let current = handler;
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const waiters = new Set<() => void>();
+  const hung = new Set<() => void>();
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    idleTimeout: 30,
+    async fetch(req) {
+      const rec: Received = { headers: Object.fromEntries(req.headers), body: await req.text(), at: Date.now() };
+      received.push(rec);
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      for (const w of waiters) w();
+      try {
+        return await current(req, rec, received.length);
+      } finally {
+        inFlight--;
+      }
+    },
+  });
+  const base = `http://127.0.0.1:${server.port}`;
+  return {
+    url: `${base}/hook`,
+    base,
+    received,
+    get maxInFlight() {
+      return maxInFlight;
+    },
+    setHandler(h: Handler) {
+      current = h;
+    },
+    /** A handler that never answers (until the receiver stops). */
+    hang(): Promise<Response> {
+      return new Promise((resolve) => hung.add(() => resolve(new Response("late"))));
+    },
+    async waitFor(n: number, timeoutMs = 10_000): Promise<void> {
+      const deadline = Date.now() + timeoutMs;
+      while (received.length < n) {
+        if (Date.now() > deadline) throw new Error(`receiver got ${received.length} requests, expected ${n}`);
+        await new Promise<void>((r) => {
+          const t = setTimeout(r, 50);
+          waiters.add(() => (clearTimeout(t), r()));
+        });
+        waiters.clear();
+      }
+    },
+    stop() {
+      for (const h of hung) h();
+      server.stop(true);
+    },
+  };
+}
+
+export type WebhookTestApp = ReturnType<typeof webhookTestApp>;
+
+/** A test app with a running delivery loop and a fast, short retry schedule (never real minutes). */
+export function webhookTestApp(overrides: Partial<Config> = {}) {
+  const t = createTestApp({
+    webhookAllowPrivateTargets: true,
+    webhookPollIntervalMs: 20,
+    webhookTimeoutMs: 1000,
+    webhookRetrySchedule: [50, 100],
+    ...overrides,
+  });
+  const loop = startDeliveryLoop(t.ctx);
+  return {
+    ...t,
+    loop,
+    publish(event: string, payload: unknown, projectCode: string | null = null) {
+      t.ctx.db.transaction((tx) => publish(tx, event, payload, { projectCode }), { behavior: "immediate" });
+    },
+    async subscribe(body: Record<string, unknown>) {
+      const r = await t.admin("POST", "/api/admin/webhooks", { events: ["*"], ...body });
+      if (r.status !== 201) throw new Error(`subscribe failed: ${r.status} ${await r.text()}`);
+      return (await r.json()) as { id: number; secret: string; url: string };
+    },
+    async json<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+      const r = await t.admin(method, path, body);
+      const text = await r.text();
+      return { status: r.status, body: (text ? JSON.parse(text) : null) as T };
+    },
+    /** Polls until `check` is truthy (state reached by the loop), failing after a generous deadline. */
+    async until<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const v = await check();
+        if (v) return v as NonNullable<T>;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await Bun.sleep(20);
+      }
+    },
+    async close() {
+      await loop.stop();
+      t.close();
+    },
+  };
+}
