@@ -31,6 +31,8 @@ export type FilterNode =
 const COMPARE_OPS = new Set<string>(["eq", "ne", "co", "sw", "ew", "gt", "ge", "lt", "le"]);
 const MAX_FILTER_LENGTH = 10_000;
 const MAX_DEPTH = 64;
+/** Comparisons per filter; far above what an IdP sends, far below SQLite's expression-depth limit. */
+const MAX_TERMS = 200;
 
 const fail = (detail: string): never => {
   throw new ScimError(400, detail, "invalidFilter");
@@ -54,6 +56,7 @@ export function parseAttrPath(text: string): AttrPath {
 class Parser {
   pos = 0;
   depth = 0;
+  terms = 0;
   constructor(readonly s: string) {}
 
   where() {
@@ -151,6 +154,7 @@ class Parser {
   }
 
   attrExp(inValuePath: boolean): FilterNode {
+    if (++this.terms > MAX_TERMS) fail(`The filter has more than ${MAX_TERMS} comparisons`);
     const start = this.pos;
     const pathText = this.word();
     if (!pathText) fail(`Expected an attribute name ${this.where()}${this.peek() ? `, found "${this.peek()}"` : ""}`);

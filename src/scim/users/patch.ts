@@ -76,11 +76,12 @@ export function applyUserPatch(current: UserState, operations: PatchOp[]): UserS
   return state;
 }
 
-function applyValueObject(state: UserState, verb: Verb, value: Record<string, unknown>): UserState {
+function applyValueObject(state: UserState, verb: Verb, value: Record<string, unknown>, nested = false): UserState {
   for (const [key, v] of Object.entries(value)) {
     const lower = key.toLowerCase();
     if (lower === SCHEMA_USER.toLowerCase() && v && typeof v === "object" && !Array.isArray(v)) {
-      state = applyValueObject(state, verb, v as Record<string, unknown>);
+      // `{"urn:…:core:2.0:User": {…}}` wraps the core attributes once; deeper wrapping is ignored
+      if (!nested) state = applyValueObject(state, verb, v as Record<string, unknown>, true);
       continue;
     }
     state = applyPath(state, verb, key, v, true);

@@ -66,7 +66,7 @@ describe("parseFilter", () => {
       "", "   ", "userName", "userName eq", 'userName eq "unterminated', 'userName xx "a"', 'userName eq "a" and', '(userName eq "a"',
       'userName eq "a")', 'emails[type eq "work"', 'emails[type eq "work"]]', 'emails[type[value eq "x"] eq "y"]', "and", "not title pr",
       '"quoted" eq "x"', 'userName eq "a" "b"', 'userName eq a"b', "a.b.c eq 1", 'name.familyName[x eq "y"]', "userName eq )", "x eq (", "()",
-      `userName eq "${"x".repeat(10_001)}"`, "(".repeat(100) + "a pr" + ")".repeat(100), 'userName eq "bad \\q escape"',
+      `userName eq "${"x".repeat(10_001)}"`, Array.from({ length: 201 }, () => "id pr").join(" or "), "(".repeat(100) + "a pr" + ")".repeat(100), 'userName eq "bad \\q escape"',
     ])
       invalid(f);
   });
