@@ -279,3 +279,18 @@ describe("onUserDeactivated hook", () => {
     }
   });
 });
+
+test("lists carry each user's own e-mails, for dense pages and for sparse filter results", async () => {
+  const o = createScimTestApp();
+  try {
+    for (let i = 0; i < 12; i++)
+      await o.scim("POST", "/Users", newUser(`m${i}@example.com`, { emails: [{ value: `m${i}@work.example`, type: "work", primary: true }, { value: `m${i}@home.example`, type: "home" }] }));
+    const dense = await json(await o.scim("GET", "/Users?count=5&startIndex=3"));
+    for (const u of dense.Resources) expect(u.emails.map((e: any) => e.value)).toEqual([`${u.userName.split("@")[0]}@work.example`, `${u.userName.split("@")[0]}@home.example`]);
+    const sparse = await json(await o.scim("GET", `/Users?filter=${encodeURIComponent('userName eq "m0@example.com" or userName eq "m11@example.com"')}`));
+    expect(sparse.totalResults).toBe(2);
+    for (const u of sparse.Resources) expect(u.emails[0].value).toBe(`${u.userName.split("@")[0]}@work.example`);
+  } finally {
+    o.close();
+  }
+});
