@@ -294,3 +294,10 @@ test("lists carry each user's own e-mails, for dense pages and for sparse filter
     o.close();
   }
 });
+
+test("the OpenAPI document describes the /Users request bodies", async () => {
+  const doc = await json(await t.request("GET", "/openapi/json"));
+  for (const [path, method] of [["/scim/v2/Users", "post"], ["/scim/v2/Users/{id}", "put"], ["/scim/v2/Users/{id}", "patch"]] as const)
+    expect(doc.paths[path][method].requestBody.content["application/json"].schema.type).toBe("object");
+  expect(doc.paths["/api/admin/scim-tokens"].post.requestBody.content["application/json"]).toBeDefined();
+});
