@@ -169,8 +169,8 @@ export function createUsersService(ctx: AppContext) {
     active: s.active,
   });
 
-  const writeEmails = (tx: Tx, userId: number, emails: UserState["emails"]) => {
-    tx.delete(userEmails).where(eq(userEmails.userId, userId)).run();
+  const writeEmails = (tx: Tx, userId: number, emails: UserState["emails"], fresh = false) => {
+    if (!fresh) tx.delete(userEmails).where(eq(userEmails.userId, userId)).run();
     if (emails.length)
       tx.insert(userEmails).values(emails.map((e, i) => ({ userId, position: i, value: e.value, valueKey: e.value.toLowerCase(), type: e.type, primary: e.primary }))).run();
   };
@@ -254,7 +254,7 @@ export function createUsersService(ctx: AppContext) {
         assertSeat(null, state, 0);
         const now = new Date().toISOString();
         const row = tx.insert(users).values({ ...columnsOf(state), role: "member", createdAt: now, updatedAt: now }).returning({ id: users.id }).get();
-        writeEmails(tx, row.id, state.emails);
+        writeEmails(tx, row.id, state.emails, true);
         return row.id;
       }, { behavior: "immediate" });
       return getResource(id)!;
