@@ -1,0 +1,74 @@
+import { t } from "elysia";
+
+export const GROUP_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Group";
+export const PATCH_OP_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
+
+/**
+ * A member as IdPs send it. `value` is the user's id, a string per the spec (Entra, Okta) or a
+ * number (some middleware echoes our responses back). Extra keys (`display`, `$ref`, `type`)
+ * are tolerated; `type` other than "User" is skipped like an unknown member.
+ */
+export const GroupMemberInput = t.Object(
+  {
+    value: t.Union([t.String(), t.Number()], { description: "The user's id (`42` or `\"42\"`)." }),
+    type: t.Optional(t.Union([t.String(), t.Null()])),
+    display: t.Optional(t.Union([t.String(), t.Null()])),
+    $ref: t.Optional(t.Union([t.String(), t.Null()])),
+  },
+  { additionalProperties: true },
+);
+
+/** Body of POST /Groups and PUT /Groups/{id}. Unknown keys (`meta`, vendor noise) are ignored. */
+export const GroupWrite = t.Object(
+  {
+    schemas: t.Optional(t.Array(t.String())),
+    id: t.Optional(t.String({ description: "Ignored on PUT (the path names the group)." })),
+    displayName: t.String({ minLength: 1, description: "Team name; unique, compared case-insensitively." }),
+    externalId: t.Optional(t.Union([t.String(), t.Null()])),
+    members: t.Optional(t.Union([t.Array(GroupMemberInput), t.Null()], { description: "PUT: omitting members removes every member." })),
+  },
+  { additionalProperties: true },
+);
+export type GroupWrite = typeof GroupWrite.static;
+
+export const GroupPatchOperation = t.Object(
+  {
+    op: t.String({ description: "add, remove or replace (any case)." }),
+    path: t.Optional(t.Union([t.String(), t.Null()])),
+    value: t.Optional(t.Unknown()),
+  },
+  { additionalProperties: true },
+);
+export type GroupPatchOperation = typeof GroupPatchOperation.static;
+
+export const GroupPatch = t.Object(
+  {
+    schemas: t.Array(t.String(), { description: `Must contain ${PATCH_OP_SCHEMA}.` }),
+    Operations: t.Array(GroupPatchOperation),
+  },
+  { additionalProperties: true },
+);
+export type GroupPatch = typeof GroupPatch.static;
+
+export const GroupMember = t.Object({
+  value: t.Integer({ description: "The user's id, a number in responses." }),
+  display: t.String({ description: "The user's displayName." }),
+  type: t.Literal("User"),
+  $ref: t.String({ description: "Location of the User resource." }),
+});
+
+export const GroupResource = t.Object({
+  schemas: t.Array(t.String()),
+  id: t.String({ description: "Opaque hash id." }),
+  externalId: t.Optional(t.String()),
+  displayName: t.String(),
+  members: t.Optional(t.Array(GroupMember)),
+  meta: t.Object({
+    resourceType: t.Literal("Group"),
+    created: t.String(),
+    lastModified: t.String(),
+    location: t.String(),
+  }),
+});
+export type GroupResource = typeof GroupResource.static;
+export type GroupMember = typeof GroupMember.static;
