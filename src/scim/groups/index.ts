@@ -1,7 +1,54 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
+import { ScimError } from "../errors";
+import { parseListParams, parseProjectionParams } from "../query";
+import { GroupListQuery, GroupPatch, GroupProjectionQuery, GroupWrite, PATCH_OP_SCHEMA } from "./model";
+import { createGroupService } from "./service";
+
+const tags = ["SCIM Groups"];
 
 /** /Groups: workspace teams and their membership. */
-export function groupsRoutes(_ctx: AppContext) {
-  return new Elysia({ name: "scim-groups" });
+export function groupsRoutes(ctx: AppContext) {
+  const service = createGroupService(ctx);
+  return new Elysia({ name: "scim-groups" })
+    .get("/Groups", ({ query }) => service.list(parseListParams(query)), {
+      query: GroupListQuery,
+      detail: { tags, summary: "List groups (teams); filter on displayName, sort, page, project attributes" },
+    })
+    .get("/Groups/:id", ({ params, query }) => service.get(params.id, parseProjectionParams(query)), {
+      query: GroupProjectionQuery,
+      detail: { tags, summary: "Get a group (team) with its members" },
+    })
+    .post(
+      "/Groups",
+      ({ body, set }) => {
+        const group = service.create(body);
+        set.status = 201;
+        set.headers["location"] = group.meta.location;
+        return group;
+      },
+      { body: GroupWrite, detail: { tags, summary: "Create a group; members optional (an empty group is allowed)" } },
+    )
+    .put("/Groups/:id", ({ params, body }) => service.replace(params.id, body), {
+      body: GroupWrite,
+      detail: { tags, summary: "Replace a group: displayName and the whole member list (omitted members → none)" },
+    })
+    .patch(
+      "/Groups/:id",
+      ({ params, body }) => {
+        if (!body.schemas.includes(PATCH_OP_SCHEMA)) throw new ScimError(400, `schemas must contain ${PATCH_OP_SCHEMA}`, "invalidSyntax");
+        return service.patch(params.id, body.Operations);
+      },
+      { body: GroupPatch, detail: { tags, summary: "Add/remove/replace members, rename; answers with the full member list" } },
+    )
+    .delete(
+      "/Groups/:id",
+      ({ params, set }) => {
+        service.delete(params.id);
+        set.status = 204;
+        return undefined;
+      },
+      { detail: { tags, summary: "Delete a group (its memberships go with it; users stay)" } },
+    );
 }
+

@@ -72,3 +72,20 @@ export const GroupResource = t.Object({
 });
 export type GroupResource = typeof GroupResource.static;
 export type GroupMember = typeof GroupMember.static;
+
+const projection = {
+  attributes: t.Optional(t.String({ description: "Comma-separated attributes to return (id and schemas always come)." })),
+  excludedAttributes: t.Optional(t.String({ description: "Comma-separated attributes to leave out; Entra sends `members`." })),
+};
+export const GroupProjectionQuery = t.Object(projection, { additionalProperties: true });
+export const GroupListQuery = t.Object(
+  {
+    filter: t.Optional(t.String({ description: 'displayName only: eq ne co sw ew pr gt ge lt le, and/or, parentheses (no not). E.g. displayName eq "QA".' })),
+    startIndex: t.Optional(t.String({ description: "1-based; below 1 means 1." })),
+    count: t.Optional(t.String({ description: "Page size, default 100, at most 1000; 0 returns only totalResults." })),
+    sortBy: t.Optional(t.String({ description: "displayName, id, externalId, meta.created or meta.lastModified." })),
+    sortOrder: t.Optional(t.String({ description: "ascending (default) or descending." })),
+    ...projection,
+  },
+  { additionalProperties: true },
+);

@@ -1,4 +1,5 @@
 import { ScimError } from "../errors";
+import { parsePatchPath, type FilterNode } from "../filter";
 import type { GroupPatchOperation } from "./model";
 
 /**
@@ -100,46 +101,43 @@ type PathTarget =
   | { kind: "displayName" }
   | { kind: "externalId" };
 
-/** Parses the handful of paths a Group has. Exported for tests. */
+/**
+ * Resolves a PATCH path (parsed by the shared `parsePatchPath`) to one of the few targets a
+ * Group has. Exported for tests.
+ */
 export function parseGroupPath(rawPath: string, where = "path"): PathTarget {
-  const path = stripGroupUrn(rawPath.trim());
-  const lower = path.toLowerCase();
-  if (lower === "members") return { kind: "members" };
-  if (lower === "displayname") return { kind: "displayName" };
-  if (lower === "externalid") return { kind: "externalId" };
-  const bracket = /^members\s*\[(.*)\]$/is.exec(path);
-  if (bracket) return { kind: "memberFilter", userIds: parseMemberValueFilter(bracket[1]!, rawPath, where) };
-  throw new ScimError(400, `${where}: unsupported path "${rawPath}" (Group paths: members, members[value eq "id"], displayName, externalId)`, "invalidPath");
+  const unsupported = (): never => {
+    throw new ScimError(400, `${where}: unsupported path "${rawPath}" (Group paths: members, members[value eq "id"], displayName, externalId)`, "invalidPath");
+  };
+  const parsed = parsePatchPath(rawPath);
+  const { attr, filter, valueSub } = parsed;
+  if (attr.uri && attr.uri.toLowerCase() !== GROUP_URN_PREFIX.slice(0, -1)) unsupported();
+  const name = attr.name.toLowerCase();
+  if (attr.sub || valueSub) unsupported();
+  if (name === "members") return filter ? { kind: "memberFilter", userIds: memberFilterIds(filter, rawPath, where) } : { kind: "members" };
+  if (filter) unsupported();
+  if (name === "displayname") return { kind: "displayName" };
+  if (name === "externalid") return { kind: "externalId" };
+  return unsupported();
 }
 
 /**
- * `value eq "42"` optionally joined by `or` (`value eq "1" or value eq "2"`). Anything richer
- * (other sub-attributes, other operators) names no member we could act on → invalidPath.
+ * The users named by `members[value eq "42"]`, also `or`-joined (`value eq "1" or value eq "2"`).
+ * Anything richer (other sub-attributes, other operators, and/not) names no member we could act
+ * on → invalidPath.
  */
-function parseMemberValueFilter(inner: string, rawPath: string, where: string): number[] {
-  const term = /^\s*value\s+eq\s+(?:"((?:[^"\\]|\\.)*)"|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?))\s*/i;
-  const ids: number[] = [];
-  let rest = inner;
-  for (;;) {
-    const m = term.exec(rest);
-    if (!m) throw new ScimError(400, `${where}: unsupported member filter in "${rawPath}" (expected members[value eq "id"])`, "invalidPath");
-    const raw = m[1] !== undefined ? unescapeJsonString(m[1]) : Number(m[2]);
-    const id = toUserId(raw);
-    if (id !== null) ids.push(id);
-    rest = rest.slice(m[0].length);
-    if (rest === "") return ids;
-    const or = /^or\s+/i.exec(rest);
-    if (!or) throw new ScimError(400, `${where}: unsupported member filter in "${rawPath}" (expected members[value eq "id"])`, "invalidPath");
-    rest = rest.slice(or[0].length);
+function memberFilterIds(node: FilterNode, rawPath: string, where: string): number[] {
+  switch (node.op) {
+    case "or":
+      return [...memberFilterIds(node.left, rawPath, where), ...memberFilterIds(node.right, rawPath, where)];
+    case "compare":
+      if (node.compare === "eq" && !node.attr.uri && !node.attr.sub && node.attr.name.toLowerCase() === "value") {
+        const v = node.value;
+        const id = typeof v === "string" || typeof v === "number" ? toUserId(v) : null;
+        return id === null ? [] : [id];
+      }
   }
-}
-
-function unescapeJsonString(s: string): string {
-  try {
-    return JSON.parse(`"${s}"`) as string;
-  } catch {
-    return s;
-  }
+  throw new ScimError(400, `${where}: unsupported member filter in "${rawPath}" (expected members[value eq "id"])`, "invalidPath");
 }
 
 function stripGroupUrn(key: string): string {
