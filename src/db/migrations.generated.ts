@@ -2,10 +2,12 @@
 // Text imports embed each SQL file in the compiled binary.
 import m0 from "../../migrations/0000_orange_mordo.sql" with { type: "text" };
 import m1 from "../../migrations/0001_pink_red_ghost.sql" with { type: "text" };
-import m2 from "../../migrations/0002_huge_thaddeus_ross.sql" with { type: "text" };
+import m2 from "../../migrations/0002_premium_vermin.sql" with { type: "text" };
+import m3 from "../../migrations/0003_pretty_vapor.sql" with { type: "text" };
 
 export const migrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_orange_mordo", when: 1795315140354, breakpoints: true, sql: m0 },
   { tag: "0001_pink_red_ghost", when: 1795315271076, breakpoints: true, sql: m1 },
-  { tag: "0002_huge_thaddeus_ross", when: 1795315506320, breakpoints: true, sql: m2 },
+  { tag: "0002_premium_vermin", when: 1795315494240, breakpoints: true, sql: m2 },
+  { tag: "0003_pretty_vapor", when: 1795316035945, breakpoints: true, sql: m3 },
 ];

@@ -311,7 +311,7 @@ describe("GET /Groups (list)", () => {
     const queries: string[] = [];
     const logged = drizzle(lt.ctx.sqlite, { logger: { logQuery: (q) => void queries.push(q) } });
     const service = createGroupService({ db: logged, config: lt.ctx.config });
-    const page = service.list({ startIndex: 1, count: 100 });
+    const page = service.list({ startIndex: 1, count: 100, sortOrder: "ascending" });
     expect(page.Resources).toHaveLength(5);
     expect(queries.filter((q) => /group_members/.test(q))).toHaveLength(1);
   });

@@ -1,4 +1,5 @@
-import { MAX_FILTER_RESULTS, MAX_PAYLOAD_BYTES } from "./limits";
+import { MAX_BODY_BYTES, SCHEMA_LIST_RESPONSE } from "../protocol";
+import { MAX_COUNT } from "../query";
 import type { ScimSchemaDefinition } from "./attributes";
 import { groupSchema } from "../groups/schema";
 import { userSchema } from "./user-schema";
@@ -6,7 +7,6 @@ import { userSchema } from "./user-schema";
 export const SERVICE_PROVIDER_CONFIG_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig";
 export const RESOURCE_TYPE_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ResourceType";
 export const SCHEMA_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Schema";
-export const LIST_RESPONSE_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:ListResponse";
 
 /** The schemas this server serves, in /Schemas order. */
 export const SCHEMAS: ScimSchemaDefinition[] = [userSchema, groupSchema];
@@ -30,8 +30,8 @@ export function discoveryDocuments(baseUrl: string) {
     schemas: [SERVICE_PROVIDER_CONFIG_SCHEMA],
     documentationUri: `${baseUrl}/openapi`,
     patch: { supported: true },
-    bulk: { supported: false, maxOperations: 0, maxPayloadSize: MAX_PAYLOAD_BYTES },
-    filter: { supported: true, maxResults: MAX_FILTER_RESULTS },
+    bulk: { supported: false, maxOperations: 0, maxPayloadSize: MAX_BODY_BYTES },
+    filter: { supported: true, maxResults: MAX_COUNT },
     changePassword: { supported: false },
     sort: { supported: true },
     etag: { supported: false },
@@ -80,5 +80,5 @@ export function discoveryDocuments(baseUrl: string) {
 
 /** RFC 7644 §4: multiple ResourceTypes/Schemas come as a ListResponse (no paging applies). */
 export function listResponse<T>(resources: T[]) {
-  return { schemas: [LIST_RESPONSE_SCHEMA], totalResults: resources.length, itemsPerPage: resources.length, startIndex: 1, Resources: resources };
+  return { schemas: [SCHEMA_LIST_RESPONSE], totalResults: resources.length, itemsPerPage: resources.length, startIndex: 1, Resources: resources };
 }

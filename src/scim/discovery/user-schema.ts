@@ -1,8 +1,9 @@
+import { SCHEMA_USER } from "../protocol";
 import { attribute, type ScimSchemaDefinition } from "./attributes";
 
 /** The User schema as Gatehouse's users carry it (spec 2.1 plus what IdPs send). */
 export const userSchema: ScimSchemaDefinition = {
-  id: "urn:ietf:params:scim:schemas:core:2.0:User",
+  id: SCHEMA_USER,
   name: "User",
   description: "Workspace user",
   attributes: [

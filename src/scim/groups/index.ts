@@ -2,7 +2,8 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { ScimError } from "../errors";
 import { parseListParams, parseProjectionParams } from "../query";
-import { GroupListQuery, GroupPatch, GroupProjectionQuery, GroupWrite, PATCH_OP_SCHEMA } from "./model";
+import { SCHEMA_PATCH_OP } from "../protocol";
+import { GroupListQuery, GroupPatch, GroupProjectionQuery, GroupWrite } from "./model";
 import { createGroupService } from "./service";
 
 const tags = ["SCIM Groups"];
@@ -36,7 +37,7 @@ export function groupsRoutes(ctx: AppContext) {
     .patch(
       "/Groups/:id",
       ({ params, body }) => {
-        if (!body.schemas.includes(PATCH_OP_SCHEMA)) throw new ScimError(400, `schemas must contain ${PATCH_OP_SCHEMA}`, "invalidSyntax");
+        if (!body.schemas.includes(SCHEMA_PATCH_OP)) throw new ScimError(400, `schemas must contain ${SCHEMA_PATCH_OP}`, "invalidSyntax");
         return service.patch(params.id, body.Operations);
       },
       { body: GroupPatch, detail: { tags, summary: "Add/remove/replace members, rename; answers with the full member list" } },

@@ -1,7 +1,5 @@
 import { t } from "elysia";
-
-export const GROUP_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Group";
-export const PATCH_OP_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
+import { SCHEMA_GROUP, SCHEMA_PATCH_OP } from "../protocol";
 
 /**
  * A member as IdPs send it. `value` is the user's id, a string per the spec (Entra, Okta) or a
@@ -43,7 +41,7 @@ export type GroupPatchOperation = typeof GroupPatchOperation.static;
 
 export const GroupPatch = t.Object(
   {
-    schemas: t.Array(t.String(), { description: `Must contain ${PATCH_OP_SCHEMA}.` }),
+    schemas: t.Array(t.String(), { description: `Must contain ${SCHEMA_PATCH_OP}.` }),
     Operations: t.Array(GroupPatchOperation),
   },
   { additionalProperties: true },

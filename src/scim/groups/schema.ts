@@ -1,5 +1,5 @@
 import { attribute, type ScimSchemaDefinition } from "../discovery/attributes";
-import { GROUP_SCHEMA } from "./model";
+import { SCHEMA_GROUP } from "../protocol";
 
 /**
  * The Group schema as this server implements it (served at /Schemas/…:Group). Kept beside the
@@ -8,7 +8,7 @@ import { GROUP_SCHEMA } from "./model";
  * use it to learn what is stored.
  */
 export const groupSchema: ScimSchemaDefinition = {
-  id: GROUP_SCHEMA,
+  id: SCHEMA_GROUP,
   name: "Group",
   description: "Workspace team",
   attributes: [

@@ -6,8 +6,9 @@ import { duplicateError, ScimError } from "../errors";
 import { compileFilter, parseFilter, type AttrPath, type AttributeResolver } from "../filter";
 import { SCHEMA_GROUP } from "../protocol";
 import { listResponse, projectResource, type ListParams } from "../query";
+import { onUserDeactivated } from "../users/service";
 import { users } from "../users/tables";
-import { GROUP_SCHEMA, type GroupMember, type GroupResource, type GroupWrite } from "./model";
+import { type GroupMember, type GroupResource, type GroupWrite } from "./model";
 import { memberIds, planGroupPatch, type GroupPatchStep } from "./patch";
 import { displayNameKey, groupMembers, groups } from "./tables";
 
@@ -34,7 +35,7 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
 
   function render(row: GroupRow, members: GroupMember[] | undefined): GroupResource {
     const resource: GroupResource = {
-      schemas: [GROUP_SCHEMA],
+      schemas: [SCHEMA_GROUP],
       id: row.id,
       ...(row.externalId !== null ? { externalId: row.externalId } : {}),
       displayName: row.displayName,
@@ -247,6 +248,7 @@ export type GroupService = ReturnType<typeof createGroupService>;
 export function removeUserFromAllGroups(tx: Tx, userId: number): void {
   tx.delete(groupMembers).where(eq(groupMembers.userId, userId)).run();
 }
+onUserDeactivated(removeUserFromAllGroups);
 
 const isGroupPath = (p: AttrPath) => !p.uri || p.uri.toLowerCase() === SCHEMA_GROUP.toLowerCase();
 
