@@ -56,8 +56,22 @@ describe("POST /Groups", () => {
       { value: String(carol), type: "Group" },
     ]);
     expect(g.members).toEqual([
-      { value: alice, display: "User alice", type: "User", $ref: `${BASE}/Users/${alice}` },
-      { value: bob, display: "User bob", type: "User", $ref: `${BASE}/Users/${bob}` },
+      { value: alice, type: "User" },
+      { value: bob, type: "User" },
+    ]);
+  });
+
+  test("members' display and $ref come when requested (returned: request)", async () => {
+    const g = await createGroup("Shown", [{ value: String(alice) }]);
+    const both = await json(await t.scim("GET", `/Groups/${g.id}?attributes=displayName,members.value,members.display,members.$ref`));
+    expect(both.members).toEqual([{ value: alice, display: "User alice", $ref: `${BASE}/Users/${alice}` }]);
+    const whole = await json(await t.scim("GET", `/Groups/${g.id}?attributes=members,members.display`));
+    expect(whole.members).toEqual([{ value: alice, display: "User alice", type: "User" }]);
+    expect(whole.displayName).toBeUndefined();
+    const onWrite = await json(await patch(g.id.concat("?attributes=members,members.$ref"), [{ op: "add", path: "members", value: [{ value: String(bob) }] }]));
+    expect(onWrite.members).toEqual([
+      { value: alice, type: "User", $ref: `${BASE}/Users/${alice}` },
+      { value: bob, type: "User", $ref: `${BASE}/Users/${bob}` },
     ]);
   });
 

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { ScimError } from "../errors";
 import { parseListParams, parseProjectionParams } from "../query";
-import { SCHEMA_PATCH_OP } from "../protocol";
+import { resourceLocation, SCHEMA_PATCH_OP } from "../protocol";
 import { GroupListQuery, GroupPatch, GroupProjectionQuery, GroupWrite } from "./model";
 import { createGroupService } from "./service";
 
@@ -22,25 +22,26 @@ export function groupsRoutes(ctx: AppContext) {
     })
     .post(
       "/Groups",
-      ({ body, set }) => {
-        const group = service.create(body);
+      ({ body, query, set }) => {
+        const group = service.create(body, parseProjectionParams(query));
         set.status = 201;
-        set.headers["location"] = group.meta.location;
+        set.headers["location"] = resourceLocation(ctx.config.baseUrl, "Groups", group.id as string);
         return group;
       },
-      { body: GroupWrite, detail: { tags, summary: "Create a group; members optional (an empty group is allowed)" } },
+      { body: GroupWrite, query: GroupProjectionQuery, detail: { tags, summary: "Create a group; members optional (an empty group is allowed)" } },
     )
-    .put("/Groups/:id", ({ params, body }) => service.replace(params.id, body), {
+    .put("/Groups/:id", ({ params, body, query }) => service.replace(params.id, body, parseProjectionParams(query)), {
       body: GroupWrite,
+      query: GroupProjectionQuery,
       detail: { tags, summary: "Replace a group: displayName and the whole member list (omitted members → none)" },
     })
     .patch(
       "/Groups/:id",
-      ({ params, body }) => {
+      ({ params, body, query }) => {
         if (!body.schemas.includes(SCHEMA_PATCH_OP)) throw new ScimError(400, `schemas must contain ${SCHEMA_PATCH_OP}`, "invalidSyntax");
-        return service.patch(params.id, body.Operations);
+        return service.patch(params.id, body.Operations, parseProjectionParams(query));
       },
-      { body: GroupPatch, detail: { tags, summary: "Add/remove/replace members, rename; answers with the full member list" } },
+      { body: GroupPatch, query: GroupProjectionQuery, detail: { tags, summary: "Add/remove/replace members, rename; answers with the full member list" } },
     )
     .delete(
       "/Groups/:id",

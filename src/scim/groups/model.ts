@@ -50,9 +50,9 @@ export type GroupPatch = typeof GroupPatch.static;
 
 export const GroupMember = t.Object({
   value: t.Integer({ description: "The user's id, a number in responses." }),
-  display: t.String({ description: "The user's displayName." }),
+  display: t.Optional(t.String({ description: "The user's displayName; only when requested (attributes=members.display)." })),
   type: t.Literal("User"),
-  $ref: t.String({ description: "Location of the User resource." }),
+  $ref: t.Optional(t.String({ description: "Location of the User resource; only when requested (attributes=members.$ref)." })),
 });
 
 export const GroupResource = t.Object({

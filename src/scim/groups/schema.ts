@@ -20,8 +20,16 @@ export const groupSchema: ScimSchemaDefinition = {
         attribute("value", "integer", "The member's User id. Accepted as a string or a number; returned as a number.", {
           mutability: "immutable",
         }),
-        attribute("$ref", "reference", "URI of the member's User resource.", { mutability: "immutable", referenceTypes: ["User"], caseExact: true }),
-        attribute("display", "string", "The member's displayName.", { mutability: "readOnly" }),
+        attribute("$ref", "reference", "URI of the member's User resource. Returned when requested (attributes=members.$ref).", {
+          mutability: "immutable",
+          referenceTypes: ["User"],
+          caseExact: true,
+          returned: "request",
+        }),
+        attribute("display", "string", "The member's displayName. Returned when requested (attributes=members.display).", {
+          mutability: "readOnly",
+          returned: "request",
+        }),
         attribute("type", "string", "Always User (nested groups are not supported).", { mutability: "immutable", canonicalValues: ["User"] }),
       ],
     }),

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { and, asc, count, desc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, ne, sql, type SQL } from "drizzle-orm";
 import type { AppContext } from "../../context";
 import type { Db, Tx } from "../../db/connection";
 import { duplicateError, ScimError } from "../errors";
@@ -52,22 +52,46 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
 
   /**
    * Members of many groups with ONE query (a page of 100 groups is one round trip, not 100),
-   * ordered by user id so output is stable. Only rows whose user exists can be returned (join),
-   * and only active users are ever stored.
+   * ordered by user id so output is stable. By default a member is `{ value, type }` — the
+   * spec's shape — read from the membership primary key alone (no join: the foreign key and the
+   * deactivation hook already guarantee every row is an existing, active user). `display` and
+   * `$ref` are `returned: "request"` sub-attributes: the users join runs only when a client names
+   * them in `attributes`. A 10 000-member team is then ~250 KB of JSON instead of ~1 MB.
    */
-  function membersOf(reader: Reader, groupIds: string[]): Map<string, GroupMember[]> {
+  function membersOf(reader: Reader, groupIds: string[], view: MemberView): Map<string, GroupMember[]> {
     const out = new Map<string, GroupMember[]>(groupIds.map((id) => [id, []]));
     if (groupIds.length === 0) return out;
-    const rows = reader
-      .select({ groupId: groupMembers.groupId, userId: groupMembers.userId, display: users.displayName })
-      .from(groupMembers)
-      .innerJoin(users, eq(users.id, groupMembers.userId))
-      .where(groupIds.length === 1 ? eq(groupMembers.groupId, groupIds[0]!) : inArray(groupMembers.groupId, groupIds))
-      .orderBy(groupMembers.groupId, groupMembers.userId)
-      .all();
-    for (const r of rows)
-      out.get(r.groupId)!.push({ value: r.userId, display: r.display, type: "User", $ref: userLocationPrefix + r.userId });
+    const inGroups =
+      groupIds.length === 1 ? sql`gm.group_id = ${groupIds[0]}` : sql`gm.group_id IN (SELECT value FROM json_each(${JSON.stringify(groupIds)}))`;
+    // Plain rows (no drizzle result mapping, which cost more than the query itself at this size).
+    if (!view.display) {
+      const rows = reader.all<{ group_id: string; user_id: number }>(
+        sql`SELECT gm.group_id, gm.user_id FROM ${groupMembers} gm WHERE ${inGroups} ORDER BY gm.group_id, gm.user_id`,
+      );
+      for (const r of rows) {
+        const m: GroupMember = { value: r.user_id, type: "User" };
+        if (view.ref) m.$ref = userLocationPrefix + r.user_id;
+        out.get(r.group_id)!.push(m);
+      }
+      return out;
+    }
+    const rows = reader.all<{ group_id: string; user_id: number; display: string }>(
+      sql`SELECT gm.group_id, gm.user_id, u.display_name AS display FROM ${groupMembers} gm
+          JOIN ${users} u ON u.id = gm.user_id WHERE ${inGroups} ORDER BY gm.group_id, gm.user_id`,
+    );
+    for (const r of rows) {
+      const m: GroupMember = { value: r.user_id, display: r.display, type: "User" };
+      if (view.ref) m.$ref = userLocationPrefix + r.user_id;
+      out.get(r.group_id)!.push(m);
+    }
     return out;
+  }
+
+  /** Renders one group as the client asked (members read only if the projection keeps them). */
+  function present(reader: Reader, row: GroupRow, projection: Projection) {
+    const view = memberView(projection);
+    const resource = render(row, view ? membersOf(reader, [row.id], view).get(row.id)! : undefined);
+    return projectResource(resource, projection, SCHEMA_GROUP);
   }
 
   function findRow(reader: Reader, id: string): GroupRow | undefined {
@@ -88,12 +112,15 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
    * Adds the named users that exist and are active; the rest are skipped silently (spec 2.2).
    * One statement whatever the count: the ids travel as one JSON array parameter and the
    * existence/active check is the join, so there is no race between "check" and "insert".
+   * CROSS JOIN pins the join order (SQLite never reorders it): ids first, then a rowid probe per
+   * id. Left to itself the planner walked every active user through the `active` index and
+   * scanned the id list for each — 100 ms instead of 2 ms for 100 ids into a 10 000-user table.
    */
   function addMembers(tx: Tx, groupId: string, userIds: number[]): void {
     if (userIds.length === 0) return;
     tx.run(sql`INSERT OR IGNORE INTO ${groupMembers} (group_id, user_id)
       SELECT ${groupId}, ${users.id} FROM json_each(${JSON.stringify(userIds)}) AS j
-      JOIN ${users} ON ${users.id} = j.value WHERE ${users.active} = 1`);
+      CROSS JOIN ${users} ON ${users.id} = j.value WHERE ${users.active} = 1`);
   }
 
   function removeMembers(tx: Tx, groupId: string, userIds: number[]): void {
@@ -157,19 +184,19 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
         ? [direction(sortColumn(params.sortBy)), direction(groups.id)]
         : [asc(groups.createdAt), asc(groups.id)];
       const rows = db.select().from(groups).where(where).orderBy(...order).limit(params.count).offset(params.startIndex - 1).all();
-      const members = wantsMembers(params) ? membersOf(db, rows.map((r) => r.id)) : undefined;
+      const view = memberView(params);
+      const members = view ? membersOf(db, rows.map((r) => r.id), view) : undefined;
       const resources = rows.map((r) => projectResource(render(r, members?.get(r.id)), params, SCHEMA_GROUP));
       return listResponse(resources, total, params.startIndex);
     },
 
-    get(id: string, projection: Pick<ListParams, "attributes" | "excludedAttributes">) {
+    get(id: string, projection: Projection = {}) {
       const row = findRow(db, id);
       if (!row) throw groupNotFound(id);
-      const resource = render(row, wantsMembers(projection) ? membersOf(db, [id]).get(id)! : undefined);
-      return projectResource(resource, projection, SCHEMA_GROUP);
+      return present(db, row, projection);
     },
 
-    create(body: GroupWrite): GroupResource {
+    create(body: GroupWrite, projection: Projection = {}) {
       const displayName = requireDisplayName(body.displayName);
       const userIds = memberIds(body.members ?? [], "members");
       return db.transaction(
@@ -186,14 +213,14 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
           };
           tx.insert(groups).values(row).run();
           addMembers(tx, row.id, userIds);
-          return render(row, membersOf(tx, [row.id]).get(row.id)!);
+          return present(tx, row, projection);
         },
         { behavior: "immediate" },
       );
     },
 
     /** PUT: displayName, externalId and the whole member list; omitted members → none. */
-    replace(id: string, body: GroupWrite): GroupResource {
+    replace(id: string, body: GroupWrite, projection: Projection = {}) {
       const displayName = requireDisplayName(body.displayName);
       const userIds = memberIds(body.members ?? [], "members");
       return db.transaction(
@@ -205,14 +232,14 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
           const next: GroupRow = { ...row, displayName, displayNameKey: displayNameKey(displayName), externalId: body.externalId ?? null, updatedAt: now };
           tx.update(groups).set({ displayName, displayNameKey: next.displayNameKey, externalId: next.externalId, updatedAt: now }).where(eq(groups.id, id)).run();
           replaceMembers(tx, id, userIds);
-          return render(next, membersOf(tx, [id]).get(id)!);
+          return present(tx, next, projection);
         },
         { behavior: "immediate" },
       );
     },
 
     /** PATCH: the planned steps in order, then the group with its full member list. */
-    patch(id: string, operations: Parameters<typeof planGroupPatch>[0]): GroupResource {
+    patch(id: string, operations: Parameters<typeof planGroupPatch>[0], projection: Projection = {}) {
       const steps = planGroupPatch(operations);
       return db.transaction(
         (tx) => {
@@ -220,7 +247,7 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
           if (!row) throw groupNotFound(id);
           for (const step of steps) runStep(tx, row, step);
           const updated = touch(tx, row);
-          return render(updated, membersOf(tx, [id]).get(id)!);
+          return present(tx, updated, projection);
         },
         { behavior: "immediate" },
       );
@@ -284,12 +311,23 @@ function sortColumn(path: AttrPath) {
   throw new ScimError(400, `Groups cannot be sorted by "${name}" (displayName, id, externalId, meta.created, meta.lastModified)`, "invalidValue");
 }
 
-/** Members are read only when the projection keeps them (Entra sends excludedAttributes=members). */
-function wantsMembers(p: Pick<ListParams, "attributes" | "excludedAttributes">): boolean {
+type Projection = Pick<ListParams, "attributes" | "excludedAttributes">;
+/** Which parts of the member list a response needs; null = no members at all. */
+type MemberView = { display: boolean; ref: boolean };
+
+/**
+ * Members are read only when the projection keeps them (Entra sends excludedAttributes=members
+ * on every lookup). `display`/`$ref` are added only when `attributes` names them.
+ */
+function memberView(p: Projection): MemberView | null {
   const isMembers = (a: AttrPath) => isGroupPath(a) && a.name.toLowerCase() === "members";
-  if (p.attributes?.length) return p.attributes.some(isMembers);
-  if (p.excludedAttributes?.length) return !p.excludedAttributes.some((a) => isMembers(a) && !a.sub);
-  return true;
+  const names = (a: AttrPath, sub: string) => isMembers(a) && a.sub?.toLowerCase() === sub;
+  if (p.attributes?.length) {
+    if (!p.attributes.some(isMembers)) return null;
+    return { display: p.attributes.some((a) => names(a, "display")), ref: p.attributes.some((a) => names(a, "$ref")) };
+  }
+  if (p.excludedAttributes?.some((a) => isMembers(a) && !a.sub)) return null;
+  return { display: false, ref: false };
 }
 
 function requireDisplayName(v: string): string {
