@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "./context";
 import { mapError } from "./http/error-mapping";
 import { opsRoutes } from "./ops";
+import { noteRoute, requestIdOf } from "./ops/observe";
 import { scimRoutes } from "./scim";
 import { webhookRoutes } from "./webhooks";
 import { tmsRoutes } from "./tms";
@@ -10,10 +11,21 @@ import { tmsRoutes } from "./tms";
  * Builds the whole HTTP surface from feature plugins. `serve` listens with it; tests call
  * `createApp(ctx).handle(new Request(...))` and so see exactly what clients see.
  * The error handler is registered before every route so it covers them all.
+ * The request hooks give every response an `x-request-id` and note the matched route
+ * template for logs and metrics (see src/ops/observe.ts).
  */
 export function createApp(ctx: AppContext) {
   return new Elysia({ name: "gatehouse" })
-    .onError(({ code, error, request }) => mapError({ code, error, request, log: ctx.log }))
+    .onRequest(({ request, set }) => {
+      set.headers["x-request-id"] = requestIdOf(request);
+    })
+    .onParse(({ request, route }) => {
+      noteRoute(request, route);
+    })
+    .onTransform(({ request, route }) => {
+      noteRoute(request, route);
+    })
+    .onError(({ code, error, request }) => mapError({ code, error, request, requestId: requestIdOf(request), log: ctx.log }))
     .use(opsRoutes(ctx))
     .use(scimRoutes(ctx))
     .use(webhookRoutes(ctx))

@@ -1,17 +1,54 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
+import { assertAdmin } from "../admin/auth";
 import type { AppContext } from "../context";
+import { consoleRoutes } from "./console";
+import { metricsFor, PROMETHEUS_CONTENT_TYPE } from "./metrics";
+import { isDirectLoopbackRequest } from "./observe";
+import { openapiRoutes } from "./openapi";
+
+const Status = t.Object({ status: t.String() });
 
 /** Health, readiness, metrics, OpenAPI docs and the admin console. */
 export function opsRoutes(ctx: AppContext) {
   return new Elysia({ name: "ops" })
-    .get("/healthz", () => ({ status: "ok" }), { detail: { tags: ["Operations"], summary: "Process is up" } })
-    .get("/readyz", ({ set }) => {
-      try {
-        ctx.sqlite.query("SELECT 1").get();
-        return { status: "ready" };
-      } catch {
-        set.status = 503;
-        return { status: "unavailable" };
-      }
-    }, { detail: { tags: ["Operations"], summary: "Database answers" } });
+    .use(openapiRoutes(ctx))
+    .use(consoleRoutes(ctx))
+    .get("/healthz", () => ({ status: "ok" }), {
+      response: { 200: Status },
+      detail: { tags: ["Operations"], summary: "Process is up", description: "Answers 200 while the process runs; does not touch the database." },
+    })
+    .get(
+      "/readyz",
+      ({ set }) => {
+        try {
+          ctx.sqlite.query("SELECT 1").get();
+          return { status: "ready" };
+        } catch {
+          set.status = 503;
+          return { status: "unavailable" };
+        }
+      },
+      {
+        response: { 200: Status, 503: Status },
+        detail: { tags: ["Operations"], summary: "Database answers", description: "200 when the database answers a query, 503 otherwise." },
+      },
+    )
+    .get(
+      "/metrics",
+      ({ request }) => {
+        // Loopback scrapes (a node exporter or Prometheus on the same host) need no token;
+        // anything else, including requests relayed by a local reverse proxy, needs the admin token.
+        if (!isDirectLoopbackRequest(request)) assertAdmin(ctx, request);
+        return new Response(metricsFor(ctx).render(), { headers: { "content-type": PROMETHEUS_CONTENT_TYPE } });
+      },
+      {
+        detail: {
+          tags: ["Operations"],
+          summary: "Prometheus metrics",
+          description: "Prometheus text format. Open to direct connections from loopback; from anywhere else send the admin token.",
+          security: [{}, { adminBearer: [] }],
+          responses: { 200: { description: "Prometheus text exposition format 0.0.4", content: { "text/plain": { schema: { type: "string" } } } } },
+        },
+      },
+    );
 }

@@ -1,0 +1,117 @@
+/**
+ * Request observability: request ids, one JSON log line per request, HTTP metrics.
+ *
+ * Two halves, because Elysia's after-response hook does not see the final status of responses
+ * produced by the error handler:
+ * - hooks inside the app (`createApp` registers them) give every response an `x-request-id`
+ *   and note the matched route template (`/scim/v2/Users/:id`, never the raw path, so the
+ *   metric label set stays small);
+ * - `instrumentedHandler` wraps `app.handle` where the server listens: it sees the real final
+ *   Response, measures it, logs it and counts it.
+ */
+import type { Server } from "bun";
+import type { AppContext } from "../context";
+import { apiErrorResponse, ApiError } from "../http/errors";
+import { metricsFor } from "./metrics";
+
+type RequestState = { id: string; route?: string; peer?: string | null };
+const states = new WeakMap<Request, RequestState>();
+
+// A caller-supplied id (from a reverse proxy) is kept when it is short and plain, so one id
+// follows a request across hops; anything else is replaced (log-injection guard).
+const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function stateOf(request: Request): RequestState {
+  let s = states.get(request);
+  if (!s) {
+    const given = request.headers.get("x-request-id");
+    s = { id: given && ACCEPTABLE_ID.test(given) ? given : Bun.randomUUIDv7() };
+    states.set(request, s);
+  }
+  return s;
+}
+
+/** The request's id (assigned on first call); also sent back as the `x-request-id` header. */
+export function requestIdOf(request: Request): string {
+  return stateOf(request).id;
+}
+
+/** Records the matched route template; called from the app's parse/transform hooks. */
+export function noteRoute(request: Request, route: string | undefined): void {
+  if (route) stateOf(request).route = route;
+}
+
+/** Address of the TCP peer, when the request came through our listener (null via app.handle). */
+export function peerAddressOf(request: Request): string | null {
+  return states.get(request)?.peer ?? null;
+}
+
+/** True for 127.0.0.0/8 and ::1, also in IPv4-mapped IPv6 form. */
+export function isLoopbackAddress(address: string | null | undefined): boolean {
+  if (!address) return false;
+  const a = address.toLowerCase().replace(/^::ffff:/, "");
+  return a === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
+}
+
+/**
+ * Whether the request is from this host directly. A request carrying proxy headers is not:
+ * behind a reverse proxy on the same host every peer is 127.0.0.1, so loopback alone would
+ * expose loopback-only endpoints to the internet.
+ */
+export function isDirectLoopbackRequest(request: Request): boolean {
+  if (request.headers.has("forwarded") || request.headers.has("x-forwarded-for") || request.headers.has("x-real-ip")) return false;
+  return isLoopbackAddress(peerAddressOf(request));
+}
+
+// Probes and scrapes are frequent and uninteresting when they succeed: logged at debug.
+const QUIET_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
+
+export function httpMetrics(ctx: AppContext) {
+  const registry = metricsFor(ctx);
+  return {
+    requests: registry.counter("gatehouse_http_requests_total", "HTTP requests answered, by method, route template and status.", ["method", "route", "status"]),
+    duration: registry.histogram("gatehouse_http_request_duration_seconds", "Time from request received to response ready, by method and route template.", ["method", "route"]),
+    inFlight: registry.gauge("gatehouse_http_requests_in_flight", "HTTP requests being handled now."),
+  };
+}
+
+/**
+ * Wraps `app.handle` for `Bun.serve`: remembers the peer address, measures, logs one line
+ * per request (never headers, query strings or bodies: they may hold tokens), counts.
+ */
+export function instrumentedHandler(app: { handle(request: Request): Promise<Response> }, ctx: AppContext) {
+  const m = httpMetrics(ctx);
+  return async (request: Request, server?: Server<unknown>): Promise<Response> => {
+    const started = performance.now();
+    const state = stateOf(request);
+    state.peer = server?.requestIP(request)?.address ?? null;
+    m.inFlight.inc();
+    let response: Response;
+    try {
+      response = await app.handle(request);
+    } catch (error) {
+      // The app's own error handler answers nearly everything; this is the last resort.
+      ctx.log.error("unhandled error", { requestId: state.id, error: String((error as Error)?.stack ?? error) });
+      response = apiErrorResponse(new ApiError(500, "internal", "Internal server error"));
+      response.headers.set("x-request-id", state.id);
+    } finally {
+      m.inFlight.dec();
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const url = new URL(request.url);
+    const route = state.route ?? (response.status === 404 ? "unmatched" : "unknown");
+    m.requests.inc({ method: request.method, route, status: String(response.status) });
+    m.duration.observe({ method: request.method, route }, seconds);
+    const quiet = QUIET_PATHS.has(url.pathname) && response.status < 400;
+    (quiet ? ctx.log.debug : ctx.log.info)("request", {
+      requestId: state.id,
+      method: request.method,
+      path: url.pathname,
+      route,
+      status: response.status,
+      durationMs: Math.round(seconds * 100_000) / 100,
+      remote: state.peer ?? undefined,
+    });
+    return response;
+  };
+}

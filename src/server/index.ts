@@ -1,0 +1,158 @@
+/**
+ * Listening: opens the database (migrating it), builds the app, serves it over HTTP or HTTPS,
+ * optionally runs the plain-HTTP redirect listener, starts the webhook delivery loop, and
+ * shuts all of it down in the right order.
+ */
+import type { Server } from "bun";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { createApp } from "../app";
+import type { Config } from "../config";
+import type { AppContext } from "../context";
+import { closeDatabase, openDatabase, type DbHandle } from "../db/connection";
+import { runMigrations } from "../db/migrate";
+import type { Logger } from "../log";
+import { instrumentedHandler } from "../ops/observe";
+import { registerProcessMetrics } from "../ops/process-metrics";
+import { VERSION } from "../version";
+import { startDeliveryLoop } from "../webhooks/dispatcher";
+import { redirectTarget } from "./redirect";
+
+/**
+ * Generous on purpose: the SCIM plugin enforces its own 800000-byte limit and must answer that
+ * with a SCIM 413 body, which it can only do if Bun lets the body through first. Bun rejects
+ * bodies over this limit itself (plain 413) before any handler runs.
+ */
+export const MAX_REQUEST_BODY_BYTES = 32 * 1024 * 1024;
+
+/** How long shutdown waits for in-flight requests before closing their connections. */
+export const SHUTDOWN_GRACE_MS = 10_000;
+
+/** A configuration problem found while starting (unreadable TLS file…): exit code 2. */
+export class StartupConfigError extends Error {}
+
+export type RunningGatehouse = {
+  ctx: AppContext;
+  server: Server<undefined>;
+  redirectServer: Server<undefined> | null;
+  url: URL;
+  /** Stops accepting, waits for in-flight requests, stops the delivery loop, closes the DB. Idempotent. */
+  shutdown(reason: string): Promise<void>;
+};
+
+export function databaseFile(config: Config): string {
+  return join(config.dataDir, "gatehouse.db");
+}
+
+function readTls(config: Config): { cert: string; key: string } | null {
+  if (!config.tlsCertFile || !config.tlsKeyFile) return null;
+  const read = (key: string, file: string) => {
+    try {
+      return readFileSync(file, "utf8");
+    } catch (e) {
+      throw new StartupConfigError(`${key}: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+  };
+  const cert = read("GATEHOUSE_TLS_CERT_FILE", config.tlsCertFile);
+  const key = read("GATEHOUSE_TLS_KEY_FILE", config.tlsKeyFile);
+  if (!cert.includes("-----BEGIN")) throw new StartupConfigError(`GATEHOUSE_TLS_CERT_FILE: expected a PEM certificate in ${config.tlsCertFile}`);
+  if (!key.includes("-----BEGIN")) throw new StartupConfigError(`GATEHOUSE_TLS_KEY_FILE: expected a PEM private key in ${config.tlsKeyFile}`);
+  return { cert, key };
+}
+
+export type StartOptions = {
+  /** Builds the HTTP app; tests may extend the real one (e.g. with a deliberately slow route). */
+  buildApp?: (ctx: AppContext) => { handle(request: Request): Promise<Response> };
+  /** Starts the background delivery loop; defaults to the webhook engine's. */
+  startLoop?: (ctx: AppContext) => { stop(): Promise<void> };
+};
+
+export async function startGatehouse(config: Config, log: Logger, opts: StartOptions = {}): Promise<RunningGatehouse> {
+  const tls = readTls(config);
+  log.info("starting", { version: VERSION, pid: process.pid, dataDir: config.dataDir });
+
+  let handle: DbHandle;
+  try {
+    handle = openDatabase(databaseFile(config), { migrate: false });
+  } catch (e) {
+    throw new StartupConfigError(`GATEHOUSE_DATA_DIR: cannot open ${databaseFile(config)}: ${(e as Error).message}`);
+  }
+  const applied = runMigrations(handle.db);
+  if (applied > 0) log.info("migrations applied", { applied });
+
+  const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, log, version: VERSION };
+  registerProcessMetrics(ctx, handle.file);
+  const app = (opts.buildApp ?? createApp)(ctx);
+  const handler = instrumentedHandler(app, ctx);
+
+  let server: Server<undefined>;
+  try {
+    server = Bun.serve({
+      hostname: config.host,
+      port: config.port,
+      maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
+      ...(tls ? { tls } : {}),
+      fetch: handler,
+      error(error) {
+        log.error("server error", { error: String(error?.stack ?? error) });
+        return new Response(JSON.stringify({ status: false, errorMessage: "Internal server error", error: { code: "internal", message: "Internal server error" } }), {
+          status: 500,
+          headers: { "content-type": "application/json; charset=utf-8" },
+        });
+      },
+    });
+  } catch (e) {
+    closeDatabase(handle);
+    throw e;
+  }
+  // startupMs: since the process started (performance.now() counts from process start).
+  log.info("listening", { url: server.url.href, tls: tls !== null, version: VERSION, startupMs: Math.round(performance.now()) });
+
+  let redirectServer: Server<undefined> | null = null;
+  if (config.httpRedirectPort !== null) {
+    const httpsPort = server.port!;
+    try {
+      redirectServer = Bun.serve({
+        hostname: config.host,
+        port: config.httpRedirectPort,
+        // Only headers matter; never buffer a large body just to redirect it.
+        maxRequestBodySize: 1024 * 1024,
+        fetch: (request) =>
+          new Response(null, { status: 308, headers: { location: redirectTarget(request.url, config.baseUrl, httpsPort), "cache-control": "no-store" } }),
+      });
+    } catch (e) {
+      await server.stop(true);
+      closeDatabase(handle);
+      throw e;
+    }
+    log.info("redirect listening", { url: redirectServer.url.href, status: 308 });
+  }
+
+  const deliveryLoop = (opts.startLoop ?? startDeliveryLoop)(ctx);
+
+  let stopping: Promise<void> | null = null;
+  const shutdown = (reason: string) =>
+    (stopping ??= (async () => {
+      log.info("shutting down", { reason });
+      if (redirectServer) await redirectServer.stop(true);
+      // stop(false): stop accepting now, let in-flight requests finish (keep-alive idle
+      // connections are closed); after the grace period, cut what is left.
+      let graceTimer: ReturnType<typeof setTimeout> | undefined;
+      const drained = server.stop(false);
+      const timedOut = await Promise.race([
+        drained.then(() => false),
+        new Promise<boolean>((resolve) => (graceTimer = setTimeout(() => resolve(true), SHUTDOWN_GRACE_MS))),
+      ]);
+      clearTimeout(graceTimer);
+      if (timedOut) {
+        log.warn("in-flight requests did not finish in time; closing their connections", { graceMs: SHUTDOWN_GRACE_MS });
+        await server.stop(true);
+      }
+      // After HTTP (no new events can be published), before the database closes.
+      await deliveryLoop.stop();
+      closeDatabase(handle);
+      log.info("stopped", { reason });
+    })());
+
+  return { ctx, server, redirectServer, url: server.url, shutdown };
+}

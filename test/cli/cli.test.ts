@@ -1,0 +1,118 @@
+import { afterAll, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCli } from "../../src/cli";
+import { migrations } from "../../src/db/migrations.generated";
+
+const ROOT = join(import.meta.dir, "../..");
+const dir = mkdtempSync(join(tmpdir(), "gatehouse-cli-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs `bun src/main.ts …` as a real process with only the given environment. */
+function gatehouse(args: string[], env: Record<string, string> = {}) {
+  const r = Bun.spawnSync([process.execPath, join(ROOT, "src/main.ts"), ...args], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GATEHOUSE_DATA_DIR: join(dir, "data"), ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+}
+
+async function cli(args: string[], env: Record<string, string> = {}) {
+  let out = "";
+  let err = "";
+  const code = await runCli(args, env, { out: (t) => (out += t), err: (t) => (err += t) });
+  return { code, out, err };
+}
+
+test("a bad configuration value exits 2 and names the key and what was expected", () => {
+  const r = gatehouse(["serve"], { GATEHOUSE_PORT: "eighty" });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain('GATEHOUSE_PORT: expected an integer between 0 and 65535, got "eighty"');
+  expect(r.stdout).toBe("");
+});
+
+test("a bad value in the env file exits 2 too; the environment wins over the file", () => {
+  const envFile = join(dir, "bad.env");
+  writeFileSync(envFile, "GATEHOUSE_LOG_LEVEL=loud\nGATEHOUSE_WEBHOOK_TIMEOUT_MS=fast\n");
+  const r = gatehouse(["migrate", "--env-file", envFile], { GATEHOUSE_LOG_LEVEL: "info" });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain("GATEHOUSE_WEBHOOK_TIMEOUT_MS: expected an integer");
+  expect(r.stderr).not.toContain("GATEHOUSE_LOG_LEVEL");
+});
+
+test("a missing env file or a misspelled key exits 2", async () => {
+  const missing = await cli(["serve", "--env-file", join(dir, "nope.env")]);
+  expect(missing.code).toBe(2);
+  expect(missing.err).toContain("--env-file: cannot read");
+  const typo = await cli(["migrate"], { GATEHOUSE_DATA_DIR: join(dir, "data"), GATEHOUSE_PROT: "80" });
+  expect(typo.code).toBe(2);
+  expect(typo.err).toContain("GATEHOUSE_PROT: unknown configuration key");
+});
+
+test("an unknown command or flag prints usage on stderr and exits 2", async () => {
+  const r = gatehouse(["frobnicate"]);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain("gatehouse: unknown command frobnicate");
+  expect(r.stderr).toContain("Usage: gatehouse");
+  expect(r.stdout).toBe("");
+  for (const args of [["serve", "--port", "1"], ["--verbose"], ["backup"]]) {
+    const c = await cli(args);
+    expect(c.code).toBe(2);
+    expect(c.err).toContain("Usage: gatehouse");
+    expect(c.out).toBe("");
+  }
+});
+
+test("help and version print on stdout and exit 0", async () => {
+  const help = await cli(["help"]);
+  expect(help.code).toBe(0);
+  expect(help.out).toContain("backup <file>");
+  const version = gatehouse(["version"]);
+  expect(version.code).toBe(0);
+  expect(version.stdout).toMatch(/^gatehouse \d+\.\d+\.\d+ \(bun /);
+});
+
+test("migrate applies every migration to a fresh database, then nothing on a re-run", async () => {
+  const env = { GATEHOUSE_DATA_DIR: join(dir, "migrate-data") };
+  const first = await cli(["migrate"], env);
+  expect(first.code).toBe(0);
+  expect(first.out).toContain(`${migrations.length} migration(s) applied`);
+  const again = await cli(["migrate"], env);
+  expect(again.code).toBe(0);
+  expect(again.out).toContain("0 migration(s) applied");
+  const db = new Database(join(dir, "migrate-data", "gatehouse.db"), { readonly: true });
+  expect((db.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n).toBe(migrations.length);
+  expect(db.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
+  db.close();
+});
+
+test("backup writes a consistent, openable copy and refuses to overwrite", async () => {
+  const env = { GATEHOUSE_DATA_DIR: join(dir, "backup-data") };
+  expect((await cli(["migrate"], env)).code).toBe(0);
+  const live = new Database(join(dir, "backup-data", "gatehouse.db"));
+  live.run("INSERT INTO settings (key, value) VALUES ('scim_enabled', 'false')");
+  live.close();
+
+  const target = join(dir, "copy.db");
+  const r = await cli(["backup", target], env);
+  expect(r.code).toBe(0);
+  expect(r.out).toContain(`backup written to ${target}`);
+  const copy = new Database(target, { readonly: true });
+  expect(copy.query("SELECT value FROM settings WHERE key = 'scim_enabled'").get()).toEqual({ value: "false" });
+  expect(copy.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+  copy.close();
+
+  const again = await cli(["backup", target], env);
+  expect(again.code).toBe(1);
+  expect(again.err).toContain("already exists");
+});
+
+test("backup of a data dir without a database fails clearly", async () => {
+  const r = await cli(["backup", join(dir, "x.db")], { GATEHOUSE_DATA_DIR: join(dir, "empty") });
+  expect(r.code).toBe(1);
+  expect(r.err).toContain("no database at");
+});

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { isLoopbackAddress } from "../../src/ops/observe";
+import { ADMIN_TOKEN, startInProcess } from "../server/harness";
+
+let srv: Awaited<ReturnType<typeof startInProcess>>;
+beforeAll(async () => {
+  srv = await startInProcess();
+});
+afterAll(() => srv.close());
+
+const requestLines = () => srv.lines.filter((l) => l.msg === "request");
+
+test("one JSON log line per request: id, method, path without query, route, status, duration; never the token", async () => {
+  const secret = "sup3r-secret-token-value";
+  const r = await fetch(`${srv.base}/scim/v2/Users/42?filter=userName%20eq%20%22x%22&access_token=${secret}`, {
+    headers: { authorization: `Bearer ${secret}` },
+  });
+  const id = r.headers.get("x-request-id");
+  expect(id).toBeTruthy();
+  const line = requestLines().find((l) => l.requestId === id);
+  expect(line).toMatchObject({ level: "info", method: "GET", path: "/scim/v2/Users/42", status: r.status, remote: "127.0.0.1" });
+  expect(typeof line!.durationMs).toBe("number");
+  expect(typeof line!.time).toBe("string");
+  expect(JSON.stringify(srv.lines)).not.toContain(secret);
+});
+
+test("a plain caller-supplied x-request-id is kept; anything else is replaced", async () => {
+  const kept = await fetch(`${srv.base}/nope`, { headers: { "x-request-id": "proxy-abc.123" } });
+  expect(kept.headers.get("x-request-id")).toBe("proxy-abc.123");
+  expect(requestLines().some((l) => l.requestId === "proxy-abc.123" && l.status === 404)).toBe(true);
+  const replaced = await fetch(`${srv.base}/nope`, { headers: { "x-request-id": 'evil"\\injection' } });
+  expect(replaced.headers.get("x-request-id")).not.toContain("evil");
+});
+
+test("health probes are logged at debug only", async () => {
+  const r = await fetch(`${srv.base}/healthz`);
+  const line = requestLines().find((l) => l.requestId === r.headers.get("x-request-id"));
+  expect(line?.level).toBe("debug");
+});
+
+test("/metrics counts requests by route template and status, with latency and memory", async () => {
+  await fetch(`${srv.base}/readyz`);
+  await fetch(`${srv.base}/no/such/path/123`);
+  const m = await fetch(`${srv.base}/metrics`);
+  expect(m.status).toBe(200);
+  expect(m.headers.get("content-type")).toContain("text/plain; version=0.0.4");
+  const text = await m.text();
+  expect(text).toMatch(/gatehouse_http_requests_total\{method="GET",route="\/readyz",status="200"\} [1-9]/);
+  expect(text).toMatch(/gatehouse_http_requests_total\{method="GET",route="unmatched",status="404"\} [1-9]/);
+  expect(text).not.toContain("/no/such/path");
+  expect(text).toContain('gatehouse_http_request_duration_seconds_bucket{method="GET",route="/readyz",le="+Inf"}');
+  expect(text).toMatch(/process_resident_memory_bytes [1-9]\d+/);
+  expect(text).toMatch(/gatehouse_database_size_bytes\{file="db"\} [1-9]\d+/);
+  expect(text).toContain("gatehouse_build_info{version=");
+});
+
+test("/metrics: open from loopback, but not through a proxy without the admin token", async () => {
+  const proxied = await fetch(`${srv.base}/metrics`, { headers: { "x-forwarded-for": "203.0.113.9" } });
+  expect(proxied.status).toBe(401);
+  expect(proxied.headers.get("www-authenticate")).toBe("Bearer");
+  const wrong = await fetch(`${srv.base}/metrics`, { headers: { "x-forwarded-for": "203.0.113.9", authorization: "Bearer nope" } });
+  expect(wrong.status).toBe(401);
+  const withToken = await fetch(`${srv.base}/metrics`, { headers: { "x-forwarded-for": "203.0.113.9", authorization: `Bearer ${ADMIN_TOKEN}` } });
+  expect(withToken.status).toBe(200);
+});
+
+test("isLoopbackAddress", () => {
+  for (const a of ["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1"]) expect(isLoopbackAddress(a)).toBe(true);
+  for (const a of ["10.0.0.1", "::ffff:10.0.0.1", "fe80::1", "", null]) expect(isLoopbackAddress(a)).toBe(false);
+});
