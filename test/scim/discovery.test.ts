@@ -148,6 +148,22 @@ describe("schemas describe what resources really carry", () => {
     }
     expect(group.members[0].value).toBe(Number(created.id));
   });
+
+  test("every declared User attribute is one /Users can filter on, and every Group one /Groups can sort by", async () => {
+    const userSchema = await ok(`/Schemas/${USER_URN}`);
+    for (const a of userSchema.attributes) {
+      const paths = a.subAttributes ? a.subAttributes.map((s: any) => `${a.name}.${s.name}`) : [a.name];
+      for (const path of paths) {
+        const r = await t.scim("GET", `/Users?filter=${encodeURIComponent(`${path} pr`)}`);
+        expect(r.status === 200 ? path : `${path}: ${r.status} ${await r.text()}`).toBe(path);
+      }
+    }
+    const groupSchema = await ok(`/Schemas/${GROUP_URN}`);
+    for (const a of groupSchema.attributes.filter((x: any) => !x.multiValued)) {
+      const r = await t.scim("GET", `/Groups?sortBy=${a.name}`);
+      expect(r.status === 200 ? a.name : `${a.name}: ${r.status}`).toBe(a.name);
+    }
+  });
 });
 
 describe("methods and query parameters", () => {

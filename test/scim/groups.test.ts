@@ -101,6 +101,27 @@ describe("POST /Groups", () => {
   });
 });
 
+describe("request hygiene", () => {
+  test("attribute names in bodies are case-insensitive", async () => {
+    const r = await t.scim("POST", "/Groups", { Schemas: [GROUP_URN], DisplayName: "Cased", Members: [{ Value: String(alice) }] });
+    expect(r.status).toBe(201);
+    const g = await json(r);
+    expect(g.displayName).toBe("Cased");
+    expect(memberValues(g)).toEqual([alice]);
+    const p = await t.scim("PATCH", `/Groups/${g.id}`, { schemas: [PATCH_URN], operations: [{ OP: "Add", Path: "members", Value: [{ value: String(bob) }] }] });
+    expect(memberValues(await json(p))).toEqual([alice, bob]);
+  });
+
+  test("the SCIM plumbing covers /Groups: media type 415, malformed JSON 400, no token 401", async () => {
+    await expectScimError(await t.request("POST", "/scim/v2/Groups", { rawBody: "displayName=x", headers: { authorization: `Bearer ${t.token}`, "content-type": "application/x-www-form-urlencoded" } }), 415);
+    await expectScimError(await t.request("POST", "/scim/v2/Groups", { rawBody: '{"displayName":', headers: { authorization: `Bearer ${t.token}`, "content-type": "application/scim+json" } }), 400, "invalidSyntax");
+    await expectScimError(await t.request("GET", "/scim/v2/Groups"), 401);
+    // No Content-Type on a body is read as JSON (old IdP clients).
+    const r = await t.request("POST", "/scim/v2/Groups", { rawBody: JSON.stringify({ displayName: "No content type" }), headers: { authorization: `Bearer ${t.token}` } });
+    expect(r.status).toBe(201);
+  });
+});
+
 describe("GET /Groups/{id}", () => {
   test("with members, without (excludedAttributes=members), projected (attributes=displayName)", async () => {
     const g = await createGroup("Readers", [{ value: String(alice) }, { value: String(carol) }]);
@@ -312,6 +333,15 @@ describe("GET /Groups (list)", () => {
     expect(await filtered('displayName sw "b" and displayName ew "2"')).toEqual(["beta-2"]);
     expect(await filtered('(displayName eq "alpha") or displayName eq "gamma"')).toEqual(["alpha", "gamma"]);
     expect(await filtered('displayName eq "100%" or displayName co "_"')).toEqual([]);
+  });
+
+  test("filter with the Group schema URN prefix; paging past the end; unknown sortBy", async () => {
+    expect(await filtered('urn:ietf:params:scim:schemas:core:2.0:Group:displayName eq "gamma"')).toEqual(["gamma"]);
+    expect(await list("startIndex=50")).toMatchObject({ totalResults: 5, startIndex: 50, itemsPerPage: 0, Resources: [] });
+    const created = (await list("sortBy=meta.created&sortOrder=descending")).Resources.map((g: any) => g.meta.created);
+    expect(created).toEqual([...created].sort().reverse());
+    await expectScimError(await lt.scim("GET", "/Groups?sortBy=members"), 400, "invalidValue");
+    await expectScimError(await lt.scim("GET", "/Groups?count=abc"), 400, "invalidValue");
   });
 
   test("not, other attributes, malformed filters → 400 invalidFilter", async () => {
