@@ -257,10 +257,16 @@ describe("lifecycle: deactivation removes membership, reactivation does not rest
     const erin = await createUser("erin");
     const g1 = await createGroup("Life 1", [{ value: dave }, { value: erin }, { value: alice }]);
     const g2 = await createGroup("Life 2", [{ value: dave }, { value: erin }]);
+    t.ctx.sqlite.query("UPDATE groups SET updated_at = '2000-01-01T00:00:00.000Z' WHERE id = ?").run(g1.id);
     expect((await t.scim("DELETE", `/Users/${dave}`)).status).toBe(204);
     const p = await t.scim("PATCH", `/Users/${erin}`, { schemas: [PATCH_URN], Operations: [{ op: "Replace", path: "active", value: "False" }] });
     expect(p.status).toBe(200);
-    expect(memberValues(await json(await t.scim("GET", `/Groups/${g1.id}`)))).toEqual([alice]);
+    const after1 = await json(await t.scim("GET", `/Groups/${g1.id}`));
+    expect(memberValues(after1)).toEqual([alice]);
+    expect(after1.meta.lastModified).not.toBe("2000-01-01T00:00:00.000Z"); // member list changed → lastModified moved
+    const untouched = await createGroup("Life 3", [{ value: alice }]);
+    expect((await t.scim("DELETE", `/Users/${erin}`)).status).toBe(204); // already inactive: no-op
+    expect((await json(await t.scim("GET", `/Groups/${untouched.id}`))).meta.lastModified).toBe(untouched.meta.lastModified);
     expect(memberValues(await json(await t.scim("GET", `/Groups/${g2.id}`)))).toEqual([]);
 
     // Reactivation: still in no group…

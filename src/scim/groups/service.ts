@@ -273,6 +273,9 @@ export type GroupService = ReturnType<typeof createGroupService>;
  * Reactivation does not restore anything — the IdP's next group push rebuilds membership.
  */
 export function removeUserFromAllGroups(tx: Tx, userId: number): void {
+  // The teams' member lists change, so their meta.lastModified moves too (IdPs and audits read it).
+  tx.run(sql`UPDATE ${groups} SET updated_at = ${new Date().toISOString()}
+    WHERE id IN (SELECT group_id FROM ${groupMembers} WHERE user_id = ${userId})`);
   tx.delete(groupMembers).where(eq(groupMembers.userId, userId)).run();
 }
 onUserDeactivated(removeUserFromAllGroups);
