@@ -136,6 +136,19 @@ describe("GET /Groups/{id}", () => {
     expect(projected.members).toBeUndefined();
   });
 
+  test("the pre-serialised answer is byte-for-byte the generic one (members, none, externalId with escapes)", async () => {
+    const full = await json(await t.scim("POST", "/Groups", { displayName: 'Quote " \\ ü', externalId: "ext\n\"1\"", members: [{ value: carol }, { value: alice }] }));
+    const empty = await createGroup("Nobody here");
+    for (const g of [full, empty]) {
+      const fast = await (await t.scim("GET", `/Groups/${g.id}`)).text();
+      const generic = await (await t.scim("GET", `/Groups/${g.id}?attributes=schemas,id,externalId,displayName,members,meta`)).text();
+      expect(fast).toBe(generic);
+      expect(JSON.stringify(JSON.parse(fast))).toBe(fast);
+    }
+    expect(memberValues(full)).toEqual([alice, carol]);
+    expect(full.externalId).toBe('ext\n"1"');
+  });
+
   test("unknown id → 404 SCIM error", async () => {
     await expectScimError(await t.scim("GET", "/Groups/0123456789abcdef0123456789abcdef"), 404);
   });

@@ -49,10 +49,10 @@ export function groupsRoutes(ctx: AppContext) {
     .post(
       "/Groups",
       ({ body, query, set }) => {
-        const group = service.create(body, parseProjectionParams(query));
+        const created = service.create(body, parseProjectionParams(query));
         set.status = 201;
-        set.headers["location"] = resourceLocation(ctx.config.baseUrl, "Groups", group.id as string);
-        return group;
+        set.headers["location"] = resourceLocation(ctx.config.baseUrl, "Groups", created.id);
+        return created.resource;
       },
       { body: GroupWrite, query: GroupProjectionQuery, detail: { tags, summary: "Create a group; members optional (an empty group is allowed)" } },
     )

@@ -88,7 +88,28 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
   }
 
   /** Renders one group as the client asked (members read only if the projection keeps them). */
-  function present(reader: Reader, row: GroupRow, projection: Projection) {
+  /**
+   * One group as the client asked for it. Without `attributes`/`excludedAttributes` — what every
+   * GET, PUT and PATCH from Entra and Okta looks like — the answer is serialised here as JSON
+   * text: SQLite hands over the member ids as one comma-separated string and each becomes
+   * `{"value":<id>,"type":"User"}` by string substitution. For a 10 000-member team that skips
+   * 10 000 row objects, 10 000 member objects and their generic serialisation, about half the
+   * time of a PATCH. The text is exactly `JSON.stringify` of the object form (a test compares
+   * both); ids are integers, so nothing needs escaping.
+   */
+  function present(reader: Reader, row: GroupRow, projection: Projection): Record<string, unknown> | string {
+    if (!projection.attributes?.length && !projection.excludedAttributes?.length) {
+      const [{ ids }] = reader.all<{ ids: string | null }>(
+        sql`SELECT group_concat(user_id, ',' ORDER BY user_id) AS ids FROM ${groupMembers} WHERE group_id = ${row.id}`,
+      ) as [{ ids: string | null }];
+      const members = ids === null ? "[]" : `[{"value":${ids.replaceAll(",", ',"type":"User"},{"value":')},"type":"User"}]`;
+      const { meta, ...head } = render(row, undefined);
+      return `${JSON.stringify(head).slice(0, -1)},"members":${members},"meta":${JSON.stringify(meta)}}`;
+    }
+    return presentObject(reader, row, projection);
+  }
+
+  function presentObject(reader: Reader, row: GroupRow, projection: Projection): Record<string, unknown> {
     const view = memberView(projection);
     const resource = render(row, view ? membersOf(reader, [row.id], view).get(row.id)! : undefined);
     return projectResource(resource, projection, SCHEMA_GROUP);
@@ -170,6 +191,7 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
   return {
     render,
     membersOf,
+    presentObject,
 
     /**
      * GET /Groups: one COUNT, one page query and — unless members are projected away, as
@@ -213,7 +235,7 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
           };
           tx.insert(groups).values(row).run();
           addMembers(tx, row.id, userIds);
-          return present(tx, row, projection);
+          return { id: row.id, resource: present(tx, row, projection) };
         },
         { behavior: "immediate" },
       );
