@@ -246,3 +246,32 @@ describe("list", () => {
     }
   });
 });
+
+describe("onUserDeactivated hook", () => {
+  test("runs in the deactivating transaction on DELETE and PATCH active=false; a throw aborts the deactivation", async () => {
+    const { onUserDeactivated } = await import("../../../src/scim/users/service");
+    const calls: number[] = [];
+    let fail = false;
+    const off = onUserDeactivated((tx, userId) => {
+      calls.push(userId);
+      if (fail) throw new Error("group cleanup failed");
+    });
+    try {
+      const a = await json(await t.scim("POST", "/Users", newUser("hook-a@example.com")));
+      const b = await json(await t.scim("POST", "/Users", newUser("hook-b@example.com")));
+      expect((await t.scim("DELETE", `/Users/${a.id}`)).status).toBe(204);
+      expect((await t.scim("DELETE", `/Users/${a.id}`)).status).toBe(204); // already inactive: no second call
+      expect((await t.scim("PATCH", `/Users/${b.id}`, { schemas: [PATCH_SCHEMA], Operations: [{ op: "Replace", path: "active", value: "False" }] })).status).toBe(200);
+      expect(calls).toEqual([Number(a.id), Number(b.id)]);
+      // reactivate b, then make the hook fail: the deactivation must roll back (and never be a 500 body leak of internals)
+      await t.scim("PATCH", `/Users/${b.id}`, { schemas: [PATCH_SCHEMA], Operations: [{ op: "replace", path: "active", value: true }] });
+      fail = true;
+      const r = await t.scim("DELETE", `/Users/${b.id}`);
+      expect(r.status).toBe(500);
+      expect(await r.text()).not.toContain("group cleanup failed");
+      expect((await json(await t.scim("GET", `/Users/${b.id}`))).active).toBe(true);
+    } finally {
+      off();
+    }
+  });
+});
