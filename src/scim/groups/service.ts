@@ -87,7 +87,6 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
     return out;
   }
 
-  /** Renders one group as the client asked (members read only if the projection keeps them). */
   /**
    * One group as the client asked for it. Without `attributes`/`excludedAttributes` — what every
    * GET, PUT and PATCH from Entra and Okta looks like — the answer is serialised here as JSON
@@ -109,6 +108,7 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
     return presentObject(reader, row, projection);
   }
 
+  /** The object form: members read only if the projection keeps them, then projected. */
   function presentObject(reader: Reader, row: GroupRow, projection: Projection): Record<string, unknown> {
     const view = memberView(projection);
     const resource = render(row, view ? membersOf(reader, [row.id], view).get(row.id)! : undefined);
