@@ -3,7 +3,7 @@ import type { AppContext } from "../../context";
 import { ScimError } from "../errors";
 import { parseListParams, parseProjectionParams } from "../query";
 import { resourceLocation, SCHEMA_PATCH_OP } from "../protocol";
-import { GroupListQuery, GroupPatch, GroupProjectionQuery, GroupWrite } from "./model";
+import { GroupListQuery, GroupListResponse, GroupPatch, GroupProjectionQuery, GroupResource, GroupWrite, scimResponse } from "./model";
 import { createGroupService } from "./service";
 
 const tags = ["SCIM Groups"];
@@ -40,11 +40,15 @@ export function groupsRoutes(ctx: AppContext) {
     })
     .get("/Groups", ({ query }) => service.list(parseListParams(query)), {
       query: GroupListQuery,
-      detail: { tags, summary: "List groups (teams); filter on displayName, sort, page, project attributes" },
+      detail: {
+        tags,
+        summary: "List groups (teams); filter on displayName, sort, page, project attributes",
+        responses: scimResponse(200, "ListResponse of groups", GroupListResponse),
+      },
     })
     .get("/Groups/:id", ({ params, query }) => service.get(params.id, parseProjectionParams(query)), {
       query: GroupProjectionQuery,
-      detail: { tags, summary: "Get a group (team) with its members" },
+      detail: { tags, summary: "Get a group (team) with its members", responses: scimResponse(200, "The group", GroupResource) },
     })
     .post(
       "/Groups",
@@ -54,12 +58,21 @@ export function groupsRoutes(ctx: AppContext) {
         set.headers["location"] = resourceLocation(ctx.config.baseUrl, "Groups", created.id);
         return created.resource;
       },
-      { body: GroupWrite, query: GroupProjectionQuery, detail: { tags, summary: "Create a group; members optional (an empty group is allowed)" } },
+      { body: GroupWrite, query: GroupProjectionQuery, detail: {
+          tags,
+          summary: "Create a group; members optional (an empty group is allowed)",
+          responses: scimResponse(201, "The created group; Location header = meta.location", GroupResource),
+        },
+      },
     )
     .put("/Groups/:id", ({ params, body, query }) => service.replace(params.id, body, parseProjectionParams(query)), {
       body: GroupWrite,
       query: GroupProjectionQuery,
-      detail: { tags, summary: "Replace a group: displayName and the whole member list (omitted members → none)" },
+      detail: {
+        tags,
+        summary: "Replace a group: displayName and the whole member list (omitted members → none)",
+        responses: scimResponse(200, "The group after replacement", GroupResource),
+      },
     })
     .patch(
       "/Groups/:id",
@@ -67,7 +80,12 @@ export function groupsRoutes(ctx: AppContext) {
         if (!body.schemas.includes(SCHEMA_PATCH_OP)) throw new ScimError(400, `schemas must contain ${SCHEMA_PATCH_OP}`, "invalidSyntax");
         return service.patch(params.id, body.Operations, parseProjectionParams(query));
       },
-      { body: GroupPatch, query: GroupProjectionQuery, detail: { tags, summary: "Add/remove/replace members, rename; answers with the full member list" } },
+      { body: GroupPatch, query: GroupProjectionQuery, detail: {
+          tags,
+          summary: "Add/remove/replace members, rename; answers with the full member list",
+          responses: scimResponse(200, "The group with its full member list", GroupResource),
+        },
+      },
     )
     .delete(
       "/Groups/:id",
@@ -76,7 +94,7 @@ export function groupsRoutes(ctx: AppContext) {
         set.status = 204;
         return undefined;
       },
-      { detail: { tags, summary: "Delete a group (its memberships go with it; users stay)" } },
+      { detail: { tags, summary: "Delete a group (its memberships go with it; users stay)", responses: scimResponse(204, "Deleted") } },
     );
 }
 

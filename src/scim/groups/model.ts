@@ -48,12 +48,19 @@ export const GroupPatch = t.Object(
 );
 export type GroupPatch = typeof GroupPatch.static;
 
-export const GroupMember = t.Object({
-  value: t.Integer({ description: "The user's id, a number in responses." }),
-  display: t.Optional(t.String({ description: "The user's displayName; only when requested (attributes=members.display)." })),
-  type: t.Literal("User"),
-  $ref: t.Optional(t.String({ description: "Location of the User resource; only when requested (attributes=members.$ref)." })),
-});
+/**
+ * A member in responses. `$ref` (the User's URL, on request with attributes=members.$ref) is
+ * left out of this documentation schema on purpose: a property literally named "$ref" reads as a
+ * JSON reference to OpenAPI tooling.
+ */
+export const GroupMember = t.Object(
+  {
+    value: t.Integer({ description: "The user's id, a number in responses." }),
+    display: t.Optional(t.String({ description: "The user's displayName; only when requested (attributes=members.display)." })),
+    type: t.Literal("User"),
+  },
+  { additionalProperties: true, description: "Also `$ref`, the User's URL, when requested (attributes=members.$ref)." },
+);
 
 export const GroupResource = t.Object({
   schemas: t.Array(t.String()),
@@ -69,7 +76,7 @@ export const GroupResource = t.Object({
   }),
 });
 export type GroupResource = typeof GroupResource.static;
-export type GroupMember = typeof GroupMember.static;
+export type GroupMember = typeof GroupMember.static & { $ref?: string };
 
 const projection = {
   attributes: t.Optional(t.String({ description: "Comma-separated attributes to return (id and schemas always come)." })),
@@ -87,3 +94,22 @@ export const GroupListQuery = t.Object(
   },
   { additionalProperties: true },
 );
+
+export const GroupListResponse = t.Object({
+  schemas: t.Array(t.String()),
+  totalResults: t.Integer(),
+  itemsPerPage: t.Integer(),
+  startIndex: t.Integer(),
+  Resources: t.Array(GroupResource),
+});
+
+/**
+ * OpenAPI `responses` for a route answering `schema` as application/scim+json. Documentation
+ * only: answers are not re-validated on the way out (a 10 000-member team would pay for it, and
+ * unprojected answers are pre-serialised text — see service.ts `present`).
+ */
+export function scimResponse(status: number, description: string, schema?: unknown) {
+  return {
+    [status]: { description, ...(schema ? { content: { "application/scim+json": { schema } } } : {}) },
+  };
+}
