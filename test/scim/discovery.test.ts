@@ -166,6 +166,43 @@ describe("schemas describe what resources really carry", () => {
   });
 });
 
+describe("required means required", () => {
+  test("POST without any attribute the schemas mark required → 400 invalidValue", async () => {
+    let n = 0;
+    for (const [urn, endpoint, full] of [
+      [USER_URN, "/Users", () => newUser(`req${++n}@example.com`)],
+      [GROUP_URN, "/Groups", () => ({ schemas: [GROUP_URN], displayName: `Req ${++n}` })],
+    ] as const) {
+      const schema = await ok(`/Schemas/${urn}`);
+      expect((await t.scim("POST", endpoint, full())).status).toBe(201);
+      for (const a of schema.attributes.filter((x: any) => x.required)) {
+        const body: any = full();
+        delete body[a.name];
+        await expectScimError(await t.scim("POST", endpoint, body), 400, "invalidValue");
+        for (const sub of (a.subAttributes ?? []).filter((x: any) => x.required)) {
+          const partial: any = full();
+          delete partial[a.name][sub.name];
+          await expectScimError(await t.scim("POST", endpoint, partial), 400, "invalidValue");
+        }
+      }
+    }
+  });
+});
+
+describe("canonical values are the accepted values", () => {
+  test("every userType canonical value is accepted and stored; collaborator is refused", async () => {
+    const schema = await ok(`/Schemas/${USER_URN}`);
+    const userType = schema.attributes.find((a: any) => a.name === "userType");
+    for (const value of userType.canonicalValues) {
+      const r = await t.scim("POST", "/Users", newUser(`type-${value}@example.com`, { userType: value }));
+      expect(r.status).toBe(201);
+      const id = (await json(r)).id;
+      expect((await json(await t.scim("GET", `/Users/${id}`))).userType).toBe(value);
+    }
+    await expectScimError(await t.scim("POST", "/Users", newUser("collab@example.com", { userType: "collaborator" })), 400, "invalidValue");
+  });
+});
+
 describe("methods and query parameters", () => {
   const paths = ["/ServiceProviderConfig", "/ResourceTypes", "/ResourceTypes/User", "/ResourceTypes/Group", "/Schemas", `/Schemas/${USER_URN}`, `/Schemas/${GROUP_URN}`];
 

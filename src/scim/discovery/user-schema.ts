@@ -9,11 +9,13 @@ export const userSchema: ScimSchemaDefinition = {
   attributes: [
     attribute("userName", "string", "The user's e-mail address; unique, compared case-insensitively.", { required: true, uniqueness: "server" }),
     attribute("externalId", "string", "Identifier of the user in the provisioning client.", { caseExact: true }),
-    attribute("name", "complex", "The user's name.", {
+    // POST /Users requires both name parts (spec 4.1); PUT and PATCH do not.
+    attribute("name", "complex", "The user's name. givenName and familyName are required when a user is created.", {
+      required: true,
       subAttributes: [
         attribute("formatted", "string", "Full name, formatted for display."),
-        attribute("familyName", "string", "Family name; at most 60 characters."),
-        attribute("givenName", "string", "Given name; at most 60 characters."),
+        attribute("familyName", "string", "Family name; at most 60 characters. Required on create.", { required: true }),
+        attribute("givenName", "string", "Given name; at most 60 characters. Required on create.", { required: true }),
       ],
     }),
     attribute("displayName", "string", "Name shown in the product."),
