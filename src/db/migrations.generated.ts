@@ -5,6 +5,7 @@ import m1 from "../../migrations/0001_pink_red_ghost.sql" with { type: "text" };
 import m2 from "../../migrations/0002_rich_the_captain.sql" with { type: "text" };
 import m3 from "../../migrations/0003_far_veda.sql" with { type: "text" };
 import m4 from "../../migrations/0004_amusing_frog_thor.sql" with { type: "text" };
+import m5 from "../../migrations/0005_swift_tiger_shark.sql" with { type: "text" };
 
 export const migrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_orange_mordo", when: 1795315140354, breakpoints: true, sql: m0 },
@@ -12,4 +13,5 @@ export const migrations: { tag: string; when: number; breakpoints: boolean; sql:
   { tag: "0002_rich_the_captain", when: 1795315540007, breakpoints: true, sql: m2 },
   { tag: "0003_far_veda", when: 1795316723063, breakpoints: true, sql: m3 },
   { tag: "0004_amusing_frog_thor", when: 1795318635020, breakpoints: true, sql: m4 },
+  { tag: "0005_swift_tiger_shark", when: 1795319314317, breakpoints: true, sql: m5 },
 ];
