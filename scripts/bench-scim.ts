@@ -47,7 +47,9 @@ function loadUsers(upTo: number) {
       insEmail.run(id, name, name);
     }
   });
-  for (let from = loaded + 1; from <= upTo; from += 50_000) batch(from, Math.min(upTo, from + 49_999));
+  // 10 000-row transactions: short write locks, so the server's own writers (the webhook loop)
+  // never wait past busy_timeout while the table grows.
+  for (let from = loaded + 1; from <= upTo; from += 10_000) batch(from, Math.min(upTo, from + 9_999));
   sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   console.error(`loaded ${upTo - loaded} users in ${((performance.now() - t0) / 1000).toFixed(1)} s (total ${upTo})`);
   loaded = upTo;
