@@ -12,6 +12,18 @@ export const SCHEMA_ENTERPRISE_USER = "urn:ietf:params:scim:schemas:extension:en
 export const SCHEMA_LIST_RESPONSE = "urn:ietf:params:scim:api:messages:2.0:ListResponse";
 export const SCHEMA_PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 
+/**
+ * PATCH bodies: RFC 7644 §3.5.2 says `schemas` holds the PatchOp URN. A body that names other
+ * schemas is refused (400 invalidSyntax); one that omits `schemas` is accepted, because the
+ * operations are unambiguous and refusing them would break lenient middleware for no gain.
+ * Users and Groups share this rule.
+ */
+export function assertPatchOpSchemas(schemas: readonly string[] | null | undefined): void {
+  if (schemas == null) return;
+  if (!schemas.some((s) => s.toLowerCase() === SCHEMA_PATCH_OP.toLowerCase()))
+    throw new ScimError(400, `schemas must contain ${SCHEMA_PATCH_OP}`, "invalidSyntax");
+}
+
 /** Spec part 8: the largest request body accepted. */
 export const MAX_BODY_BYTES = 800_000;
 

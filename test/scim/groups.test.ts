@@ -242,6 +242,8 @@ describe("PATCH /Groups/{id}", () => {
     await expectScimError(await patch(g.id, []), 400, "invalidValue");
     await expectScimError(await t.scim("PATCH", `/Groups/${g.id}`, { Operations: [] }), 400);
     await expectScimError(await t.scim("PATCH", `/Groups/${g.id}`, { schemas: ["urn:wrong"], Operations: [{ op: "add", path: "members", value: [] }] }), 400, "invalidSyntax");
+    // omitted schemas are tolerated (same rule as /Users: src/scim/protocol.ts assertPatchOpSchemas)
+    expect((await t.scim("PATCH", `/Groups/${g.id}`, { Operations: [{ op: "replace", path: "displayName", value: "Strict 2" }] })).status).toBe(200);
     await expectScimError(await patch("0123456789abcdef0123456789abcdef", [{ op: "add", path: "members", value: [] }]), 404);
   });
 });

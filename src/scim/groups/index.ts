@@ -1,8 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
-import { ScimError } from "../errors";
 import { parseListParams, parseProjectionParams } from "../query";
-import { resourceLocation, SCHEMA_PATCH_OP } from "../protocol";
+import { assertPatchOpSchemas, resourceLocation } from "../protocol";
 import { GroupListQuery, GroupListResponse, GroupPatch, GroupProjectionQuery, GroupResource, GroupWrite, scimResponse } from "./model";
 import { createGroupService } from "./service";
 
@@ -77,7 +76,7 @@ export function groupsRoutes(ctx: AppContext) {
     .patch(
       "/Groups/:id",
       ({ params, body, query }) => {
-        if (!body.schemas.includes(SCHEMA_PATCH_OP)) throw new ScimError(400, `schemas must contain ${SCHEMA_PATCH_OP}`, "invalidSyntax");
+        assertPatchOpSchemas(body.schemas);
         return service.patch(params.id, body.Operations, parseProjectionParams(query));
       },
       { body: GroupPatch, query: GroupProjectionQuery, detail: {

@@ -41,7 +41,7 @@ export type GroupPatchOperation = typeof GroupPatchOperation.static;
 
 export const GroupPatch = t.Object(
   {
-    schemas: t.Array(t.String(), { description: `Must contain ${SCHEMA_PATCH_OP}.` }),
+    schemas: t.Optional(t.Array(t.String(), { description: `Must contain ${SCHEMA_PATCH_OP} when sent.` })),
     Operations: t.Array(GroupPatchOperation),
   },
   { additionalProperties: true },

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
-import { resourceLocation, SCHEMA_USER } from "../protocol";
+import { assertPatchOpSchemas, resourceLocation, SCHEMA_USER } from "../protocol";
 import { parseListParams, parseProjectionParams, projectResource, queryOf } from "../query";
 import { PatchBody, UserBody, UserIdParams } from "./model";
 import { stateFromBody } from "./rules";
@@ -58,7 +58,10 @@ export function usersRoutes(ctx: AppContext) {
       const updated = users.replace(params.id, (before) => stateFromBody(body, { requireNames: false, activeWhenOmitted: before.active }));
       return projectResource(updated, parseProjectionParams(queryOf(request)), SCHEMA_USER);
     }, { params: UserIdParams, parse: DOCUMENTED_AS_JSON, body: UserBody, detail: { tags, summary: "Replace a user", description: "Attributes not sent are cleared; userType defaults to regular; active is kept when omitted." } })
-    .patch("/Users/:id", ({ params, body, request }) => projectResource(users.patch(params.id, body.Operations), parseProjectionParams(queryOf(request)), SCHEMA_USER), {
+    .patch("/Users/:id", ({ params, body, request }) => {
+      assertPatchOpSchemas(body.schemas);
+      return projectResource(users.patch(params.id, body.Operations), parseProjectionParams(queryOf(request)), SCHEMA_USER);
+    }, {
       params: UserIdParams,
       parse: DOCUMENTED_AS_JSON,
       body: PatchBody,

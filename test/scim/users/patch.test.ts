@@ -147,4 +147,13 @@ describe("PATCH /Users/{id}", () => {
     // lower-case "operations" key is accepted (attribute names are case-insensitive)
     expect((await t.scim("PATCH", `/Users/${u.id}`, { schemas: [PATCH_SCHEMA], operations: [{ op: "replace", path: "title", value: "ok" }] })).status).toBe(200);
   });
+
+  test("schemas naming something other than PatchOp → 400 invalidSyntax; omitted schemas are tolerated", async () => {
+    const u = await json(await t.scim("POST", "/Users", newUser("p6@example.com")));
+    await expectScimError(await t.scim("PATCH", `/Users/${u.id}`, { schemas: ["urn:wrong"], Operations: [{ op: "replace", path: "title", value: "x" }] }), 400, "invalidSyntax");
+    expect((await json(await t.scim("GET", `/Users/${u.id}`))).title).toBeUndefined();
+    const r = await t.scim("PATCH", `/Users/${u.id}`, { Operations: [{ op: "replace", path: "title", value: "Lenient" }] });
+    expect(r.status).toBe(200);
+    expect((await json(r)).title).toBe("Lenient");
+  });
 });
