@@ -35,13 +35,13 @@ export function casePayload(c: CaseRow) {
 
 /** API view: the payload fields plus what Qase clients read (tags, author, Qase's aliases). */
 export function caseView(db: Reader, c: CaseRow) {
-  const author = c.authorId == null ? null : db.select({ id: users.id, userName: users.userName, active: users.active }).from(users).where(eq(users.id, c.authorId)).get() ?? null;
+  const author = c.authorId == null ? null : db.select({ id: users.id, userName: users.userName, displayName: users.displayName, active: users.active }).from(users).where(eq(users.id, c.authorId)).get() ?? null;
   return {
     ...casePayload(c),
     layer: c.layer, is_flaky: c.isFlaky, status: c.status, tags: c.tags.map((title) => ({ title })),
     steps: c.steps.map((s) => ({ ...s, shared_step_hash: s.shared_hash })),
     custom_fields: c.customFields.map((f) => ({ id: Number(f.field_id), value: f.value })),
-    author_id: c.authorId, author: author ? { id: author.id, name: author.userName, active: author.active } : null,
+    author_id: c.authorId, author: author ? { id: author.id, name: author.displayName, email: author.userName, active: author.active } : null,
     created_at: c.created, updated_at: c.updated,
   };
 }

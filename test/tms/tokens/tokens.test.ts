@@ -51,7 +51,7 @@ test("a revoked token is refused with 401", async () => {
 test("entities record the SCIM user behind the token; deactivating the user keeps them and the name", async () => {
   // The SCIM feature provisions users; here the row is written directly to stay within this feature.
   const now = new Date().toISOString();
-  const user = t.ctx.db.insert(users).values({ userName: "alice@example.com", userNameKey: "alice@example.com", displayName: "alice@example.com", createdAt: now, updatedAt: now }).returning().get();
+  const user = t.ctx.db.insert(users).values({ userName: "alice@example.com", userNameKey: "alice@example.com", displayName: "Alice Liddell", createdAt: now, updatedAt: now }).returning().get();
   const { token, userName } = (await (await t.admin("POST", "/api/admin/api-tokens", { name: "alice's reporter", userId: user.id })).json()) as any;
   expect(userName).toBe("alice@example.com");
   const call = async (m: string, p: string, body?: unknown) => (await (await t.request(m, `/api/v1${p}`, { body, headers: { token } })).json()) as any;
@@ -69,7 +69,7 @@ test("entities record the SCIM user behind the token; deactivating the user keep
 
   const c = (await call2("GET", `/case/AUT/${caseId}`)).result;
   expect(c.author_id).toBe(user.id);
-  expect(c.author).toEqual({ id: user.id, name: "alice@example.com", active: false });
+  expect(c.author).toEqual({ id: user.id, name: "Alice Liddell", email: "alice@example.com", active: false });
   expect((await call2("GET", `/run/AUT/${runId}`)).result.author_id).toBe(user.id);
   expect((await call2("GET", "/defect/AUT")).result.entities[0].author_id).toBe(user.id);
   expect((await call2("GET", `/result/AUT?run=${runId}`)).result.entities[0].author_id).toBe(user.id);
