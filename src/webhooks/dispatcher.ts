@@ -14,7 +14,7 @@ import { onEventsCommitted } from "./wake";
  * One "tick" is one write transaction that (1) records the outcomes of attempts that finished
  * since the last tick and (2) claims due deliveries up to the free concurrency, subscription by
  * subscription, so a slow endpoint only ever holds its own per-subscription slots. A claim is a
- * lease: `locked_until` and `next_attempt_at` move to now + timeout + margin, so after a kill -9
+ * lease: `locked_until` and `next_attempt_at` move to now + 2 × timeout + margin, so after a kill -9
  * the delivery simply becomes due again when the lease passes (at-least-once, same webhook-id).
  * Ticks run on publish (woken after commit), when an attempt finishes, and on a poll timer.
  * Batching outcomes into the next tick is group commit: under load one fsync covers many attempts.
@@ -61,6 +61,9 @@ class DeliveryLoop {
   private readonly running = new Map<number, { promise: Promise<void>; abort: AbortController }>();
   private outcomes: Outcome[] = [];
   private rotate = 0;
+  /** Leased claims not yet started, per subscription (see `claim`). */
+  private readonly ready = new Map<number, Claim[]>();
+  private readyTotal = 0;
   private purging = false;
   private readonly metrics;
 
@@ -78,7 +81,8 @@ class DeliveryLoop {
 
   constructor(private readonly ctx: AppContext) {
     this.cfg = ctx.config;
-    this.leaseMs = ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS;
+    // A claim may wait in `ready` behind one attempt of its subscription, then run its own: 2 × timeout.
+    this.leaseMs = 2 * ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS;
     this.userAgent = `Gatehouse-Webhooks/${ctx.version}`;
     const registry = metricsFor(ctx);
     this.metrics = {
@@ -157,14 +161,18 @@ class DeliveryLoop {
 
   private tick(): void {
     const outcomes = this.outcomes;
-    if (this.stopping && outcomes.length === 0) return;
+    if (this.stopping && outcomes.length === 0 && this.readyTotal === 0) return;
     const now = Date.now();
-    let claims: Claim[] = [];
+    let claims: Claim[];
     try {
       claims = this.ctx.sqlite
         .transaction(() => {
-          for (const o of outcomes) this.record(o, now);
-          return this.stopping ? [] : this.claim(now);
+          const succeeded = new Set<number>();
+          for (const o of outcomes) this.record(o, now, succeeded);
+          for (const subId of succeeded) this.q.subSuccess.run(subId, now);
+          if (!this.stopping) return this.claim(now);
+          this.releaseReady(now);
+          return [];
         })
         .immediate();
       this.outcomes = []; // the tick is synchronous: nothing was appended meanwhile
@@ -173,13 +181,30 @@ class DeliveryLoop {
       this.ctx.log.error("webhook delivery tick failed", { error: String((e as Error)?.message ?? e) });
       return;
     }
-    for (const c of claims) this.launch(c);
+    if (this.stopping) {
+      this.ready.clear();
+      this.readyTotal = 0;
+    }
+    for (const c of claims) {
+      let queue = this.ready.get(c.sub.id);
+      if (!queue) this.ready.set(c.sub.id, (queue = []));
+      queue.push(c);
+    }
+    this.readyTotal += claims.length;
+    this.pump();
   }
 
-  /** Claims due deliveries, subscription by subscription (rotating who goes first), within both caps. */
+  /**
+   * Claims due deliveries into the local `ready` queues, subscription by subscription (rotating who
+   * goes first). It leases up to twice the concurrency (and twice the per-subscription cap), so
+   * when an attempt finishes the next one starts at once from memory instead of waiting for the
+   * next commit: the HTTP pipeline stays full while outcomes are group-committed. Claims that are
+   * leased but not yet sent cannot become duplicates after a crash; they are simply due again.
+   */
   private claim(now: number): Claim[] {
-    let free = this.cfg.webhookConcurrency - this.inflight;
-    if (free <= 0) return [];
+    const cap = this.cfg.webhookPerSubscriptionConcurrency;
+    let budget = 2 * this.cfg.webhookConcurrency - this.inflight - this.readyTotal;
+    if (budget <= 0) return [];
     const subs = this.q.subs.all().map(
       (s): Subscription => ({
         id: s.id,
@@ -191,25 +216,56 @@ class DeliveryLoop {
     const start = this.rotate++ % subs.length;
     const leaseUntil = now + this.leaseMs;
     const claims: Claim[] = [];
+    const claimedBySub = new Map<number, number>();
+    const exhausted = new Set<number>();
     // Fair share first (so with many subscriptions and few slots everyone gets some), then fill.
-    const share = Math.max(1, Math.ceil(free / subs.length));
+    const share = Math.max(1, Math.ceil(budget / subs.length));
     for (const pass of [share, Infinity]) {
-      for (let i = 0; i < subs.length && free > 0; i++) {
+      for (let i = 0; i < subs.length && budget > 0; i++) {
         const sub = subs[(start + i) % subs.length]!;
-        const taken = (this.inflightBySub.get(sub.id) ?? 0) + claims.filter((c) => c.sub.id === sub.id).length;
-        const room = Math.min(free, this.cfg.webhookPerSubscriptionConcurrency - taken, pass);
+        if (exhausted.has(sub.id)) continue;
+        const held = (this.inflightBySub.get(sub.id) ?? 0) + (this.ready.get(sub.id)?.length ?? 0) + (claimedBySub.get(sub.id) ?? 0);
+        const room = Math.min(budget, 2 * cap - held, pass);
         if (room <= 0) continue;
-        for (const row of this.q.due.all(sub.id, now, room)) {
+        const rows = this.q.due.all(sub.id, now, room);
+        if (rows.length < room) exhausted.add(sub.id);
+        for (const row of rows) {
           this.q.lease.run(row.id, leaseUntil, now);
           claims.push({ id: row.id, attempts: row.attempts, uid: row.uid, name: row.name, payload: row.payload, createdAt: row.created_at, sub });
-          free--;
         }
+        claimedBySub.set(sub.id, (claimedBySub.get(sub.id) ?? 0) + rows.length);
+        budget -= rows.length;
       }
     }
     return claims;
   }
 
-  private record(o: Outcome, now: number): void {
+  /** Starts ready attempts, round-robin over subscriptions, within the global and per-subscription caps. */
+  private pump(): void {
+    if (this.stopping) return;
+    const cap = this.cfg.webhookPerSubscriptionConcurrency;
+    let progressed = true;
+    while (progressed && this.readyTotal > 0 && this.inflight < this.cfg.webhookConcurrency) {
+      progressed = false;
+      for (const [subId, queue] of this.ready) {
+        if (this.inflight >= this.cfg.webhookConcurrency) break;
+        if ((this.inflightBySub.get(subId) ?? 0) >= cap) continue;
+        const c = queue.shift()!;
+        if (queue.length === 0) this.ready.delete(subId);
+        this.readyTotal--;
+        this.launch(c);
+        progressed = true;
+      }
+    }
+  }
+
+  /** On shutdown: leased but never sent → due again now (no attempt counted). */
+  private releaseReady(now: number): void {
+    for (const queue of this.ready.values()) for (const c of queue) this.q.release.run(c.id, now);
+  }
+
+  /** Records one outcome. Successes only mark `succeeded` (one subscription update per tick, not per delivery). */
+  private record(o: Outcome, now: number, succeeded: Set<number>): void {
     const { claim } = o;
     if (o.kind === "released") {
       this.q.release.run(claim.id, now);
@@ -224,10 +280,11 @@ class DeliveryLoop {
     const verdict = decide(r, attemptsMade, this.cfg.webhookRetrySchedule, now);
     const subId = claim.sub.id;
     this.metrics.attempts.inc({ outcome: verdict.next });
+    if (verdict.next !== "delivered" && succeeded.delete(subId)) this.q.subSuccess.run(subId, now); // keep the order within the batch
     switch (verdict.next) {
       case "delivered":
         this.q.finish.run(claim.id, "delivered", now, status, null, now, now);
-        this.q.subSuccess.run(subId, now);
+        succeeded.add(subId);
         return;
       case "gone":
         this.q.finish.run(claim.id, "failed", now, status, "endpoint answered 410 Gone", now, now);
@@ -264,6 +321,7 @@ class DeliveryLoop {
       else this.inflightBySub.set(claim.sub.id, n);
       this.running.delete(claim.id);
       this.outcomes.push(outcome);
+      this.pump();
       this.requestTick();
     });
     this.running.set(claim.id, { promise, abort });
