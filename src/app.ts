@@ -19,13 +19,15 @@ export function createApp(ctx: AppContext) {
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = requestIdOf(request);
     })
-    .onParse(({ request, route }) => {
-      noteRoute(request, route);
-    })
     .onTransform(({ request, route }) => {
       noteRoute(request, route);
     })
-    .onError(({ code, error, request }) => mapError({ code, error, request, requestId: requestIdOf(request), log: ctx.log }))
+    .onError(({ code, error, request, route }) => {
+      // A body that fails to parse never reaches onTransform; note the route here instead.
+      // (No onParse hook: a function parse hook makes @elysiajs/openapi drop request bodies.)
+      noteRoute(request, route);
+      return mapError({ code, error, request, requestId: requestIdOf(request), log: ctx.log });
+    })
     .use(opsRoutes(ctx))
     .use(scimRoutes(ctx))
     .use(webhookRoutes(ctx))

@@ -5,14 +5,14 @@
 import { readFileSync } from "node:fs";
 import { parseConfig, parseEnvFile, type Config } from "../config";
 import type { AppContext } from "../context";
-import { closeDatabase, openDatabase } from "../db/connection";
+import { closeDatabase } from "../db/connection";
 import { runMigrations } from "../db/migrate";
 import { createLogger } from "../log";
 import { backupDatabase, BackupError } from "../ops/backup";
 import { scimTokenCli } from "../scim/cli";
-import { databaseFile, startGatehouse, StartupConfigError } from "../server";
+import { databaseFile, openDataDir, startGatehouse, StartupConfigError } from "../server";
 import { VERSION } from "../version";
-import { parseCommandLine, USAGE } from "./args";
+import { parseCommandLine, USAGE, type Command } from "./args";
 
 export type CliIo = { out(text: string): void; err(text: string): void };
 const stdio: CliIo = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) };
@@ -59,12 +59,23 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     return 2;
   }
   const config = loaded.config;
+  try {
+    return await runCommand(command, config, io);
+  } catch (e) {
+    if (e instanceof StartupConfigError) {
+      io.err(`gatehouse: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+}
 
+async function runCommand(command: Exclude<Command, { name: "help" | "version" }>, config: Config, io: CliIo): Promise<number> {
   switch (command.name) {
     case "serve":
       return serveUntilSignalled(config, io);
     case "migrate": {
-      const handle = openDatabase(databaseFile(config), { migrate: false });
+      const handle = openDataDir(config);
       try {
         const applied = runMigrations(handle.db);
         io.out(`gatehouse: ${applied} migration(s) applied to ${handle.file}\n`);
@@ -87,7 +98,8 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       }
     }
     case "scim-token": {
-      const handle = openDatabase(databaseFile(config));
+      const handle = openDataDir(config);
+      runMigrations(handle.db);
       const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, log: createLogger(config.logLevel, (l) => process.stderr.write(l + "\n")), version: VERSION };
       try {
         return await scimTokenCli(command.args, ctx);
@@ -105,16 +117,21 @@ async function serveUntilSignalled(config: Config, io: CliIo): Promise<number> {
   try {
     running = await startGatehouse(config, log);
   } catch (e) {
-    if (e instanceof StartupConfigError) {
-      io.err(`gatehouse: ${e.message}\n`);
-      return 2;
-    }
+    if (e instanceof StartupConfigError) throw e; // exit 2, reported by runCli
     const code = (e as NodeJS.ErrnoException).code;
     const message = code === "EADDRINUSE" ? `cannot listen: address in use (GATEHOUSE_HOST/GATEHOUSE_PORT/GATEHOUSE_HTTP_REDIRECT_PORT): ${(e as Error).message}` : String((e as Error)?.stack ?? e);
     log.error("startup failed", { error: message });
     io.err(`gatehouse: ${message}\n`);
     return 1;
   }
+  // A crash must still leave one JSON line in the journal, not only a bare stack on stderr.
+  // (Exiting stays the answer: systemd restarts the unit, and state is safe in SQLite.)
+  const crash = (kind: string) => (error: unknown) => {
+    log.error(kind, { error: String((error as Error)?.stack ?? error) });
+    process.exit(1);
+  };
+  process.on("uncaughtException", crash("uncaught exception"));
+  process.on("unhandledRejection", crash("unhandled promise rejection"));
   return new Promise<number>((resolve) => {
     let signals = 0;
     const onSignal = (signal: NodeJS.Signals) => {

@@ -30,6 +30,8 @@ type Document = { paths: Record<string, Record<string, Operation>> } & Record<st
 const SECURITY_BY_PREFIX: [prefix: string, scheme: string][] = [
   ["/scim/v2/", "scimBearer"],
   ["/api/admin/", "adminBearer"],
+  ["/api/v1/", "apiToken"],
+  ["/api/v2/", "apiToken"],
 ];
 
 export const SECURITY_SCHEMES = {
@@ -42,6 +44,12 @@ export const SECURITY_SCHEMES = {
     type: "http",
     scheme: "bearer",
     description: "The instance's admin token (`GATEHOUSE_ADMIN_TOKEN`). Also accepted by `/metrics` when scraped from another host.",
+  },
+  apiToken: {
+    type: "apiKey",
+    in: "header",
+    name: "Token",
+    description: "API token for the Qase-shaped test-management API (as Qase clients send it): created by an admin with `POST /api/admin/api-tokens`. Shown once, stored hashed.",
   },
 } as const;
 

@@ -44,6 +44,15 @@ export function databaseFile(config: Config): string {
   return join(config.dataDir, "gatehouse.db");
 }
 
+/** Opens (creating if needed) the database in GATEHOUSE_DATA_DIR, without migrating it. */
+export function openDataDir(config: Config): DbHandle {
+  try {
+    return openDatabase(databaseFile(config), { migrate: false });
+  } catch (e) {
+    throw new StartupConfigError(`GATEHOUSE_DATA_DIR: cannot open ${databaseFile(config)}: ${(e as Error).message}`);
+  }
+}
+
 function readTls(config: Config): { cert: string; key: string } | null {
   if (!config.tlsCertFile || !config.tlsKeyFile) return null;
   const read = (key: string, file: string) => {
@@ -71,12 +80,7 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
   const tls = readTls(config);
   log.info("starting", { version: VERSION, pid: process.pid, dataDir: config.dataDir });
 
-  let handle: DbHandle;
-  try {
-    handle = openDatabase(databaseFile(config), { migrate: false });
-  } catch (e) {
-    throw new StartupConfigError(`GATEHOUSE_DATA_DIR: cannot open ${databaseFile(config)}: ${(e as Error).message}`);
-  }
+  const handle = openDataDir(config);
   const applied = runMigrations(handle.db);
   if (applied > 0) log.info("migrations applied", { applied });
 

@@ -116,3 +116,24 @@ test("backup of a data dir without a database fails clearly", async () => {
   expect(r.code).toBe(1);
   expect(r.err).toContain("no database at");
 });
+
+test("an unusable data dir exits 2 naming GATEHOUSE_DATA_DIR", async () => {
+  const notADir = join(dir, "a-file");
+  writeFileSync(notADir, "x");
+  for (const args of [["migrate"], ["serve"]]) {
+    const r = await cli(args, { GATEHOUSE_DATA_DIR: notADir, GATEHOUSE_PORT: "0", GATEHOUSE_HOST: "127.0.0.1", GATEHOUSE_LOG_LEVEL: "error" });
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("GATEHOUSE_DATA_DIR: cannot open");
+  }
+});
+
+test("a port in use fails `serve` with exit 1 and says so", async () => {
+  const occupied = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+  try {
+    const r = await cli(["serve"], { GATEHOUSE_DATA_DIR: join(dir, "port-data"), GATEHOUSE_HOST: "127.0.0.1", GATEHOUSE_PORT: String(occupied.port), GATEHOUSE_LOG_LEVEL: "error" });
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("address in use");
+  } finally {
+    occupied.stop(true);
+  }
+});

@@ -37,6 +37,13 @@ function binaryIsFresh(): boolean {
   return statSync(BINARY).mtimeMs >= sources;
 }
 
+// Temp dirs made here are removed when the test process exits, whatever happened to the
+// binary (kill9 without stop, a start that failed, a test that threw).
+const tempDirs = new Set<string>();
+process.on("exit", () => {
+  for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
+});
+
 let building: Promise<string> | null = null;
 
 /** Path of a compiled binary that matches the current sources (built at most once per process). */
@@ -87,6 +94,7 @@ export type StartOptions = {
 export async function startBinary(opts: StartOptions): Promise<RunningBinary> {
   const binary = await buildBinary();
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-e2e-"));
+  tempDirs.add(dir);
   const cwd = opts.cwd ?? dir;
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
@@ -136,6 +144,7 @@ export async function startBinary(opts: StartOptions): Promise<RunningBinary> {
   const cleanup = async () => {
     await pumping.catch(() => {});
     rmSync(dir, { recursive: true, force: true });
+    tempDirs.delete(dir);
   };
   return {
     url,
@@ -152,4 +161,16 @@ export async function startBinary(opts: StartOptions): Promise<RunningBinary> {
     },
     logs: () => output,
   };
+}
+
+/**
+ * Runs a one-shot command of the compiled binary (`migrate`, `backup <file>`, `scim-token …`)
+ * with only PATH and the given environment; e.g. against a running instance's data dir:
+ *   await runBinaryCommand(["scim-token", "create", "--name", "e2e"], { GATEHOUSE_DATA_DIR: join(bin.dir, "data") })
+ */
+export async function runBinaryCommand(args: string[], env: Record<string, string>, cwd?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const binary = await buildBinary();
+  const proc = Bun.spawn([binary, ...args], { cwd: cwd ?? tmpdir(), env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  return { code, stdout, stderr };
 }

@@ -1,12 +1,17 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { t as schema } from "elysia";
+import { createApp } from "../../src/app";
 import { isLoopbackAddress } from "../../src/ops/observe";
 import { ADMIN_TOKEN, startInProcess } from "../server/harness";
 
 let srv: Awaited<ReturnType<typeof startInProcess>>;
 beforeAll(async () => {
-  srv = await startInProcess();
+  // The real app plus one parameterised route with a validated body, to see route templates.
+  srv = await startInProcess({}, {
+    buildApp: (ctx) => createApp(ctx).post("/test/items/:id", ({ params, body }) => ({ id: params.id, ...body }), { body: schema.Object({ name: schema.String() }) }),
+  });
 });
-afterAll(() => srv.close());
+afterAll(() => srv?.close());
 
 const requestLines = () => srv.lines.filter((l) => l.msg === "request");
 
@@ -52,6 +57,17 @@ test("/metrics counts requests by route template and status, with latency and me
   expect(text).toMatch(/process_resident_memory_bytes [1-9]\d+/);
   expect(text).toMatch(/gatehouse_database_size_bytes\{file="db"\} [1-9]\d+/);
   expect(text).toContain("gatehouse_build_info{version=");
+});
+
+test("parameterised routes are counted by template, also when the body is invalid or unparsable", async () => {
+  const post = (id: string, body: string) => fetch(`${srv.base}/test/items/${id}`, { method: "POST", headers: { "content-type": "application/json" }, body });
+  expect((await post("1", JSON.stringify({ name: "a" }))).status).toBe(200);
+  expect((await post("2", JSON.stringify({ name: 5 }))).status).toBe(400);
+  expect((await post("3", "{not json")).status).toBe(400);
+  const text = await (await fetch(`${srv.base}/metrics`)).text();
+  expect(text).toContain('gatehouse_http_requests_total{method="POST",route="/test/items/:id",status="200"} 1');
+  expect(text).toContain('gatehouse_http_requests_total{method="POST",route="/test/items/:id",status="400"} 2');
+  expect(text).not.toMatch(/route="\/test\/items\/\d/);
 });
 
 test("/metrics: open from loopback, but not through a proxy without the admin token", async () => {

@@ -23,7 +23,7 @@ describe("HTTPS with a plain-HTTP 308 redirect listener", () => {
     redirectPort = freePort();
     srv = await startInProcess({ tlsCertFile: certFile, tlsKeyFile: keyFile, httpRedirectPort: redirectPort });
   });
-  afterAll(() => srv.close());
+  afterAll(() => srv?.close());
 
   test("serves HTTPS verifiable with the certificate as CA", async () => {
     expect(srv.base.startsWith("https://")).toBe(true);

@@ -1,0 +1,69 @@
+import { t } from "elysia";
+import { Limit, Offset } from "../shared/envelope";
+import { AttachmentIds, Opt } from "../shared/envelope";
+import { EnumInput } from "../shared/enums";
+
+/** Qase `TestStepCreate`: either an `action` or `shared` (a shared step hash). */
+export const StepInput = t.Object({
+  action: Opt(t.String({ maxLength: 10000 })),
+  shared: Opt(t.String({ maxLength: 128, description: "Hash of a shared step of the same project" })),
+  expected_result: Opt(t.String({ maxLength: 10000 })),
+  data: Opt(t.String({ maxLength: 10000 })),
+  position: Opt(t.Integer({ minimum: 1 })),
+  attachments: AttachmentIds,
+});
+
+const caseFields = {
+  description: Opt(t.String({ maxLength: 100000 })),
+  preconditions: Opt(t.String({ maxLength: 100000 })),
+  postconditions: Opt(t.String({ maxLength: 100000 })),
+  severity: Opt(EnumInput),
+  priority: Opt(EnumInput),
+  behavior: Opt(EnumInput),
+  type: Opt(EnumInput),
+  layer: Opt(EnumInput),
+  is_flaky: Opt(t.Union([t.Integer({ minimum: 0, maximum: 1 }), t.Boolean()])),
+  suite_id: Opt(t.Integer({ minimum: 1 })),
+  milestone_id: Opt(t.Integer({ minimum: 1 })),
+  automation: Opt(t.Integer({ minimum: 0, maximum: 2, description: "0 manual, 1 to be automated, 2 automated" })),
+  isManual: Opt(t.Boolean()),
+  isToBeAutomated: Opt(t.Boolean()),
+  is_automated: Opt(t.Boolean()),
+  is_deprecated: Opt(t.Boolean()),
+  status: Opt(EnumInput),
+  steps_type: Opt(t.Union([t.Literal("classic"), t.Literal("gherkin")])),
+  attachments: AttachmentIds,
+  steps: Opt(t.Array(StepInput, { maxItems: 500 })),
+  tags: Opt(t.Array(t.String({ maxLength: 255 }), { maxItems: 100 })),
+  params: Opt(t.Any()),
+  parameters: Opt(t.Any()),
+  custom_field: Opt(t.Record(t.String(), t.String({ maxLength: 10000 }), { description: "Custom field values keyed by field id" })),
+  created_at: Opt(t.String()),
+  updated_at: Opt(t.String()),
+};
+
+/** Qase `TestCaseCreate`. Enum fields take Qase's numbers or the §6.3 names. */
+export const CaseCreate = t.Object({ title: t.String({ minLength: 1, maxLength: 255 }), ...caseFields });
+export const CaseUpdate = t.Object({ title: t.Optional(t.String({ minLength: 1, maxLength: 255 })), ...caseFields });
+export const CaseBulkCreate = t.Object({ cases: t.Array(CaseCreate, { minItems: 1, maxItems: 1000 }) });
+/** Gatehouse extension (Qase has no clone endpoint): copy a case, optionally into another suite / under a new title. */
+export const CaseClone = t.Object({
+  suite_id: Opt(t.Integer({ minimum: 1 })),
+  title: Opt(t.String({ minLength: 1, maxLength: 255 })),
+});
+export const CaseListQuery = t.Object({
+  limit: Limit,
+  offset: Offset,
+  search: t.Optional(t.String({ maxLength: 255 })),
+  suite_id: t.Optional(t.Numeric()),
+  milestone_id: t.Optional(t.Numeric()),
+  severity: t.Optional(t.String({ maxLength: 200, description: "Comma-separated names or Qase numbers" })),
+  priority: t.Optional(t.String({ maxLength: 200, description: "Comma-separated names or Qase numbers" })),
+  type: t.Optional(t.String({ maxLength: 200, description: "Comma-separated names or Qase numbers" })),
+  behavior: t.Optional(t.String({ maxLength: 200, description: "Comma-separated names or Qase numbers" })),
+  automation: t.Optional(t.String({ maxLength: 200, description: "is-not-automated, automated, to-be-automated (comma-separated)" })),
+  status: t.Optional(t.String({ maxLength: 200, description: "actual, draft, deprecated (comma-separated)" })),
+});
+export type CaseCreateBody = typeof CaseCreate.static;
+export type CaseUpdateBody = typeof CaseUpdate.static;
+export type CaseCloneBody = typeof CaseClone.static;

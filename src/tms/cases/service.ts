@@ -1,0 +1,266 @@
+import { and, count, eq, inArray, isNull, like, max, type SQL } from "drizzle-orm";
+import type { Db, Tx } from "../../db/connection";
+import { ApiError, badRequest } from "../../http/errors";
+import { users } from "../../scim/users/tables";
+import { publish } from "../../webhooks/publish";
+import { caseFieldsFor } from "../custom-fields/service";
+import { milestones } from "../milestones/tables";
+import { requireProject, type ProjectRow } from "../projects/service";
+import type { Caller } from "../shared/auth";
+import { attachmentIds } from "../shared/envelope";
+import { BEHAVIORS, CASE_STATUSES, enumValue, LAYERS, PRIORITIES, SEVERITIES, TYPES } from "../shared/enums";
+import { requireInProject, type Reader } from "../shared/lookup";
+import { isoMicro } from "../shared/time";
+import { sharedSteps } from "../shared-steps/tables";
+import { suites } from "../suites/tables";
+import type { CaseCloneBody, CaseCreateBody, CaseUpdateBody } from "./model";
+import { cases, type CaseCustomFieldValue, type CaseStep } from "./tables";
+
+export type CaseRow = typeof cases.$inferSelect;
+type Columns = Partial<typeof cases.$inferInsert>;
+
+const notDeleted = isNull(cases.deleted);
+
+/** The full case.created payload (spec §6.3). */
+export function casePayload(c: CaseRow) {
+  return {
+    id: c.id, position: c.position, title: c.title, description: c.description, preconditions: c.preconditions,
+    postconditions: c.postconditions, severity: c.severity, priority: c.priority, type: c.type, behavior: c.behavior,
+    suite_id: c.suiteId, milestone_id: c.milestoneId, is_automated: c.isAutomated, is_deprecated: c.isDeprecated,
+    revision: c.revision,
+    steps: c.steps.map((s) => ({ position: s.position, action: s.action, expected_result: s.expected_result, shared_hash: s.shared_hash, attachments: s.attachments })),
+    attachments: c.attachments, custom_fields: c.customFields, created: c.created, updated: c.updated,
+  };
+}
+
+/** API view: the payload fields plus what Qase clients read (tags, author, Qase's aliases). */
+export function caseView(db: Reader, c: CaseRow) {
+  const author = c.authorId == null ? null : db.select({ id: users.id, userName: users.userName, active: users.active }).from(users).where(eq(users.id, c.authorId)).get() ?? null;
+  return {
+    ...casePayload(c),
+    layer: c.layer, is_flaky: c.isFlaky, status: c.status, tags: c.tags.map((title) => ({ title })),
+    steps: c.steps.map((s) => ({ ...s, shared_step_hash: s.shared_hash })),
+    custom_fields: c.customFields.map((f) => ({ id: Number(f.field_id), value: f.value })),
+    author_id: c.authorId, author: author ? { id: author.id, name: author.userName, active: author.active } : null,
+    created_at: c.created, updated_at: c.updated,
+  };
+}
+
+export function requireCase(db: Reader, projectId: number, id: number): CaseRow {
+  return requireInProject(db, cases, projectId, id, "Test case", notDeleted);
+}
+
+function requireRef(tx: Reader, table: typeof suites | typeof milestones, projectId: number, id: number, field: string) {
+  const row = tx.select({ id: table.id }).from(table).where(and(eq(table.id, id), eq(table.projectId, projectId))).get();
+  if (!row) throw badRequest(`${field === "suite_id" ? "Suite" : "Milestone"} ${id} does not exist in this project`, field);
+}
+
+function buildSteps(tx: Reader, projectId: number, input: NonNullable<CaseCreateBody["steps"]>): CaseStep[] {
+  const steps = input.map((s, i) => {
+    const field = `steps.${i}`;
+    let action = s.action ?? "";
+    let expected = s.expected_result ?? "";
+    let data = s.data ?? "";
+    let sharedHash: string | null = null;
+    if (s.shared) {
+      const shared = tx.select().from(sharedSteps).where(and(eq(sharedSteps.hash, s.shared), eq(sharedSteps.projectId, projectId))).get();
+      if (!shared) throw badRequest(`Shared step ${s.shared} does not exist in this project`, `${field}.shared`);
+      sharedHash = shared.hash;
+      action = shared.action;
+      expected = shared.expectedResult ?? "";
+      data = shared.data ?? "";
+    } else if (action.trim() === "") {
+      throw badRequest("A step needs a non-empty action unless it references a shared step", `${field}.action`);
+    }
+    return { position: s.position ?? i + 1, action, expected_result: expected, data, shared_hash: sharedHash, attachments: attachmentIds(s.attachments) };
+  });
+  const positions = new Set(steps.map((s) => s.position));
+  if (positions.size !== steps.length) throw badRequest("Step positions must be unique", "steps");
+  return steps.sort((a, b) => a.position - b.position);
+}
+
+/**
+ * Validates `custom_field` ({ "<field id>": "<value>" }) against the case fields that apply to the
+ * project: unknown fields, wrong types and unknown selectbox values are 400s naming the field;
+ * required fields must be present (or have a default) on create.
+ */
+function buildCustomFields(tx: Reader, project: ProjectRow, input: Record<string, string> | null | undefined, previous: CaseCustomFieldValue[] | null): CaseCustomFieldValue[] {
+  const fields = caseFieldsFor(tx, project.code);
+  const byId = new Map(fields.map((f) => [String(f.id), f]));
+  const values = new Map((previous ?? []).map((v) => [v.field_id, v.value]));
+  for (const [key, value] of Object.entries(input ?? {})) {
+    const f = byId.get(key.trim());
+    const field = `custom_field.${key}`;
+    if (!f) throw badRequest(`Custom field ${key} does not exist for test cases of this project`, field);
+    if (f.type === "number" && value !== "" && !Number.isFinite(Number(value))) throw badRequest(`Custom field ${key} takes a number`, field);
+    if (f.type === "checkbox" && !["", "0", "1", "true", "false"].includes(value)) throw badRequest(`Custom field ${key} takes 0/1 or true/false`, field);
+    if (f.type === "selectbox" && value !== "" && !f.options?.some((o) => String(o.id) === value || o.title === value))
+      throw badRequest(`Custom field ${key} takes the id of one of its values`, field);
+    const stored = f.type === "selectbox" ? String(f.options!.find((o) => String(o.id) === value || o.title === value)?.id ?? "") : value;
+    if (stored === "") values.delete(String(f.id));
+    else values.set(String(f.id), stored);
+  }
+  for (const f of fields) {
+    if (!f.isRequired || values.has(String(f.id))) continue;
+    if (previous === null && f.defaultValue) values.set(String(f.id), f.defaultValue);
+    else throw badRequest(`Custom field ${f.id} ("${f.title}") is required`, `custom_field.${f.id}`);
+  }
+  return [...values].map(([field_id, value]) => ({ field_id, value }));
+}
+
+/** Request fields → columns (only those given). Shared by create and update. */
+function columnsFrom(tx: Reader, project: ProjectRow, body: CaseCreateBody | CaseUpdateBody, previous: CaseRow | null): Columns {
+  const c: Columns = {};
+  if (body.title != null) c.title = body.title;
+  if (body.description !== undefined) c.description = body.description ?? "";
+  if (body.preconditions !== undefined) c.preconditions = body.preconditions ?? "";
+  if (body.postconditions !== undefined) c.postconditions = body.postconditions ?? "";
+  if (body.severity != null) c.severity = enumValue(SEVERITIES, body.severity, "severity");
+  if (body.priority != null) c.priority = enumValue(PRIORITIES, body.priority, "priority");
+  if (body.type != null) c.type = enumValue(TYPES, body.type, "type");
+  if (body.behavior != null) c.behavior = enumValue(BEHAVIORS, body.behavior, "behavior");
+  if (body.layer != null) c.layer = enumValue(LAYERS, body.layer, "layer");
+  if (body.is_flaky != null) c.isFlaky = Boolean(body.is_flaky);
+  if (body.suite_id !== undefined) {
+    if (body.suite_id != null) requireRef(tx, suites, project.id, body.suite_id, "suite_id");
+    c.suiteId = body.suite_id;
+  }
+  if (body.milestone_id !== undefined) {
+    if (body.milestone_id != null) requireRef(tx, milestones, project.id, body.milestone_id, "milestone_id");
+    c.milestoneId = body.milestone_id;
+  }
+  if (body.is_automated != null) c.isAutomated = body.is_automated;
+  else if (body.automation != null) c.isAutomated = body.automation === 2;
+  else if (body.isManual != null) c.isAutomated = !body.isManual && !body.isToBeAutomated;
+  if (body.status != null) c.status = enumValue(CASE_STATUSES, body.status, "status");
+  if (body.is_deprecated != null) c.isDeprecated = body.is_deprecated;
+  else if (c.status) c.isDeprecated = c.status === "deprecated";
+  if (body.attachments != null) c.attachments = attachmentIds(body.attachments);
+  if (body.steps != null) c.steps = buildSteps(tx, project.id, body.steps);
+  if (body.tags != null) c.tags = body.tags;
+  if (previous === null || body.custom_field != null) c.customFields = buildCustomFields(tx, project, body.custom_field, previous?.customFields ?? null);
+  return c;
+}
+
+function nextPosition(tx: Reader, projectId: number, suiteId: number | null | undefined): number {
+  const where = and(eq(cases.projectId, projectId), suiteId == null ? isNull(cases.suiteId) : eq(cases.suiteId, suiteId));
+  return (tx.select({ m: max(cases.position) }).from(cases).where(where).get()?.m ?? 0) + 1;
+}
+
+/** Inserts a case and publishes case.created; for use inside a caller's transaction. */
+export function insertCase(tx: Tx, project: ProjectRow, caller: Caller, body: CaseCreateBody): CaseRow {
+  const cols = columnsFrom(tx, project, body, null);
+  const now = isoMicro();
+  const row = tx.insert(cases).values({
+    ...cols, title: body.title, projectId: project.id, position: nextPosition(tx, project.id, cols.suiteId),
+    revision: 1, authorId: caller.userId, created: now, updated: now,
+  }).returning().get();
+  publish(tx, "case.created", casePayload(row), { projectCode: project.code });
+  return row;
+}
+
+export function createCase(db: Db, caller: Caller, code: string, body: CaseCreateBody) {
+  return db.transaction((tx) => ({ id: insertCase(tx, requireProject(tx, code), caller, body).id }), { behavior: "immediate" });
+}
+
+export function createCasesBulk(db: Db, caller: Caller, code: string, bodies: CaseCreateBody[]) {
+  return db.transaction((tx) => {
+    const p = requireProject(tx, code);
+    return { ids: bodies.map((b, i) => {
+      try {
+        return insertCase(tx, p, caller, b).id;
+      } catch (e) {
+        // Name the failing element so the client can find it among hundreds.
+        if (e instanceof ApiError && e.field) throw new ApiError(e.status, e.code, e.message, `cases.${i}.${e.field}`);
+        throw e;
+      }
+    }) };
+  }, { behavior: "immediate" });
+}
+
+export function updateCase(db: Db, code: string, id: number, body: CaseUpdateBody) {
+  return db.transaction((tx) => {
+    const p = requireProject(tx, code);
+    const prev = requireCase(tx, p.id, id);
+    const cols = columnsFrom(tx, p, body, prev);
+    tx.update(cases).set({ ...cols, revision: prev.revision + 1, updated: isoMicro() }).where(eq(cases.id, id)).run();
+    publish(tx, "case.updated", { id }, { projectCode: p.code });
+    return { id };
+  }, { behavior: "immediate" });
+}
+
+export function deleteCase(db: Db, code: string, id: number) {
+  return db.transaction((tx) => {
+    const p = requireProject(tx, code);
+    requireCase(tx, p.id, id);
+    softDeleteCases(tx, p, [id]);
+    return { id };
+  }, { behavior: "immediate" });
+}
+
+/** Soft-deletes cases (runs, results and defects keep their references) and publishes case.deleted for each. */
+export function softDeleteCases(tx: Tx, p: ProjectRow, ids: number[]): void {
+  const now = isoMicro();
+  for (const id of ids) {
+    tx.update(cases).set({ deleted: now }).where(eq(cases.id, id)).run();
+    publish(tx, "case.deleted", { id }, { projectCode: p.code });
+  }
+}
+
+/** Copies a case (steps, fields, attachments) as revision 1 and publishes case.cloned; inside a transaction. */
+export function copyCase(tx: Tx, p: ProjectRow, caller: Caller, from: CaseRow, into: { suiteId: number | null; title?: string }): CaseRow {
+  const now = isoMicro();
+  const { id: _id, created: _c, updated: _u, deleted: _d, ...rest } = from;
+  const row = tx.insert(cases).values({
+    ...rest, suiteId: into.suiteId, title: into.title ?? from.title, position: nextPosition(tx, p.id, into.suiteId),
+    revision: 1, authorId: caller.userId, created: now, updated: now,
+  }).returning().get();
+  publish(tx, "case.cloned", { id: row.id, from_id: from.id }, { projectCode: p.code });
+  return row;
+}
+
+export function cloneCase(db: Db, caller: Caller, code: string, id: number, body: CaseCloneBody) {
+  return db.transaction((tx) => {
+    const p = requireProject(tx, code);
+    const from = requireCase(tx, p.id, id);
+    if (body.suite_id != null) requireRef(tx, suites, p.id, body.suite_id, "suite_id");
+    return { id: copyCase(tx, p, caller, from, { suiteId: body.suite_id !== undefined ? body.suite_id : from.suiteId, title: body.title ?? undefined }).id };
+  }, { behavior: "immediate" });
+}
+
+export function getCase(db: Db, code: string, id: number) {
+  const p = requireProject(db, code);
+  return caseView(db, requireCase(db, p.id, id));
+}
+
+type CaseFilters = { search?: string; suite_id?: number; milestone_id?: number; severity?: string; priority?: string; type?: string; behavior?: string; automation?: string; status?: string };
+
+/** Qase list filters are comma-separated values; each enum value may be a name or Qase's number. */
+const csv = (v: string) => v.split(",").map((x) => x.trim()).filter(Boolean);
+
+export function listCases(db: Db, code: string, q: CaseFilters & { limit: number; offset: number }) {
+  const p = requireProject(db, code);
+  const base = and(eq(cases.projectId, p.id), notDeleted)!;
+  const filters: SQL[] = [base];
+  if (q.search) filters.push(like(cases.title, `%${q.search.replace(/[%_\\]/g, (m) => `\\${m}`)}%`));
+  if (q.suite_id) filters.push(eq(cases.suiteId, q.suite_id));
+  if (q.milestone_id) filters.push(eq(cases.milestoneId, q.milestone_id));
+  if (q.severity) filters.push(inArray(cases.severity, csv(q.severity).map((v) => enumValue(SEVERITIES, v, "severity"))));
+  if (q.priority) filters.push(inArray(cases.priority, csv(q.priority).map((v) => enumValue(PRIORITIES, v, "priority"))));
+  if (q.type) filters.push(inArray(cases.type, csv(q.type).map((v) => enumValue(TYPES, v, "type"))));
+  if (q.behavior) filters.push(inArray(cases.behavior, csv(q.behavior).map((v) => enumValue(BEHAVIORS, v, "behavior"))));
+  if (q.status) filters.push(inArray(cases.status, csv(q.status).map((v) => enumValue(CASE_STATUSES, v, "status"))));
+  if (q.automation) {
+    const wanted = csv(q.automation);
+    if (wanted.some((w) => !["is-not-automated", "automated", "to-be-automated"].includes(w)))
+      throw badRequest("automation takes is-not-automated, automated or to-be-automated", "automation");
+    const automated = wanted.includes("automated");
+    const manual = wanted.includes("is-not-automated") || wanted.includes("to-be-automated");
+    if (automated !== manual) filters.push(eq(cases.isAutomated, automated));
+  }
+  const where = and(...filters);
+  const total = db.select({ n: count() }).from(cases).where(base).get()!.n;
+  const filtered = db.select({ n: count() }).from(cases).where(where).get()!.n;
+  const rows = db.select().from(cases).where(where).orderBy(cases.id).limit(q.limit).offset(q.offset).all();
+  return { total, filtered, entities: rows.map((c) => caseView(db, c)) };
+}

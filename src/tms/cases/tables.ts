@@ -1,0 +1,50 @@
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { users } from "../../scim/users/tables";
+import { milestones } from "../milestones/tables";
+import { projects } from "../projects/tables";
+import { suites } from "../suites/tables";
+
+export type CaseStep = {
+  position: number;
+  action: string;
+  expected_result: string;
+  data: string;
+  shared_hash: string | null;
+  attachments: number[];
+};
+export type CaseCustomFieldValue = { field_id: string; value: string };
+
+/**
+ * Test cases. Steps, attachment ids, custom field values and tags are JSON columns: they are
+ * always read and written with their case, never queried on their own.
+ * Deleting a case is soft (`deleted` set): runs, results and defects keep pointing at it.
+ */
+export const cases = sqliteTable("tms_cases", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  projectId: integer("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+  suiteId: integer("suite_id").references(() => suites.id, { onDelete: "set null" }),
+  milestoneId: integer("milestone_id").references(() => milestones.id, { onDelete: "set null" }),
+  position: integer("position").notNull(),
+  title: text("title").notNull(),
+  description: text("description").notNull().default(""),
+  preconditions: text("preconditions").notNull().default(""),
+  postconditions: text("postconditions").notNull().default(""),
+  severity: text("severity").notNull().default("normal"),
+  priority: text("priority").notNull().default("undefined"),
+  type: text("type").notNull().default("other"),
+  behavior: text("behavior").notNull().default("undefined"),
+  layer: text("layer").notNull().default("unknown"),
+  isFlaky: integer("is_flaky", { mode: "boolean" }).notNull().default(false),
+  isAutomated: integer("is_automated", { mode: "boolean" }).notNull().default(false),
+  isDeprecated: integer("is_deprecated", { mode: "boolean" }).notNull().default(false),
+  status: text("status").notNull().default("actual"),
+  revision: integer("revision").notNull().default(1),
+  steps: text("steps", { mode: "json" }).$type<CaseStep[]>().notNull().default([]),
+  attachments: text("attachments", { mode: "json" }).$type<number[]>().notNull().default([]),
+  customFields: text("custom_fields", { mode: "json" }).$type<CaseCustomFieldValue[]>().notNull().default([]),
+  tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default([]),
+  authorId: integer("author_id").references(() => users.id),
+  created: text("created").notNull(),
+  updated: text("updated").notNull(),
+  deleted: text("deleted"),
+}, (t) => [index("tms_cases_project").on(t.projectId, t.deleted), index("tms_cases_suite").on(t.suiteId), index("tms_cases_position").on(t.projectId, t.suiteId, t.position)]);

@@ -1,0 +1,39 @@
+import { t } from "elysia";
+import { Opt } from "../shared/envelope";
+
+export const FIELD_TYPES = ["number", "string", "text", "selectbox", "checkbox"] as const;
+export const FIELD_ENTITIES = ["case", "run", "defect"] as const;
+
+/** Selectbox options; `id` is optional on create (assigned 1..n in order). */
+const Option = t.Object({ id: Opt(t.Integer({ minimum: 1 })), title: t.String({ minLength: 1, maxLength: 255 }) });
+
+const fields = {
+  value: Opt(t.Array(Option, { maxItems: 500, description: "Selectbox values (required for selectbox, refused for other types)" })),
+  placeholder: Opt(t.String({ maxLength: 255 })),
+  default_value: Opt(t.String({ maxLength: 1000 })),
+  is_filterable: Opt(t.Boolean()),
+  is_visible: Opt(t.Boolean()),
+  is_required: Opt(t.Boolean()),
+  is_enabled_for_all_projects: Opt(t.Boolean()),
+  projects_codes: Opt(t.Array(t.String({ maxLength: 32 }), { maxItems: 1000 })),
+};
+
+/**
+ * Qase `CustomFieldCreate`: `entity` 0 case / 1 run / 2 defect and `type` 0 number / 1 string /
+ * 2 text / 3 selectbox / 4 checkbox — as numbers (Qase clients) or names.
+ */
+export const CustomFieldCreate = t.Object({
+  title: t.String({ minLength: 1, maxLength: 255 }),
+  entity: t.Union([t.Integer({ minimum: 0, maximum: 2 }), t.Union(FIELD_ENTITIES.map((e) => t.Literal(e)))]),
+  type: t.Union([t.Integer({ minimum: 0, maximum: 4 }), t.Union(FIELD_TYPES.map((e) => t.Literal(e)))]),
+  ...fields,
+});
+/** Qase `CustomFieldUpdate` (title optional here: a PATCH changes what it names). */
+export const CustomFieldUpdate = t.Object({
+  title: t.Optional(t.String({ minLength: 1, maxLength: 255 })),
+  replace_values: Opt(t.Record(t.String(), t.String())),
+  ...fields,
+});
+export type CustomFieldCreateBody = typeof CustomFieldCreate.static;
+export type CustomFieldUpdateBody = typeof CustomFieldUpdate.static;
+export const FieldIdParam = t.Object({ id: t.Numeric() });

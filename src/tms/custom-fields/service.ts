@@ -1,0 +1,125 @@
+import { count, eq } from "drizzle-orm";
+import type { Db, Tx } from "../../db/connection";
+import { badRequest, notFound } from "../../http/errors";
+import { publish } from "../../webhooks/publish";
+import type { Caller } from "../shared/auth";
+import { isoMicro } from "../shared/time";
+import { FIELD_ENTITIES, FIELD_TYPES, type CustomFieldCreateBody, type CustomFieldUpdateBody } from "./model";
+import { customFields } from "./tables";
+
+type Row = typeof customFields.$inferSelect;
+type Option = { id: number; title: string };
+
+/** Assigns ids to options given without one (next free id), refusing duplicates. */
+export function normaliseOptions(input: { id?: number | null; title: string }[]): Option[] {
+  const taken = new Set(input.map((o) => o.id).filter((x): x is number => x != null));
+  if (taken.size !== input.filter((o) => o.id != null).length) throw badRequest("Selectbox option ids must be unique", "value");
+  let next = 1;
+  return input.map((o) => {
+    if (o.id != null) return { id: o.id, title: o.title };
+    while (taken.has(next)) next++;
+    taken.add(next);
+    return { id: next, title: o.title };
+  });
+}
+
+/** `value` of the webhook payload: the selectbox options as `{ "<id>": "<title>" }`; null for other types. */
+const optionsObject = (options: Option[] | null) => (options ? Object.fromEntries(options.map((o) => [String(o.id), o.title])) : null);
+
+export function customFieldPayload(f: Row) {
+  return {
+    id: f.id, title: f.title, isRequired: f.isRequired, isFilterable: f.isFilterable, isVisible: f.isVisible,
+    default_value: f.defaultValue ?? "", value: optionsObject(f.options), type: f.type,
+  };
+}
+
+export const customFieldView = (f: Row) => ({
+  id: f.id, title: f.title, entity: f.entity, type: f.type, placeholder: f.placeholder, default_value: f.defaultValue,
+  // Qase returns the options as a JSON string.
+  value: f.options ? JSON.stringify(f.options) : null,
+  is_required: f.isRequired, is_visible: f.isVisible, is_filterable: f.isFilterable,
+  is_enabled_for_all_projects: f.isEnabledForAllProjects, projects_codes: f.projectCodes,
+  author_id: f.authorId, created: f.created, updated: f.updated, created_at: f.created, updated_at: f.updated,
+});
+
+export function requireField(db: Db | Tx, id: number): Row {
+  const f = db.select().from(customFields).where(eq(customFields.id, id)).get();
+  if (!f) throw notFound(`Custom field ${id}`);
+  return f;
+}
+
+export function createCustomField(db: Db, caller: Caller, body: CustomFieldCreateBody) {
+  const type = typeof body.type === "number" ? FIELD_TYPES[body.type]! : body.type;
+  const entity = typeof body.entity === "number" ? FIELD_ENTITIES[body.entity]! : body.entity;
+  let options: Option[] | null = null;
+  if (type === "selectbox") {
+    if (!body.value?.length) throw badRequest("A selectbox field needs its values in `value`", "value");
+    options = normaliseOptions(body.value);
+  } else if (body.value?.length) throw badRequest(`Only selectbox fields take values; this one is "${type}"`, "value");
+  if (type === "selectbox" && body.default_value != null && body.default_value !== "" && !options!.some((o) => String(o.id) === body.default_value))
+    throw badRequest("default_value must be the id of one of the selectbox values", "default_value");
+  const now = isoMicro();
+  return db.transaction((tx) => {
+    const f = tx.insert(customFields).values({
+      title: body.title, entity, type, options, placeholder: body.placeholder ?? null, defaultValue: body.default_value ?? null,
+      isRequired: body.is_required ?? false, isFilterable: body.is_filterable ?? true, isVisible: body.is_visible ?? true,
+      isEnabledForAllProjects: body.is_enabled_for_all_projects ?? true, projectCodes: (body.projects_codes ?? []).map((c) => c.toUpperCase()),
+      authorId: caller.userId, created: now, updated: now,
+    }).returning().get();
+    publish(tx, "custom_field.created", customFieldPayload(f));
+    return { id: f.id };
+  }, { behavior: "immediate" });
+}
+
+export function updateCustomField(db: Db, id: number, body: CustomFieldUpdateBody) {
+  return db.transaction((tx) => {
+    const f = requireField(tx, id);
+    let options = f.options;
+    if (body.value != null || body.replace_values != null) {
+      if (f.type !== "selectbox") throw badRequest(`Only selectbox fields take values; this one is "${f.type}"`, "value");
+      if (body.value != null) {
+        if (body.value.length === 0) throw badRequest("A selectbox field needs at least one value", "value");
+        options = normaliseOptions(body.value);
+      }
+      if (body.replace_values) {
+        // Qase semantics: { "<old title>": "<new title>" } renames options in place.
+        options = options!.map((o) => (body.replace_values![o.title] != null ? { id: o.id, title: body.replace_values![o.title]! } : o));
+      }
+    }
+    tx.update(customFields).set({
+      ...(body.title != null ? { title: body.title } : {}),
+      options,
+      ...(body.placeholder !== undefined ? { placeholder: body.placeholder } : {}),
+      ...(body.default_value !== undefined ? { defaultValue: body.default_value } : {}),
+      ...(body.is_required != null ? { isRequired: body.is_required } : {}),
+      ...(body.is_filterable != null ? { isFilterable: body.is_filterable } : {}),
+      ...(body.is_visible != null ? { isVisible: body.is_visible } : {}),
+      ...(body.is_enabled_for_all_projects != null ? { isEnabledForAllProjects: body.is_enabled_for_all_projects } : {}),
+      ...(body.projects_codes != null ? { projectCodes: body.projects_codes.map((c) => c.toUpperCase()) } : {}),
+      updated: isoMicro(),
+    }).where(eq(customFields.id, id)).run();
+    publish(tx, "custom_field.updated", { id });
+    return { id };
+  }, { behavior: "immediate" });
+}
+
+/** Values already stored on cases stay in their JSON (history); the field just stops being offered. */
+export function deleteCustomField(db: Db, id: number) {
+  return db.transaction((tx) => {
+    requireField(tx, id);
+    tx.delete(customFields).where(eq(customFields.id, id)).run();
+    publish(tx, "custom_field.deleted", { id });
+    return { id };
+  }, { behavior: "immediate" });
+}
+
+export function listCustomFields(db: Db, limit: number, offset: number) {
+  const total = db.select({ n: count() }).from(customFields).get()!.n;
+  return { total, entities: db.select().from(customFields).orderBy(customFields.id).limit(limit).offset(offset).all().map(customFieldView) };
+}
+
+/** Case custom fields that apply to a project (enabled for all, or listing its code). */
+export function caseFieldsFor(db: Db | Tx, projectCode: string): Row[] {
+  return db.select().from(customFields).where(eq(customFields.entity, "case")).all()
+    .filter((f) => f.isEnabledForAllProjects || f.projectCodes.includes(projectCode));
+}

@@ -1,0 +1,27 @@
+import { t } from "elysia";
+import { Limit, Offset } from "../shared/envelope";
+import { AttachmentIds, Opt } from "../shared/envelope";
+import { EnumInput } from "../shared/enums";
+
+/**
+ * Qase `DefectCreate` plus where the defect was seen: `case_id` and `step` directly, or
+ * `result_hash` of a failed result (fills `case_id`, the run, and the first failed step).
+ */
+export const DefectCreate = t.Object({
+  title: t.String({ minLength: 1, maxLength: 255 }),
+  actual_result: t.String({ minLength: 1, maxLength: 100000 }),
+  severity: Opt(EnumInput),
+  milestone_id: Opt(t.Integer({ minimum: 1 })),
+  attachments: AttachmentIds,
+  custom_field: Opt(t.Record(t.String(), t.String())),
+  tags: Opt(t.Array(t.String({ maxLength: 255 }), { maxItems: 100 })),
+  case_id: Opt(t.Integer({ minimum: 1 })),
+  step: Opt(t.Integer({ minimum: 1, description: "Position of the step where the error occurred" })),
+  result_hash: Opt(t.String({ minLength: 1, maxLength: 128 })),
+});
+export type DefectCreateBody = typeof DefectCreate.static;
+export const DefectListQuery = t.Object({
+  limit: Limit,
+  offset: Offset,
+  status: t.Optional(t.Union([t.Literal("open"), t.Literal("resolved")])),
+});

@@ -1,0 +1,26 @@
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { users } from "../../scim/users/tables";
+import { cases } from "../cases/tables";
+import { milestones } from "../milestones/tables";
+import { projects } from "../projects/tables";
+import { runs } from "../runs/tables";
+
+export const defects = sqliteTable("tms_defects", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  projectId: integer("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+  title: text("title").notNull(),
+  actualResult: text("actual_result").notNull(),
+  severity: text("severity").notNull().default("normal"),
+  status: text("status", { enum: ["open", "resolved"] }).notNull().default("open"),
+  caseId: integer("case_id").references(() => cases.id),
+  step: integer("step"),
+  runId: integer("run_id").references(() => runs.id, { onDelete: "set null" }),
+  resultHash: text("result_hash"),
+  milestoneId: integer("milestone_id").references(() => milestones.id, { onDelete: "set null" }),
+  attachments: text("attachments", { mode: "json" }).$type<number[]>().notNull().default([]),
+  tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default([]),
+  authorId: integer("author_id").references(() => users.id),
+  created: text("created").notNull(),
+  updated: text("updated").notNull(),
+  resolvedAt: text("resolved_at"),
+}, (t) => [index("tms_defects_project").on(t.projectId)]);

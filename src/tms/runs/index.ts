@@ -1,0 +1,64 @@
+import { t } from "elysia";
+import type { AppContext } from "../../context";
+import { tmsApi } from "../shared/api";
+import { CodeHashParams, CodeIdParams, CodeParam, Envelope, IdResult, ok, page, paging, Limit, Offset } from "../shared/envelope";
+import { ResultCreate, ResultCreateBulk, RunCreate, RunIdParams, RunListQuery, RunPublic, V2ResultCreate, V2ResultsCreate, V2RunParams } from "./model";
+import { abortRun, completeRun, createRun, deleteRun, fromV1, fromV2, getResult, getRun, listResults, listRuns, recordResults, setRunPublic } from "./service";
+
+const runDetail = (summary: string) => ({ tags: ["Runs"], summary });
+const resultDetail = (summary: string) => ({ tags: ["Results"], summary });
+const ResultCreated = Envelope(t.Object({ case_id: t.Integer(), hash: t.String() }));
+
+export function runRoutes(ctx: AppContext) {
+  const base = ctx.config.baseUrl;
+  return tmsApi(ctx)
+    .post("/run/:code", ({ params, body, caller }) => ok(createRun(ctx.db, caller, params.code, body)), {
+      params: CodeParam, body: RunCreate, response: { 200: IdResult }, detail: runDetail("Start a test run from a plan and/or cases (run.started)"),
+    })
+    .get("/run/:code", ({ params, query }) => {
+      const r = listRuns(ctx.db, base, params.code, { ...paging(query), status: query.status });
+      return page(r.entities, r.total, r.filtered);
+    }, { params: CodeParam, query: RunListQuery, detail: runDetail("List test runs") })
+    .get("/run/:code/:id", ({ params }) => ok(getRun(ctx.db, base, params.code, params.id)), { params: CodeIdParams, detail: runDetail("Get a test run with its stats") })
+    .delete("/run/:code/:id", ({ params }) => ok(deleteRun(ctx.db, params.code, params.id)), {
+      params: CodeIdParams, response: { 200: IdResult }, detail: runDetail("Delete a test run and its results (run.deleted)"),
+    })
+    .post("/run/:code/:id/complete", ({ params }) => ok(completeRun(ctx.db, params.code, params.id)), {
+      params: CodeIdParams, detail: runDetail("Complete an active run (run.completed; 409 unless active)"),
+    })
+    .post("/run/:code/:id/abort", ({ params }) => ok(abortRun(ctx.db, params.code, params.id)), {
+      params: CodeIdParams, detail: runDetail("Abort an active run (Gatehouse extension; run.aborted; 409 unless active)"),
+    })
+    .patch("/run/:code/:id/public", ({ params, body }) => ok(setRunPublic(ctx.db, base, params.code, params.id, body.status)), {
+      params: CodeIdParams, body: RunPublic, detail: runDetail("Show or hide the public report (run.report_changed when it changes)"),
+    })
+    .post("/result/:code/:id", ({ params, body, caller }) => ok(recordResults(ctx.db, ctx.sqlite, caller, params.code, params.id, (f) => [fromV1(body, f)])[0]!), {
+      params: RunIdParams, body: ResultCreate, response: { 200: ResultCreated }, detail: resultDetail("Add a result to an active run (409 otherwise)"),
+    })
+    .post("/result/:code/:id/bulk", ({ params, body, caller }) => {
+      recordResults(ctx.db, ctx.sqlite, caller, params.code, params.id, () => body.results.map((r, i) => fromV1(r, `results.${i}.`)));
+      return { status: true };
+    }, { params: RunIdParams, body: ResultCreateBulk, detail: resultDetail("Add many results to an active run in one transaction") })
+    .get("/result/:code", ({ params, query }) => {
+      const r = listResults(ctx.db, params.code, { ...paging(query), run: query.run });
+      return page(r.entities, r.total, r.filtered);
+    }, {
+      params: CodeParam,
+      query: t.Object({ limit: Limit, offset: Offset, run: t.Optional(t.Numeric()) }),
+      detail: resultDetail("List results"),
+    })
+    .get("/result/:code/:hash", ({ params }) => ok(getResult(ctx.db, params.code, params.hash)), { params: CodeHashParams, detail: resultDetail("Get a result") });
+}
+
+/** The Qase v2 results API the reporters (playwright-qase-reporter, qase-javascript-commons…) post to. */
+export function runV2Routes(ctx: AppContext) {
+  return tmsApi(ctx, "/api/v2")
+    .post("/:code/run/:runId/result", ({ params, body, caller }) => {
+      const r = recordResults(ctx.db, ctx.sqlite, caller, params.code, params.runId, (f) => fromV2(body, f));
+      return ok({ case_id: r[0]!.case_id, hash: r[0]!.hash });
+    }, { params: V2RunParams, body: V2ResultCreate, response: { 200: ResultCreated }, detail: resultDetail("v2: add one result") })
+    .post("/:code/run/:runId/results", ({ params, body, caller }) => {
+      recordResults(ctx.db, ctx.sqlite, caller, params.code, params.runId, () => body.results.flatMap((r, i) => fromV2(r, `results.${i}.`)));
+      return { status: true };
+    }, { params: V2RunParams, body: V2ResultsCreate, detail: resultDetail("v2: add results in bulk (one transaction)") });
+}

@@ -1,0 +1,299 @@
+import type { Database } from "bun:sqlite";
+import { randomBytes } from "node:crypto";
+import { and, count, eq, isNull, max, sum } from "drizzle-orm";
+import type { Db, Tx } from "../../db/connection";
+import { ApiError, badRequest, conflict } from "../../http/errors";
+import { publish } from "../../webhooks/publish";
+import { insertCase } from "../cases/service";
+import { ensureSuitePath } from "../suites/service";
+import { cases } from "../cases/tables";
+import { insertDefect } from "../defects/service";
+import { milestones } from "../milestones/tables";
+import { planCaseIds } from "../plans/service";
+import { plans } from "../plans/tables";
+import { requireProject, type ProjectRow } from "../projects/service";
+import type { Caller } from "../shared/auth";
+import { requireCaseIds } from "../shared/cases";
+import { attachmentIds } from "../shared/envelope";
+import { requireInProject, type Reader } from "../shared/lookup";
+import { isoMicro, secondsBetween } from "../shared/time";
+import { RESULT_STATUSES, runCounts, type ResultStatus } from "./counts";
+import type { ResultCreateBody, RunCreateBody, V2ResultCreateBody } from "./model";
+import { results, runCases, runs } from "./tables";
+
+type RunRow = typeof runs.$inferSelect;
+
+export const requireRun = (db: Reader, projectId: number, id: number) => requireInProject(db, runs, projectId, id, "Run");
+
+/** Latest-result status of each case of the run, in run order. */
+const latestStatuses = (db: Reader, runId: number) =>
+  db.select({ status: runCases.status }).from(runCases).where(eq(runCases.runId, runId)).all().map((r) => r.status);
+
+export function runView(db: Reader, r: RunRow, baseUrl: string, projectCode: string) {
+  const rows = db.select({ caseId: runCases.caseId, status: runCases.status }).from(runCases).where(eq(runCases.runId, r.id)).orderBy(runCases.position).all();
+  // Qase-style stats: one counter per latest status, `untested` = no result yet. (The webhook
+  // payloads fold these into passed/failed/blocked/untested, see runCounts.)
+  const per = (s: string | null) => rows.filter((x) => x.status === s).length;
+  const timeSpent = db.select({ ms: sum(results.timeMs) }).from(results).where(eq(results.runId, r.id)).get()?.ms ?? 0;
+  return {
+    id: r.id, run_id: r.id, title: r.title, description: r.description,
+    status: { active: 0, completed: 1, aborted: 2 }[r.status], status_text: r.status,
+    start_time: r.startTime, end_time: r.endTime, public: r.isPublic,
+    public_url: r.isPublic ? `${baseUrl}/public/report/${projectCode}/${r.id}` : null,
+    stats: { total: rows.length, statuses: {}, untested: per(null), passed: per("passed"), failed: per("failed"), blocked: per("blocked"), skipped: per("skipped"), retest: per("retest"), in_progress: per("in_progress"), invalid: per("invalid") },
+    time_spent: Number(timeSpent), elapsed_time: secondsBetween(r.startTime, r.endTime ?? isoMicro()),
+    environment: r.environment ? { slug: r.environment, title: r.environment } : null,
+    milestone: r.milestoneId, plan_id: r.planId, cases: rows.map((x) => x.caseId), tags: r.tags.map((title) => ({ title })),
+    is_autotest: r.isAutotest, author_id: r.authorId,
+  };
+}
+
+/** Adds cases not yet in the run (at the end); returns how many were added. Inside a transaction. */
+export function addCasesToRun(tx: Tx, runId: number, caseIds: number[]): number {
+  const pos = tx.select({ m: max(runCases.position) }).from(runCases).where(eq(runCases.runId, runId)).get()?.m ?? 0;
+  let added = 0;
+  // Multi-row inserts in chunks: one statement per 500 cases instead of one per case.
+  for (let i = 0; i < caseIds.length; i += 500) {
+    const rows = caseIds.slice(i, i + 500).map((caseId, k) => ({ runId, caseId, position: pos + i + k + 1 }));
+    added += tx.insert(runCases).values(rows).onConflictDoNothing().returning({ caseId: runCases.caseId }).all().length;
+  }
+  return added;
+}
+
+export function createRun(db: Db, caller: Caller, code: string, body: RunCreateBody) {
+  return db.transaction((tx) => {
+    const p = requireProject(tx, code);
+    let ids: number[] = [];
+    if (body.plan_id != null) {
+      if (!tx.select({ id: plans.id }).from(plans).where(and(eq(plans.id, body.plan_id), eq(plans.projectId, p.id))).get())
+        throw badRequest(`Plan ${body.plan_id} does not exist in this project`, "plan_id");
+      ids.push(...planCaseIds(tx, body.plan_id));
+    }
+    if (body.cases?.length) ids.push(...requireCaseIds(tx, p.id, body.cases));
+    if (body.include_all_cases)
+      ids.push(...tx.select({ id: cases.id }).from(cases).where(and(eq(cases.projectId, p.id), isNull(cases.deleted))).orderBy(cases.id).all().map((r) => r.id));
+    ids = [...new Set(ids)];
+    if (body.milestone_id != null && !tx.select({ id: milestones.id }).from(milestones).where(and(eq(milestones.id, body.milestone_id), eq(milestones.projectId, p.id))).get())
+      throw badRequest(`Milestone ${body.milestone_id} does not exist in this project`, "milestone_id");
+    const run = tx.insert(runs).values({
+      projectId: p.id, planId: body.plan_id ?? null, milestoneId: body.milestone_id ?? null, title: body.title,
+      description: body.description ?? "", environment: body.environment_slug ?? null, isAutotest: body.is_autotest ?? false,
+      tags: body.tags ?? [], authorId: caller.userId, startTime: isoMicro(),
+    }).returning().get();
+    addCasesToRun(tx, run.id, ids);
+    publish(tx, "run.started", {
+      id: run.id, title: run.title, description: run.description, plan_id: run.planId, cases_count: ids.length, environment: run.environment,
+    }, { projectCode: p.code });
+    return { id: run.id };
+  }, { behavior: "immediate" });
+}
+
+function requireActive(run: RunRow, doing: string) {
+  if (run.status !== "active") throw conflict(`Run ${run.id} is ${run.status}; cannot ${doing}`);
+}
+
+/** Completes an active run: run.completed with the counts of the latest result per case. */
+export function completeRun(db: Db, code: string, id: number) {
+  return db.transaction((tx) => {
+    const p = requireProject(tx, code);
+    const run = requireRun(tx, p.id, id);
+    requireActive(run, "complete it");
+    const end = isoMicro();
+    tx.update(runs).set({ status: "completed", endTime: end }).where(eq(runs.id, id)).run();
+    const c = runCounts(latestStatuses(tx, id));
+    publish(tx, "run.completed", { id, cases: c.cases, passed: c.passed, failed: c.failed, blocked: c.blocked, duration: secondsBetween(run.startTime, end) }, { projectCode: p.code });
+    return { id };
+  }, { behavior: "immediate" });
+}
+
+/** Aborts an active run (Gatehouse extension: Qase v1 has no abort endpoint): run.aborted with untested. */
+export function abortRun(db: Db, code: string, id: number) {
+  return db.transaction((tx) => {
+    const p = requireProject(tx, code);
+    const run = requireRun(tx, p.id, id);
+    requireActive(run, "abort it");
+    const end = isoMicro();
+    tx.update(runs).set({ status: "aborted", endTime: end }).where(eq(runs.id, id)).run();
+    const c = runCounts(latestStatuses(tx, id));
+    publish(tx, "run.aborted", { id, cases: c.cases, passed: c.passed, failed: c.failed, untested: c.untested, blocked: c.blocked, duration: secondsBetween(run.startTime, end) }, { projectCode: p.code });
+    return { id };
+  }, { behavior: "immediate" });
+}
+
+/** Toggles the public report; run.report_changed only when visibility actually changes. */
+export function setRunPublic(db: Db, baseUrl: string, code: string, id: number, visible: boolean) {
+  return db.transaction((tx) => {
+    const p = requireProject(tx, code);
+    const run = requireRun(tx, p.id, id);
+    if (run.isPublic !== visible) {
+      tx.update(runs).set({ isPublic: visible }).where(eq(runs.id, id)).run();
+      publish(tx, "run.report_changed", { id, visible }, { projectCode: p.code });
+    }
+    return visible ? { url: `${baseUrl}/public/report/${p.code}/${id}` } : {};
+  }, { behavior: "immediate" });
+}
+
+export function deleteRun(db: Db, code: string, id: number) {
+  return db.transaction((tx) => {
+    const p = requireProject(tx, code);
+    requireRun(tx, p.id, id);
+    tx.delete(runs).where(eq(runs.id, id)).run();
+    publish(tx, "run.deleted", { id }, { projectCode: p.code });
+    return { id };
+  }, { behavior: "immediate" });
+}
+
+export function getRun(db: Db, baseUrl: string, code: string, id: number) {
+  const p = requireProject(db, code);
+  return runView(db, requireRun(db, p.id, id), baseUrl, p.code);
+}
+
+export function listRuns(db: Db, baseUrl: string, code: string, q: { limit: number; offset: number; status?: RunRow["status"] }) {
+  const p = requireProject(db, code);
+  const base = eq(runs.projectId, p.id);
+  const where = q.status ? and(base, eq(runs.status, q.status)) : base;
+  const total = db.select({ n: count() }).from(runs).where(base).get()!.n;
+  const filtered = db.select({ n: count() }).from(runs).where(where).get()!.n;
+  const rows = db.select().from(runs).where(where).orderBy(runs.id).limit(q.limit).offset(q.offset).all();
+  return { total, filtered, entities: rows.map((r) => runView(db, r, baseUrl, p.code)) };
+}
+
+// ---- results -------------------------------------------------------------------------------
+
+/** One result, normalised from the v1 or v2 request shape. */
+export type ResultInput = {
+  caseId: number | null;
+  /** Title used to find or create the case when there is no id (reporters' unlinked tests). */
+  caseTitle: string | null;
+  /** Suite path (root first) for a case created from an unlinked result. */
+  suitePath?: string[];
+  status: string;
+  timeMs: number | null;
+  comment: string | null;
+  stacktrace: string | null;
+  steps: { position: number; status: string; comment: string | null }[];
+  attachments: number[];
+  defect: boolean;
+};
+
+function statusOf(raw: string | number, field: string): ResultStatus {
+  const s = String(raw).trim().toLowerCase().replace(/[\s-]/g, "_") as ResultStatus;
+  if (!RESULT_STATUSES.includes(s)) throw badRequest(`Invalid result status "${raw}": expected one of ${RESULT_STATUSES.join(", ")}`, field);
+  return s;
+}
+
+export function fromV1(b: ResultCreateBody, field: string): ResultInput {
+  return {
+    caseId: b.case_id ?? null, caseTitle: b.case?.title ?? null, status: statusOf(b.status, `${field}status`),
+    timeMs: b.time_ms != null ? Math.round(b.time_ms) : b.time != null ? Math.round(b.time * 1000) : null,
+    comment: b.comment ?? null, stacktrace: b.stacktrace ?? null,
+    steps: (b.steps ?? []).map((s, i) => ({ position: s.position ?? i + 1, status: statusOf(s.status, `${field}steps.${i}.status`), comment: s.comment ?? null })),
+    attachments: attachmentIds(b.attachments), defect: b.defect ?? false,
+  };
+}
+
+/** A v2 result may name several cases (`testops_ids`); it is recorded once per case. */
+export function fromV2(b: V2ResultCreateBody, field: string): ResultInput[] {
+  const ids = b.testops_ids?.length ? b.testops_ids : b.testops_id != null ? [b.testops_id] : [null];
+  const suitePath = ((b.relations as { suite?: { data?: { title?: unknown }[] } } | null | undefined)?.suite?.data ?? [])
+    .map((d) => (typeof d?.title === "string" ? d.title.trim().slice(0, 255) : ""))
+    .filter(Boolean);
+  const base: Omit<ResultInput, "caseId"> = {
+    caseTitle: b.title, suitePath, status: statusOf(b.execution.status, `${field}execution.status`),
+    timeMs: b.execution.duration != null ? Math.round(b.execution.duration) : null,
+    comment: b.message ?? null, stacktrace: b.execution.stacktrace ?? null,
+    steps: (b.steps ?? []).map((s, i) => ({ position: i + 1, status: s.execution?.status ? statusOf(s.execution.status, `${field}steps.${i}.execution.status`) : "skipped", comment: s.execution?.comment ?? null })),
+    attachments: [], defect: b.defect ?? false,
+  };
+  return ids.map((caseId) => ({ ...base, caseId }));
+}
+
+/** The case a result is for: by id (must be live in the project), else by exact title, else created (case.created). */
+function resolveCase(tx: Tx, q: ResultStatements, p: ProjectRow, caller: Caller, r: ResultInput, field: string): { id: number; title: string } {
+  if (r.caseId != null) {
+    const c = q.caseById.get(r.caseId, p.id);
+    if (!c) throw badRequest(`Test case ${r.caseId} does not exist in this project`, `${field}case_id`);
+    return c;
+  }
+  if (!r.caseTitle) throw badRequest("A result needs `case_id` (or a case title to find or create the case)", `${field}case_id`);
+  const found = q.caseByTitle.get(p.id, r.caseTitle);
+  if (found) return found;
+  const suiteId = r.suitePath?.length ? ensureSuitePath(tx, p, caller, r.suitePath) : null;
+  const c = insertCase(tx, p, caller, { title: r.caseTitle, is_automated: true, suite_id: suiteId });
+  return { id: c.id, title: c.title };
+}
+
+/**
+ * The per-result statements of the results hot path, prepared once per connection (bun:sqlite
+ * caches `query()` statements). They run on the same connection inside the drizzle transaction;
+ * going around the ORM here is what makes a batch of 200 results cost one fsync and a few ms.
+ */
+type ResultStatements = ReturnType<typeof resultStatements>;
+function resultStatements(sqlite: Database) {
+  return {
+    caseById: sqlite.query<{ id: number; title: string }, [number, number]>("SELECT id, title FROM tms_cases WHERE id = ? AND project_id = ? AND deleted IS NULL"),
+    caseByTitle: sqlite.query<{ id: number; title: string }, [number, string]>("SELECT id, title FROM tms_cases WHERE project_id = ? AND title = ? AND deleted IS NULL ORDER BY id LIMIT 1"),
+    insertResult: sqlite.query<unknown, [string, number, number, string, number | null, string | null, string | null, string, string, number | null, string]>(
+      "INSERT INTO tms_results (hash, run_id, case_id, status, time_ms, comment, stacktrace, steps, attachments, author_id, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+    setLatest: sqlite.query<unknown, [string, number, number]>("UPDATE tms_run_cases SET status = ? WHERE run_id = ? AND case_id = ?"),
+    addToRun: sqlite.query<unknown, [number, number, number, string]>("INSERT INTO tms_run_cases (run_id, case_id, position, status) VALUES (?, ?, ?, ?)"),
+  };
+}
+
+/**
+ * Records results into an active run in one transaction: each result row is kept (history) and
+ * its case's latest status is overwritten (latest result per case wins). Cases not yet in the
+ * run join it. A failed result with `defect: true` also creates a defect (defect.created).
+ */
+export function recordResults(db: Db, sqlite: Database, caller: Caller, code: string, runId: number, inputs: (field: string) => ResultInput[]) {
+  const q = resultStatements(sqlite);
+  return db.transaction((tx) => {
+    const p = requireProject(tx, code);
+    const run = requireRun(tx, p.id, runId);
+    requireActive(run, "add results");
+    const items = inputs("");
+    const out: { case_id: number; hash: string }[] = [];
+    let pos = tx.select({ m: max(runCases.position) }).from(runCases).where(eq(runCases.runId, runId)).get()?.m ?? 0;
+    const now = isoMicro();
+    items.forEach((r, i) => {
+      const field = items.length > 1 ? `results.${i}.` : "";
+      const c = resolveCase(tx, q, p, caller, r, field);
+      const hash = randomBytes(20).toString("hex");
+      q.insertResult.run(hash, runId, c.id, r.status, r.timeMs, r.comment, r.stacktrace, JSON.stringify(r.steps), JSON.stringify(r.attachments), caller.userId, now);
+      if (q.setLatest.run(r.status, runId, c.id).changes === 0) q.addToRun.run(runId, c.id, ++pos, r.status);
+      if (r.defect && (r.status === "failed" || r.status === "invalid")) {
+        const failedStep = r.steps.find((s) => s.status === "failed" || s.status === "invalid");
+        insertDefect(tx, p, caller, {
+          title: `${c.title}: ${r.status}`, actualResult: r.comment ?? r.stacktrace ?? `Result ${hash} ${r.status}`,
+          severity: "normal", caseId: c.id, step: failedStep?.position ?? 0, runId, resultHash: hash, attachments: r.attachments,
+        });
+      }
+      out.push({ case_id: c.id, hash });
+    });
+    return out;
+  }, { behavior: "immediate" });
+}
+
+export function resultView(r: typeof results.$inferSelect) {
+  return {
+    hash: r.hash, run_id: r.runId, case_id: r.caseId, status: r.status, time_spent_ms: r.timeMs, comment: r.comment,
+    stacktrace: r.stacktrace, steps: r.steps, attachments: r.attachments, author_id: r.authorId, end_time: r.created,
+  };
+}
+
+export function getResult(db: Db, code: string, hash: string) {
+  const p = requireProject(db, code);
+  const r = db.select({ r: results }).from(results).innerJoin(runs, eq(runs.id, results.runId)).where(and(eq(results.hash, hash), eq(runs.projectId, p.id))).get();
+  if (!r) throw new ApiError(404, "not_found", `Result ${hash} not found`);
+  return resultView(r.r);
+}
+
+export function listResults(db: Db, code: string, q: { limit: number; offset: number; run?: number }) {
+  const p = requireProject(db, code);
+  const base = eq(runs.projectId, p.id);
+  const where = q.run ? and(base, eq(results.runId, q.run)) : base;
+  const total = db.select({ n: count() }).from(results).innerJoin(runs, eq(runs.id, results.runId)).where(base).get()!.n;
+  const filtered = db.select({ n: count() }).from(results).innerJoin(runs, eq(runs.id, results.runId)).where(where).get()!.n;
+  const rows = db.select({ r: results }).from(results).innerJoin(runs, eq(runs.id, results.runId)).where(where).orderBy(results.created, results.hash).limit(q.limit).offset(q.offset).all();
+  return { total, filtered, entities: rows.map((x) => resultView(x.r)) };
+}

@@ -1,0 +1,52 @@
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { users } from "../../scim/users/tables";
+import { cases } from "../cases/tables";
+import { milestones } from "../milestones/tables";
+import { plans } from "../plans/tables";
+import { projects } from "../projects/tables";
+
+export const RUN_STATUSES = ["active", "completed", "aborted"] as const;
+
+export const runs = sqliteTable("tms_runs", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  projectId: integer("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+  planId: integer("plan_id").references(() => plans.id, { onDelete: "set null" }),
+  milestoneId: integer("milestone_id").references(() => milestones.id, { onDelete: "set null" }),
+  title: text("title").notNull(),
+  description: text("description").notNull().default(""),
+  environment: text("environment"),
+  isAutotest: integer("is_autotest", { mode: "boolean" }).notNull().default(false),
+  status: text("status", { enum: RUN_STATUSES }).notNull().default("active"),
+  isPublic: integer("is_public", { mode: "boolean" }).notNull().default(false),
+  tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default([]),
+  authorId: integer("author_id").references(() => users.id),
+  startTime: text("start_time").notNull(),
+  endTime: text("end_time"),
+}, (t) => [index("tms_runs_project").on(t.projectId), index("tms_runs_plan").on(t.planId, t.status)]);
+
+/**
+ * The cases of a run with the status of their latest result (null = no result yet). Keeping the
+ * latest status here makes "latest result per case wins" a single UPDATE and the completion
+ * counts one GROUP BY over the run's cases, however many results were posted.
+ */
+export const runCases = sqliteTable("tms_run_cases", {
+  runId: integer("run_id").notNull().references(() => runs.id, { onDelete: "cascade" }),
+  caseId: integer("case_id").notNull().references(() => cases.id),
+  position: integer("position").notNull(),
+  status: text("status"),
+}, (t) => [primaryKey({ columns: [t.runId, t.caseId] })]);
+
+/** Every posted result (history); the run case row holds the latest one's status. */
+export const results = sqliteTable("tms_results", {
+  hash: text("hash").primaryKey(),
+  runId: integer("run_id").notNull().references(() => runs.id, { onDelete: "cascade" }),
+  caseId: integer("case_id").notNull().references(() => cases.id),
+  status: text("status").notNull(),
+  timeMs: integer("time_ms"),
+  comment: text("comment"),
+  stacktrace: text("stacktrace"),
+  steps: text("steps", { mode: "json" }).$type<{ position: number; status: string; comment: string | null }[]>().notNull().default([]),
+  attachments: text("attachments", { mode: "json" }).$type<number[]>().notNull().default([]),
+  authorId: integer("author_id").references(() => users.id),
+  created: text("created").notNull(),
+}, (t) => [index("tms_results_run").on(t.runId, t.caseId)]);

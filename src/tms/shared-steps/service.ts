@@ -1,0 +1,76 @@
+import { randomBytes } from "node:crypto";
+import { and, count, eq } from "drizzle-orm";
+import type { Db, Tx } from "../../db/connection";
+import { badRequest, notFound } from "../../http/errors";
+import { publish } from "../../webhooks/publish";
+import type { Caller } from "../shared/auth";
+import { isoMicro } from "../shared/time";
+import { requireProject } from "../projects/service";
+import type { SharedStepCreateBody, SharedStepUpdateBody } from "./model";
+import { sharedSteps } from "./tables";
+
+type Row = typeof sharedSteps.$inferSelect;
+
+export const sharedStepView = (s: Row) => ({
+  hash: s.hash, title: s.title, action: s.action, expected_result: s.expectedResult ?? "", data: s.data ?? "",
+  steps: [{ action: s.action, expected_result: s.expectedResult ?? "", data: s.data ?? "" }],
+  author_id: s.authorId, created: s.created, updated: s.updated, created_at: s.created, updated_at: s.updated,
+});
+
+export function requireSharedStep(db: Db | Tx, projectId: number, hash: string): Row {
+  const s = db.select().from(sharedSteps).where(and(eq(sharedSteps.hash, hash), eq(sharedSteps.projectId, projectId))).get();
+  if (!s) throw notFound(`Shared step ${hash}`);
+  return s;
+}
+
+export function createSharedStep(db: Db, caller: Caller, code: string, body: SharedStepCreateBody) {
+  const action = body.action ?? body.steps?.[0]?.action;
+  if (!action) throw badRequest("A shared step needs an `action`", "action");
+  const expected = body.expected_result ?? body.steps?.[0]?.expected_result ?? null;
+  const data = body.data ?? body.steps?.[0]?.data ?? null;
+  return db.transaction((tx) => {
+    const p = requireProject(tx, code);
+    const now = isoMicro();
+    const hash = randomBytes(20).toString("hex");
+    tx.insert(sharedSteps).values({ hash, projectId: p.id, title: body.title, action, expectedResult: expected, data, authorId: caller.userId, created: now, updated: now }).run();
+    publish(tx, "shared_step.created", { hash, title: body.title, action, expected_result: expected ?? "" }, { projectCode: p.code });
+    return { hash };
+  }, { behavior: "immediate" });
+}
+
+export function updateSharedStep(db: Db, code: string, hash: string, body: SharedStepUpdateBody) {
+  return db.transaction((tx) => {
+    const p = requireProject(tx, code);
+    requireSharedStep(tx, p.id, hash);
+    const action = body.action ?? body.steps?.[0]?.action;
+    const expected = body.expected_result ?? body.steps?.[0]?.expected_result;
+    const data = body.data ?? body.steps?.[0]?.data;
+    tx.update(sharedSteps).set({
+      ...(body.title != null ? { title: body.title } : {}),
+      ...(action != null ? { action } : {}),
+      ...(expected !== undefined ? { expectedResult: expected } : {}),
+      ...(data !== undefined ? { data } : {}),
+      updated: isoMicro(),
+    }).where(eq(sharedSteps.hash, hash)).run();
+    publish(tx, "shared_step.updated", { hash }, { projectCode: p.code });
+    return { hash };
+  }, { behavior: "immediate" });
+}
+
+/** Case steps that referenced it keep their copied text and the (now dangling) `shared_hash`. */
+export function deleteSharedStep(db: Db, code: string, hash: string) {
+  return db.transaction((tx) => {
+    const p = requireProject(tx, code);
+    requireSharedStep(tx, p.id, hash);
+    tx.delete(sharedSteps).where(eq(sharedSteps.hash, hash)).run();
+    publish(tx, "shared_step.deleted", { hash }, { projectCode: p.code });
+    return { hash };
+  }, { behavior: "immediate" });
+}
+
+export function listSharedSteps(db: Db, code: string, limit: number, offset: number) {
+  const p = requireProject(db, code);
+  const total = db.select({ n: count() }).from(sharedSteps).where(eq(sharedSteps.projectId, p.id)).get()!.n;
+  const rows = db.select().from(sharedSteps).where(eq(sharedSteps.projectId, p.id)).orderBy(sharedSteps.created).limit(limit).offset(offset).all();
+  return { total, entities: rows.map(sharedStepView) };
+}

@@ -1,0 +1,41 @@
+import { eq } from "drizzle-orm";
+import { ApiError } from "../../http/errors";
+import { constantTimeEqual, hashToken } from "../../lib/tokens";
+import type { AppContext } from "../../context";
+import { users } from "../../scim/users/tables";
+import { apiTokens } from "../tokens/tables";
+import { isoMicro } from "./time";
+
+/** Who is calling: the API token and the SCIM user it is attributed to (null when none). */
+export type Caller = { tokenId: number; userId: number | null };
+
+const LAST_USED_RESOLUTION_MS = 5 * 60 * 1000;
+
+const unauthorized = () =>
+  new ApiError(401, "unauthorized", "A valid API token is required in the `Token` header", undefined, { "www-authenticate": "Token" });
+
+/**
+ * Authenticates a `/api/v1` or `/api/v2` request by its `Token` header (as Qase clients send it).
+ * The token is looked up by its SHA-256 (the stored hash is unique and indexed); tokens are 256-bit
+ * random, so the lookup leaks nothing useful, and the hash is never compared character by
+ * character in JavaScript.
+ */
+export function authenticate(ctx: AppContext, request: Request): Caller {
+  const token = request.headers.get("token")?.trim();
+  if (!token || token.length > 512) throw unauthorized();
+  const hash = hashToken(token);
+  const row = ctx.db
+    .select({ id: apiTokens.id, userId: apiTokens.userId, tokenHash: apiTokens.tokenHash, revokedAt: apiTokens.revokedAt, lastUsedAt: apiTokens.lastUsedAt, userActive: users.active })
+    .from(apiTokens)
+    .leftJoin(users, eq(users.id, apiTokens.userId))
+    .where(eq(apiTokens.tokenHash, hash))
+    .get();
+  if (!row || !constantTimeEqual(row.tokenHash, hash) || row.revokedAt) throw unauthorized();
+  // De-provisioning a user in the IdP must cut their API access too; what they wrote stays.
+  if (row.userId !== null && row.userActive === false)
+    throw new ApiError(401, "unauthorized", "The user this API token belongs to is deactivated", undefined, { "www-authenticate": "Token" });
+  // "Last used" for the admin list, recorded at most every few minutes so reads stay reads.
+  if (!row.lastUsedAt || Date.now() - Date.parse(row.lastUsedAt) > LAST_USED_RESOLUTION_MS)
+    ctx.db.update(apiTokens).set({ lastUsedAt: isoMicro() }).where(eq(apiTokens.id, row.id)).run();
+  return { tokenId: row.id, userId: row.userId };
+}

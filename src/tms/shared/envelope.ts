@@ -1,0 +1,47 @@
+import { t, type TSchema } from "elysia";
+import { badRequest } from "../../http/errors";
+
+/** Qase v1 success envelope. */
+export const ok = <T>(result: T) => ({ status: true as const, result });
+
+/** Qase v1 list result: `total` in the project, `filtered` after filters, `count` on this page. */
+export const page = <T>(entities: T[], total: number, filtered = total) => ok({ total, filtered, count: entities.length, entities });
+
+/**
+ * `?limit=&offset=` as Qase takes them: limit 1..100 (default 10), offset ≥ 0. The bounds are
+ * checked in `paging` rather than in the schema: Elysia reports a bound violated inside
+ * `t.Numeric` without the parameter's name, and the 400 must name it.
+ */
+export const Limit = t.Optional(t.Numeric({ description: "1–100, default 10" }));
+export const Offset = t.Optional(t.Numeric({ description: "≥ 0, default 0" }));
+export const Paging = t.Object({ limit: Limit, offset: Offset });
+export function paging(q: { limit?: number; offset?: number }): { limit: number; offset: number } {
+  const limit = q.limit ?? 10;
+  const offset = q.offset ?? 0;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw badRequest("limit must be an integer from 1 to 100", "limit");
+  if (!Number.isInteger(offset) || offset < 0) throw badRequest("offset must be a non-negative integer", "offset");
+  return { limit, offset };
+}
+
+/** Response schemas for OpenAPI: `{status: true, result}`. */
+export const Envelope = <T extends TSchema>(result: T) => t.Object({ status: t.Boolean(), result });
+export const IdResult = Envelope(t.Object({ id: t.Integer() }));
+export const HashResult = Envelope(t.Object({ hash: t.String() }));
+
+/**
+ * A field a Qase client may omit or send as null (generated clients serialise unset optionals
+ * as null in some languages); both mean "not given".
+ */
+export const Opt = <T extends TSchema>(schema: T) => t.Optional(t.Union([schema, t.Null()]));
+
+/**
+ * Attachment ids: integers, or the decimal strings Qase clients send as attachment "hashes".
+ * Gatehouse stores no files (see docs/tms.md); ids are kept as given and echoed in payloads.
+ */
+export const AttachmentIds = Opt(t.Array(t.Union([t.Integer({ minimum: 1 }), t.String({ pattern: "^[1-9][0-9]{0,15}$" })]), { maxItems: 1000 }));
+export const attachmentIds = (v: (number | string)[] | null | undefined): number[] => (v ?? []).map((x) => Number(x));
+
+/** Path params shared by project-scoped routes. */
+export const CodeParam = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }) });
+export const CodeIdParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), id: t.Numeric() });
+export const CodeHashParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), hash: t.String({ minLength: 1, maxLength: 128 }) });

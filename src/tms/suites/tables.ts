@@ -1,0 +1,17 @@
+import { index, integer, sqliteTable, text, type AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+import { users } from "../../scim/users/tables";
+import { projects } from "../projects/tables";
+
+/** Suites form a tree per project through `parentId` (null at the root). */
+export const suites = sqliteTable("tms_suites", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  projectId: integer("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+  parentId: integer("parent_id").references((): AnySQLiteColumn => suites.id, { onDelete: "cascade" }),
+  title: text("title").notNull(),
+  description: text("description"),
+  preconditions: text("preconditions"),
+  position: integer("position").notNull(),
+  authorId: integer("author_id").references(() => users.id),
+  created: text("created").notNull(),
+  updated: text("updated").notNull(),
+}, (t) => [index("tms_suites_project").on(t.projectId), index("tms_suites_parent").on(t.parentId)]);

@@ -1,0 +1,25 @@
+import { Elysia, t } from "elysia";
+import { adminGuard } from "../../admin/auth";
+import type { AppContext } from "../../context";
+import { ApiTokenCreate, ApiTokenCreated, ApiTokenView, TokenIdParam } from "./model";
+import { createApiToken, listApiTokens, revokeApiToken } from "./service";
+
+const detail = (summary: string) => ({ tags: ["Admin: API tokens"], summary });
+
+/** Admin management of the `Token`-header credentials used by /api/v1 and /api/v2. */
+export function apiTokenAdminRoutes(ctx: AppContext) {
+  return new Elysia({ prefix: "/api/admin/api-tokens" })
+    .onBeforeHandle(adminGuard(ctx))
+    .post("/", ({ body, set }) => {
+      set.status = 201;
+      return createApiToken(ctx.db, body);
+    }, { body: ApiTokenCreate, response: { 201: ApiTokenCreated }, detail: detail("Create an API token (shown once)") })
+    .get("/", () => {
+      const items = listApiTokens(ctx.db);
+      return { total: items.length, items };
+    }, { response: { 200: t.Object({ total: t.Integer(), items: t.Array(ApiTokenView) }) }, detail: detail("List API tokens (never the token itself)") })
+    .delete("/:id", ({ params, set }) => {
+      revokeApiToken(ctx.db, params.id);
+      set.status = 204;
+    }, { params: TokenIdParam, detail: detail("Revoke an API token") });
+}

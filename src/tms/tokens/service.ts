@@ -1,0 +1,46 @@
+import { eq } from "drizzle-orm";
+import type { Db } from "../../db/connection";
+import { badRequest, notFound } from "../../http/errors";
+import { generateToken, hashToken } from "../../lib/tokens";
+import { users } from "../../scim/users/tables";
+import { isoMicro } from "../shared/time";
+import type { ApiTokenCreateBody } from "./model";
+import { apiTokens } from "./tables";
+
+const view = (r: typeof apiTokens.$inferSelect, userName: string | null) => ({
+  id: r.id, name: r.name, userId: r.userId, userName, createdAt: r.createdAt, lastUsedAt: r.lastUsedAt, revokedAt: r.revokedAt,
+});
+
+/** Creates a token; the plaintext is returned here once and only its hash is stored. */
+export function createApiToken(db: Db, body: ApiTokenCreateBody) {
+  const token = generateToken("gh_api");
+  return db.transaction((tx) => {
+    let userName: string | null = null;
+    if (body.userId != null) {
+      const u = tx.select({ userName: users.userName }).from(users).where(eq(users.id, body.userId)).get();
+      if (!u) throw badRequest(`No SCIM user with id ${body.userId}`, "userId");
+      userName = u.userName;
+    }
+    const row = tx.insert(apiTokens).values({ name: body.name, tokenHash: hashToken(token), userId: body.userId ?? null, createdAt: isoMicro() }).returning().get();
+    return { ...view(row, userName), token };
+  }, { behavior: "immediate" });
+}
+
+export function listApiTokens(db: Db) {
+  return db
+    .select({ t: apiTokens, userName: users.userName })
+    .from(apiTokens)
+    .leftJoin(users, eq(users.id, apiTokens.userId))
+    .orderBy(apiTokens.id)
+    .all()
+    .map((r) => view(r.t, r.userName));
+}
+
+/** Revokes (idempotently); the row stays so the token's name remains in the audit trail. */
+export function revokeApiToken(db: Db, id: number): void {
+  db.transaction((tx) => {
+    const row = tx.select({ revokedAt: apiTokens.revokedAt }).from(apiTokens).where(eq(apiTokens.id, id)).get();
+    if (!row) throw notFound(`API token ${id}`);
+    if (!row.revokedAt) tx.update(apiTokens).set({ revokedAt: isoMicro() }).where(eq(apiTokens.id, id)).run();
+  }, { behavior: "immediate" });
+}
