@@ -245,10 +245,13 @@ class DeliveryLoop {
     if (this.stopping) return;
     const cap = this.cfg.webhookPerSubscriptionConcurrency;
     let progressed = true;
-    while (progressed && this.readyTotal > 0 && this.inflight < this.cfg.webhookConcurrency) {
+    // Sent-but-unrecorded attempts (open + finished awaiting the commit) never exceed 2 × concurrency:
+    // that is the most a crash can duplicate, even if ticks keep failing.
+    const unrecordedLimit = 2 * this.cfg.webhookConcurrency;
+    while (progressed && this.readyTotal > 0 && this.inflight < this.cfg.webhookConcurrency && this.inflight + this.outcomes.length < unrecordedLimit) {
       progressed = false;
       for (const [subId, queue] of this.ready) {
-        if (this.inflight >= this.cfg.webhookConcurrency) break;
+        if (this.inflight >= this.cfg.webhookConcurrency || this.inflight + this.outcomes.length >= unrecordedLimit) break;
         if ((this.inflightBySub.get(subId) ?? 0) >= cap) continue;
         const c = queue.shift()!;
         if (queue.length === 0) this.ready.delete(subId);
