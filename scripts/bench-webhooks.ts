@@ -24,7 +24,7 @@ import { startDeliveryLoop } from "../src/webhooks/dispatcher";
 import { publish } from "../src/webhooks/publish";
 import { envelopeBody, generateSecret, signatureHeader } from "../src/webhooks/signer";
 import { webhookEvents, webhookSubscriptions } from "../src/webhooks/tables";
-import { eq, inArray } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 
 const now = () => performance.timeOrigin + performance.now();
 
@@ -137,6 +137,13 @@ async function waitForCount(rx: Receiver, target: number, timeoutMs = 15 * 60_00
   }
 }
 
+/** Isolates scenarios: collect garbage and flush the previous scenario's dirty pages before the next. */
+async function settle() {
+  Bun.gc(true);
+  Bun.spawnSync(["sync"]);
+  await Bun.sleep(1000);
+}
+
 // ---------------------------------------------------------------- scenarios
 async function baseline(rx: Receiver, requests: number): Promise<number> {
   const secret = generateSecret();
@@ -215,7 +222,6 @@ async function latency(rx: Receiver, rate: number, seconds: number) {
   const pct = (p: number) => lat[Math.min(lat.length - 1, Math.floor((p / 100) * lat.length))]!;
   await loop.stop();
   e.close();
-  void eq;
   return { achieved, samples: lat.length, p50: pct(50), p99: pct(99), max: lat[lat.length - 1]! };
 }
 
@@ -249,16 +255,22 @@ try {
   const fmt = (n: number, d = 0) => n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
   console.error(`bench: ${EVENTS_N} events, concurrency ${CONCURRENCY}, backlog ${BACKLOG}, latency ${LATENCY_SECONDS}s @ 500/s`);
   await baseline(rx, 2000); // warm-up
+  await settle();
   const base1 = await baseline(rx, EVENTS_N);
   console.error(`baseline ×1: ${fmt(base1)}/s`);
+  await settle();
   const one = await throughput(rx, 1, EVENTS_N);
   console.error(`engine ×1: ${fmt(one.perSecond)}/s`);
+  await settle();
   const base10 = await baseline(rx, EVENTS_N * 10);
   console.error(`baseline ×10: ${fmt(base10)}/s`);
+  await settle();
   const ten = await throughput(rx, 10, EVENTS_N);
   console.error(`engine ×10: ${fmt(ten.perSecond)}/s`);
+  await settle();
   const lat = await latency(rx, 500, LATENCY_SECONDS);
   console.error(`latency: p50 ${fmt(lat.p50, 2)} ms, p99 ${fmt(lat.p99, 2)} ms`);
+  await settle();
   const mem = await memory(rx, BACKLOG);
   console.error(`memory: ${fmt(mem.firstMb)} → max ${fmt(mem.maxMb)} MB`);
 
