@@ -14,8 +14,8 @@ import { onEventsCommitted } from "./wake";
  * One "tick" is one write transaction that (1) records the outcomes of attempts that finished
  * since the last tick and (2) claims due deliveries up to the free concurrency, subscription by
  * subscription, so a slow endpoint only ever holds its own per-subscription slots. A claim is a
- * lease: `locked_until` and `next_attempt_at` move to now + 2 × timeout + margin, so after a kill -9
- * the delivery simply becomes due again when the lease passes (at-least-once, same webhook-id).
+ * lease: `locked_until` moves to now + 2 × timeout + margin, and a leased row is not due before it
+ * passes, so after a kill -9 the delivery simply becomes due again then (at-least-once, same webhook-id).
  * Ticks run on publish (woken after commit), when an attempt finishes, and on a poll timer.
  * Batching outcomes into the next tick is group commit: under load one fsync covers many attempts.
  */
@@ -107,9 +107,12 @@ class DeliveryLoop {
         `SELECT d.id, d.attempts, e.uid, e.name, e.payload, e.created_at
            FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
           WHERE d.subscription_id = ?1 AND d.status = 'pending' AND d.next_attempt_at <= ?2
+            AND (d.locked_until IS NULL OR d.locked_until <= ?2)
           ORDER BY d.next_attempt_at LIMIT ?3`,
       ),
-      lease: db.query("UPDATE webhook_deliveries SET locked_until = ?2, next_attempt_at = ?2, updated_at = ?3 WHERE id = ?1"),
+      // The lease touches only the row, not the due index (next_attempt_at stays): leased rows are
+      // skipped by the due query's locked_until test — at most 2 × the cap of them per subscription.
+      lease: db.query("UPDATE webhook_deliveries SET locked_until = ?2, updated_at = ?3 WHERE id = ?1"),
       attempt: db.query(
         `INSERT INTO webhook_attempts (delivery_id, started_at, duration_ms, url, request_headers, status_code, error, response_body)
          SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = ?1)`,
@@ -118,7 +121,7 @@ class DeliveryLoop {
         `UPDATE webhook_deliveries SET status = ?2, attempts = attempts + 1, next_attempt_at = ?3, locked_until = NULL,
                 last_status_code = ?4, last_error = ?5, updated_at = ?6, finished_at = ?7 WHERE id = ?1`,
       ),
-      release: db.query("UPDATE webhook_deliveries SET locked_until = NULL, next_attempt_at = ?2, updated_at = ?2 WHERE id = ?1 AND status = 'pending'"),
+      release: db.query("UPDATE webhook_deliveries SET locked_until = NULL, updated_at = ?2 WHERE id = ?1 AND status = 'pending'"),
       subSuccess: db.query("UPDATE webhook_subscriptions SET failing_since = NULL, last_success_at = ?2 WHERE id = ?1"),
       subFailing: db.query("UPDATE webhook_subscriptions SET failing_since = coalesce(failing_since, ?2) WHERE id = ?1 RETURNING failing_since"),
       subDisable: db.query("UPDATE webhook_subscriptions SET enabled = 0, disabled_reason = ?2, updated_at = ?3 WHERE id = ?1 AND enabled = 1"),
