@@ -215,6 +215,15 @@ class DeliveryLoop {
         secrets: s.previous_secret && (s.previous_secret_expires_at ?? 0) > now ? [s.secret, s.previous_secret] : [s.secret],
       }),
     );
+    // Claims queued for a subscription that was disabled (410, 5 days failing, admin) or deleted
+    // meanwhile are not sent: their leases are given back.
+    const enabled = new Set(subs.map((s) => s.id));
+    for (const [subId, queue] of this.ready) {
+      if (enabled.has(subId)) continue;
+      for (const c of queue) this.q.release.run(c.id, now);
+      this.readyTotal -= queue.length;
+      this.ready.delete(subId);
+    }
     if (subs.length === 0) return [];
     const start = this.rotate++ % subs.length;
     const leaseUntil = now + this.leaseMs;
