@@ -3,7 +3,7 @@ import type { AppContext } from "../context";
 import { DEFAULT_BUCKETS, metricsFor } from "../ops/metrics";
 import { decide, shouldDisable, type AttemptResult } from "./retry";
 import { envelopeBody, signatureHeader } from "./signer";
-import { resolveTarget } from "./ssrf";
+import { hasIpLiteralHost, resolveTarget, type ResolvedTarget } from "./ssrf";
 import { onEventsCommitted } from "./wake";
 
 /**
@@ -63,6 +63,7 @@ class DeliveryLoop {
   private rotate = 0;
   /** Leased claims not yet started, per subscription (see `claim`). */
   private readonly ready = new Map<number, Claim[]>();
+  private readonly literalTargets = new Map<string, ResolvedTarget>();
   private readyTotal = 0;
   private purging = false;
   private readonly metrics;
@@ -359,7 +360,7 @@ class DeliveryLoop {
     let result: AttemptResult;
     let responseBody: string | null = null;
     try {
-      const target = await abortable(resolveTarget(claim.sub.url, this.cfg.webhookAllowPrivateTargets), abort.signal);
+      const target = await this.target(claim.sub.url, abort.signal);
       let res: Response | undefined;
       for (let i = 0; !res; i++) {
         // Connect to the address the guard checked (no second lookup); on a connection error try the next one.
@@ -389,6 +390,22 @@ class DeliveryLoop {
       clearTimeout(timer);
     }
     return { kind: "attempted", claim, startedAt, durationMs: Date.now() - startedAt, url: claim.sub.url, headers, result, responseBody };
+  }
+
+  /**
+   * The checked connect target. A URL whose host is an IP literal always resolves the same way,
+   * so its (guarded) result is cached; host names are resolved and checked on every attempt.
+   */
+  private target(url: string, signal: AbortSignal): Promise<ResolvedTarget> {
+    const cached = this.literalTargets.get(url);
+    if (cached) return Promise.resolve(cached);
+    const resolving = resolveTarget(url, this.cfg.webhookAllowPrivateTargets);
+    if (!hasIpLiteralHost(url)) return abortable(resolving, signal);
+    return resolving.then((t) => {
+      if (this.literalTargets.size > 1000) this.literalTargets.clear();
+      this.literalTargets.set(url, t);
+      return t;
+    });
   }
 
   /** Retention: delivered deliveries (their attempts cascade), old attempts and orphaned events go, in small batches. */
@@ -465,6 +482,15 @@ function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
 /** Reads at most `limit` bytes of the body as text, then cancels the rest; never throws. */
 async function readCapped(res: Response, limit: number): Promise<string | null> {
   if (!res.body) return null;
+  // The common case, a short answer with a length: read it whole (cheaper than a stream reader).
+  const declared = Number(res.headers.get("content-length") ?? NaN);
+  if (declared >= 0 && declared <= limit) {
+    try {
+      return await res.text();
+    } catch {
+      return "";
+    }
+  }
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
