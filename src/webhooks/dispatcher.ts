@@ -18,6 +18,9 @@ import { onEventsCommitted } from "./wake";
  * passes, so after a kill -9 the delivery simply becomes due again then (at-least-once, same webhook-id).
  * Ticks run on publish (woken after commit), when an attempt finishes, and on a poll timer.
  * Batching outcomes into the next tick is group commit: under load one fsync covers many attempts.
+ * Claims wait in per-subscription `ready` queues (up to twice the caps) so a finished attempt starts
+ * the next one at once; sent-but-unrecorded attempts never exceed 2 × concurrency, which bounds
+ * the duplicates a crash can cause.
  */
 
 const RESPONSE_BODY_LIMIT = 16 * 1024;
