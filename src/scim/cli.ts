@@ -1,10 +1,64 @@
 import type { AppContext } from "../context";
+import { createScimToken, listScimTokens, revokeScimToken } from "./tokens/service";
+
+export type CliOutput = { out: (s: string) => void; err: (s: string) => void };
+const processOutput: CliOutput = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) };
+
+const USAGE = "usage: gatehouse scim-token create --name NAME | list | revoke ID\n";
 
 /**
- * `gatehouse scim-token create --name X | list | revoke ID`.
- * PLACEHOLDER until the SCIM token work lands: same signature, replaced at merge.
+ * `gatehouse scim-token create --name X | list | revoke ID` — the same operations as the admin
+ * API, for an admin with shell access. `create` prints ONLY the token on stdout (so
+ * `TOKEN=$(gatehouse scim-token create --name entra)` works); messages go to stderr.
+ * Exit codes: 0 ok, 1 not found, 2 usage.
  */
-export async function scimTokenCli(_argv: string[], _ctx: AppContext): Promise<number> {
-  process.stderr.write("gatehouse scim-token: not available yet\n");
-  return 2;
+export async function scimTokenCli(argv: string[], ctx: AppContext, io: CliOutput = processOutput): Promise<number> {
+  const [sub, ...rest] = argv;
+  switch (sub) {
+    case "create": {
+      let name: string | undefined;
+      for (let i = 0; i < rest.length; i++) {
+        const a = rest[i]!;
+        if (a === "--name") name = rest[++i];
+        else if (a.startsWith("--name=")) name = a.slice("--name=".length);
+        else {
+          io.err(`gatehouse scim-token create: unexpected argument ${JSON.stringify(a)}\n${USAGE}`);
+          return 2;
+        }
+      }
+      if (!name || name.trim() === "" || name.length > 200) {
+        io.err(`gatehouse scim-token create: --name NAME is required (1–200 characters)\n${USAGE}`);
+        return 2;
+      }
+      const created = createScimToken(ctx.db, name.trim());
+      io.out(`${created.token}\n`);
+      io.err(`gatehouse: SCIM token ${created.id} (${created.name}) created; it is shown only now\n`);
+      return 0;
+    }
+    case "list": {
+      if (rest.length) {
+        io.err(USAGE);
+        return 2;
+      }
+      const tokens = listScimTokens(ctx.db);
+      io.out("ID\tNAME\tCREATED\tLAST USED\tREVOKED\n");
+      for (const t of tokens) io.out(`${t.id}\t${t.name}\t${t.createdAt}\t${t.lastUsedAt ?? "-"}\t${t.revokedAt ?? "-"}\n`);
+      return 0;
+    }
+    case "revoke": {
+      if (rest.length !== 1 || !/^\d{1,15}$/.test(rest[0]!)) {
+        io.err(`gatehouse scim-token revoke: a numeric token ID is required\n${USAGE}`);
+        return 2;
+      }
+      if (!revokeScimToken(ctx.db, Number(rest[0]))) {
+        io.err(`gatehouse: no SCIM token with ID ${rest[0]}\n`);
+        return 1;
+      }
+      io.err(`gatehouse: SCIM token ${rest[0]} revoked\n`);
+      return 0;
+    }
+    default:
+      io.err(USAGE);
+      return 2;
+  }
 }

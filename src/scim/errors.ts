@@ -29,3 +29,19 @@ export function scimErrorResponse(e: ScimError): Response {
     headers: { "content-type": SCIM_CONTENT_TYPE, ...e.headers },
   });
 }
+
+/**
+ * The error for a non-unique userName (users) or displayName (groups), honouring
+ * `GATEHOUSE_SCIM_DUPLICATE_STATUS`: 400 `invalidValue` as the spec says, or 409 `uniqueness`
+ * as RFC 7644 §3.3 and Okta expect.
+ */
+export function duplicateError(duplicateStatus: 400 | 409, detail: string): ScimError {
+  return duplicateStatus === 409 ? new ScimError(409, detail, "uniqueness") : new ScimError(400, detail, "invalidValue");
+}
+
+export const scimNotFound = (resourceType: string, id: string) =>
+  new ScimError(404, `${resourceType} ${JSON.stringify(id)} not found`);
+export const invalidValue = (detail: string) => new ScimError(400, detail, "invalidValue");
+export const invalidFilter = (detail: string) => new ScimError(400, detail, "invalidFilter");
+export const invalidPath = (detail: string) => new ScimError(400, detail, "invalidPath");
+export const invalidSyntax = (detail: string) => new ScimError(400, detail, "invalidSyntax");

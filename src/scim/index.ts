@@ -1,17 +1,93 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
+import { bearerToken } from "../lib/tokens";
+import { ScimError, SCIM_CONTENT_TYPE } from "./errors";
+import { assertScimMediaType, readScimJsonBody } from "./protocol";
+import { createRateLimiter } from "./rate-limit";
+import { scimAdminRoutes } from "./tokens";
+import { scimEnabledReader, tokenVerifier } from "./tokens/service";
 import { usersRoutes } from "./users";
 import { groupsRoutes } from "./groups";
 import { discoveryRoutes } from "./discovery";
 
+/** Every SCIM path and the methods it answers; other methods on these paths → 405 with `Allow`. */
+const SCIM_PATHS: Record<string, string[]> = {
+  "/Users": ["GET", "POST"],
+  "/Users/:id": ["GET", "PUT", "PATCH", "DELETE"],
+  "/Groups": ["GET", "POST"],
+  "/Groups/:id": ["GET", "PUT", "PATCH", "DELETE"],
+  "/ServiceProviderConfig": ["GET"],
+  "/ResourceTypes": ["GET"],
+  "/ResourceTypes/:id": ["GET"],
+  "/Schemas": ["GET"],
+  "/Schemas/:id": ["GET"],
+};
+
 /**
- * SCIM 2.0 service provider under /scim/v2. This plugin owns what every SCIM route shares
- * (media types, body limit, bearer auth, enabled switch, rate limit); the resource folders
- * own their routes.
+ * The SCIM 2.0 service provider under /scim/v2 (plus its admin API under /api/admin). This plugin
+ * owns what every SCIM route shares; the resource folders own their routes. Its hooks are local
+ * to this instance and so reach every route of the plugins `.use()`d below (users, groups,
+ * discovery):
+ *
+ * 1. the gate (before the body is read, so an anonymous client cannot make us buffer 800 kB):
+ *    bearer token → 401 with `WWW-Authenticate: Bearer`; SCIM switched off → 403; per-token
+ *    rate limit → 429 with `Retry-After`;
+ * 2. the body: JSON with `application/json`, `application/scim+json` or no Content-Type; other
+ *    media types → 415; over 800000 bytes → 413 (counted while streaming, so chunked bodies too);
+ *    malformed JSON → 400 invalidSyntax;
+ * 3. `application/scim+json` on every response (errors get it from the one error mapping).
+ * Unknown SCIM routes fall through to the app's 404, rendered as a SCIM error by path.
  */
 export function scimRoutes(ctx: AppContext) {
-  return new Elysia({ name: "scim", prefix: "/scim/v2" })
+  const verifyToken = tokenVerifier(ctx.sqlite);
+  const isEnabled = scimEnabledReader(ctx.sqlite, ctx.config);
+  const takeRequest = createRateLimiter(ctx.config.scimRateLimit, ctx.config.scimRateBurst);
+  const admitted = new WeakSet<Request>();
+  // Elysia turns anything thrown in a parser into its generic PARSE error, so the parser stashes
+  // its ScimError (401/403/429/413/415/400) here and the transform hook rethrows it unchanged.
+  const parseFailures = new WeakMap<Request, unknown>();
+
+  const gate = (request: Request) => {
+    if (admitted.has(request)) return;
+    const token = bearerToken(request.headers.get("authorization"));
+    const tokenId = token ? verifyToken(token) : null;
+    if (tokenId === null)
+      throw new ScimError(401, token ? "The bearer token is unknown or revoked" : "A bearer token is required (Authorization: Bearer <token>)", undefined, { "www-authenticate": 'Bearer realm="scim"' });
+    if (!isEnabled()) throw new ScimError(403, "SCIM provisioning is disabled for this organization");
+    const wait = takeRequest(tokenId);
+    if (wait > 0) throw new ScimError(429, `Rate limit exceeded; retry in ${wait} s`, undefined, { "retry-after": String(wait) });
+    admitted.add(request);
+  };
+
+  // Registered after the resource routes: a method-specific route always wins over `all`.
+  const methodNotAllowed = new Elysia({ name: "scim-405" });
+  for (const [path, allowed] of Object.entries(SCIM_PATHS)) {
+    methodNotAllowed.all(path, ({ request }) => {
+      throw new ScimError(405, `${request.method} is not supported on this endpoint; allowed: ${allowed.join(", ")}`, undefined, { allow: allowed.join(", ") });
+    }, { detail: { hide: true } });
+  }
+
+  const protocol = new Elysia({ name: "scim", prefix: "/scim/v2" })
+    .onParse(async ({ request }) => {
+      try {
+        gate(request);
+        assertScimMediaType(request.headers.get("content-type"));
+        // null (not undefined) for an empty body, so Elysia does not try its own parsers.
+        return (await readScimJsonBody(request)) ?? null;
+      } catch (e) {
+        parseFailures.set(request, e);
+        return null;
+      }
+    })
+    .onTransform(({ request, set }) => {
+      if (parseFailures.has(request)) throw parseFailures.get(request);
+      gate(request);
+      set.headers["content-type"] = SCIM_CONTENT_TYPE;
+    })
     .use(usersRoutes(ctx))
     .use(groupsRoutes(ctx))
-    .use(discoveryRoutes(ctx));
+    .use(discoveryRoutes(ctx))
+    .use(methodNotAllowed);
+
+  return new Elysia({ name: "scim-all" }).use(scimAdminRoutes(ctx)).use(protocol);
 }

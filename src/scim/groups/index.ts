@@ -1,7 +1,100 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
+import { ScimError } from "../errors";
+import { parseListParams, parseProjectionParams } from "../query";
+import { resourceLocation, SCHEMA_PATCH_OP } from "../protocol";
+import { GroupListQuery, GroupListResponse, GroupPatch, GroupProjectionQuery, GroupResource, GroupWrite, scimResponse } from "./model";
+import { createGroupService } from "./service";
+
+const tags = ["SCIM Groups"];
+
+/** Canonical spelling of the keys a /Groups body may carry (RFC 7643: attribute names are case-insensitive). */
+const CANONICAL = new Map(
+  ["schemas", "id", "externalId", "displayName", "members", "meta", "Operations", "op", "path", "value", "type", "display", "$ref"].map((k) => [k.toLowerCase(), k]),
+);
+const canonical = (o: Record<string, unknown>) => {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) out[CANONICAL.get(k.toLowerCase()) ?? k] = v;
+  return out;
+};
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * Rewrites `DisplayName`, `Members[].Value`, `Operations[].Op` … to their canonical case before
+ * validation. PATCH values are left alone: the planner reads their keys case-insensitively.
+ */
+function canonicalizeGroupBody(body: unknown): unknown {
+  if (!isObject(body)) return body;
+  const top = canonical(body);
+  if (Array.isArray(top.members)) top.members = top.members.map((m) => (isObject(m) ? canonical(m) : m));
+  if (Array.isArray(top.Operations)) top.Operations = top.Operations.map((op) => (isObject(op) ? canonical(op) : op));
+  return top;
+}
 
 /** /Groups: workspace teams and their membership. */
-export function groupsRoutes(_ctx: AppContext) {
-  return new Elysia({ name: "scim-groups" });
+export function groupsRoutes(ctx: AppContext) {
+  const service = createGroupService(ctx);
+  return new Elysia({ name: "scim-groups" })
+    .onTransform((c) => {
+      if (c.body && typeof c.body === "object") c.body = canonicalizeGroupBody(c.body) as never;
+    })
+    .get("/Groups", ({ query }) => service.list(parseListParams(query)), {
+      query: GroupListQuery,
+      detail: {
+        tags,
+        summary: "List groups (teams); filter on displayName, sort, page, project attributes",
+        responses: scimResponse(200, "ListResponse of groups", GroupListResponse),
+      },
+    })
+    .get("/Groups/:id", ({ params, query }) => service.get(params.id, parseProjectionParams(query)), {
+      query: GroupProjectionQuery,
+      detail: { tags, summary: "Get a group (team) with its members", responses: scimResponse(200, "The group", GroupResource) },
+    })
+    .post(
+      "/Groups",
+      ({ body, query, set }) => {
+        const created = service.create(body, parseProjectionParams(query));
+        set.status = 201;
+        set.headers["location"] = resourceLocation(ctx.config.baseUrl, "Groups", created.id);
+        return created.resource;
+      },
+      { body: GroupWrite, query: GroupProjectionQuery, detail: {
+          tags,
+          summary: "Create a group; members optional (an empty group is allowed)",
+          responses: scimResponse(201, "The created group; Location header = meta.location", GroupResource),
+        },
+      },
+    )
+    .put("/Groups/:id", ({ params, body, query }) => service.replace(params.id, body, parseProjectionParams(query)), {
+      body: GroupWrite,
+      query: GroupProjectionQuery,
+      detail: {
+        tags,
+        summary: "Replace a group: displayName and the whole member list (omitted members → none)",
+        responses: scimResponse(200, "The group after replacement", GroupResource),
+      },
+    })
+    .patch(
+      "/Groups/:id",
+      ({ params, body, query }) => {
+        if (!body.schemas.includes(SCHEMA_PATCH_OP)) throw new ScimError(400, `schemas must contain ${SCHEMA_PATCH_OP}`, "invalidSyntax");
+        return service.patch(params.id, body.Operations, parseProjectionParams(query));
+      },
+      { body: GroupPatch, query: GroupProjectionQuery, detail: {
+          tags,
+          summary: "Add/remove/replace members, rename; answers with the full member list",
+          responses: scimResponse(200, "The group with its full member list", GroupResource),
+        },
+      },
+    )
+    .delete(
+      "/Groups/:id",
+      ({ params, set }) => {
+        service.delete(params.id);
+        set.status = 204;
+        return undefined;
+      },
+      { detail: { tags, summary: "Delete a group (its memberships go with it; users stay)", responses: scimResponse(204, "Deleted") } },
+    );
 }
+

@@ -1,7 +1,71 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
+import { resourceLocation, SCHEMA_USER } from "../protocol";
+import { parseListParams, parseProjectionParams, projectResource, queryOf } from "../query";
+import { PatchBody, UserBody, UserIdParams } from "./model";
+import { stateFromBody } from "./rules";
+import { createUsersService } from "./service";
 
-/** /Users: list, get, create, replace, patch, deactivate. */
-export function usersRoutes(_ctx: AppContext) {
-  return new Elysia({ name: "scim-users" });
+const tags = ["SCIM Users"];
+
+/**
+ * The SCIM plugin's own parser (src/scim/index.ts) reads every body and always answers, so this
+ * route-level "json" never runs; it is here because the OpenAPI generator lists a request body's
+ * media types only from named parsers. (application/scim+json is accepted as well.)
+ */
+const DOCUMENTED_AS_JSON = "json" as const;
+
+/** Canonical spelling of the attribute names /Users bodies may carry (RFC 7643: names are case-insensitive). */
+const CANONICAL: Record<string, string> = Object.fromEntries(
+  ["schemas", "userName", "externalId", "name", "displayName", "title", "userType", "active", "emails", "Operations", "op", "path", "value",
+    "givenName", "familyName", "formatted", "middleName", "honorificPrefix", "honorificSuffix", "type", "primary", "display"].map((k) => [k.toLowerCase(), k]),
+);
+
+/** Rewrites keys to their canonical case (top level and one level down), so `Username` is `userName`. */
+function canonicalizeKeys(body: unknown, depth = 0): unknown {
+  if (Array.isArray(body)) return depth > 2 ? body : body.map((x) => canonicalizeKeys(x, depth + 1));
+  if (!body || typeof body !== "object" || depth > 2) return body;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body)) {
+    const canon = CANONICAL[k.toLowerCase()] ?? k;
+    // PATCH values are applied by the patch module, which reads names itself
+    out[canon] = canon === "value" ? v : canonicalizeKeys(v, depth + 1);
+  }
+  return out;
+}
+
+/** /Users: list, get, create, replace, patch, deactivate (spec 4.1 with PRODUCT.md's decisions). */
+export function usersRoutes(ctx: AppContext) {
+  const users = createUsersService(ctx);
+  return new Elysia({ name: "scim-users" })
+    .onTransform((c) => {
+      if (c.body && typeof c.body === "object") c.body = canonicalizeKeys(c.body) as never;
+    })
+    .get("/Users", ({ request }) => users.list(parseListParams(queryOf(request))), {
+      detail: { tags, summary: "List or search users", description: "filter (RFC 7644 grammar), startIndex, count (≤1000), sortBy, sortOrder, attributes, excludedAttributes" },
+    })
+    .get("/Users/:id", ({ params, request }) => projectResource(users.get(params.id), parseProjectionParams(queryOf(request)), SCHEMA_USER), {
+      params: UserIdParams,
+      detail: { tags, summary: "Get a user" },
+    })
+    .post("/Users", ({ body, request, set }) => {
+      const created = users.create(stateFromBody(body, { requireNames: true, activeWhenOmitted: true }));
+      set.status = 201;
+      set.headers.location = resourceLocation(ctx.config.baseUrl, "Users", created.id);
+      return projectResource(created, parseProjectionParams(queryOf(request)), SCHEMA_USER);
+    }, { parse: DOCUMENTED_AS_JSON, body: UserBody, detail: { tags, summary: "Create (provision) a user", description: "201 with Location. userName must be an e-mail, unique case-insensitively." } })
+    .put("/Users/:id", ({ params, body, request }) => {
+      const updated = users.replace(params.id, (before) => stateFromBody(body, { requireNames: false, activeWhenOmitted: before.active }));
+      return projectResource(updated, parseProjectionParams(queryOf(request)), SCHEMA_USER);
+    }, { params: UserIdParams, parse: DOCUMENTED_AS_JSON, body: UserBody, detail: { tags, summary: "Replace a user", description: "Attributes not sent are cleared; userType defaults to regular; active is kept when omitted." } })
+    .patch("/Users/:id", ({ params, body, request }) => projectResource(users.patch(params.id, body.Operations), parseProjectionParams(queryOf(request)), SCHEMA_USER), {
+      params: UserIdParams,
+      parse: DOCUMENTED_AS_JSON,
+      body: PatchBody,
+      detail: { tags, summary: "Update user attributes (PatchOp)", description: "add/replace/remove in any case; with or without path; all operations apply atomically." },
+    })
+    .delete("/Users/:id", ({ params, set }) => {
+      users.deactivate(params.id);
+      set.status = 204;
+    }, { params: UserIdParams, detail: { tags, summary: "Deactivate a user", description: "The record and its history stay; GET returns it with active false." } });
 }

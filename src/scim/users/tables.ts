@@ -1,13 +1,65 @@
-import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /**
  * Workspace users, provisioned by SCIM. The integer `id` is the SCIM User id (as a decimal
  * string) and the group member `value`. Deactivation flips `active`; rows are never deleted,
  * because authored test-management history keeps pointing at them.
- * (Minimal shape from the skeleton; the SCIM users feature owns and extends it.)
+ *
+ * `user_name_key` is `userName` lower-cased in JavaScript (full Unicode folding, which SQLite's
+ * `lower()`/NOCASE do not do); its unique index makes userName unique case-insensitively and
+ * serves `userName eq` filters without a scan.
  */
-export const users = sqliteTable("users", {
-  id: integer("id").primaryKey({ autoIncrement: true }),
-  userName: text("user_name").notNull(),
-  active: integer("active", { mode: "boolean" }).notNull().default(true),
-});
+export const users = sqliteTable(
+  "users",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userName: text("user_name").notNull(),
+    userNameKey: text("user_name_key").notNull(),
+    externalId: text("external_id"),
+    givenName: text("given_name"),
+    familyName: text("family_name"),
+    formattedName: text("formatted_name"),
+    /** displayName exactly as the IdP sent it (null when it sent none). */
+    displayNameGiven: text("display_name_given"),
+    /** The name shown in the product, derived by the spec 2.1 rule (see service.ts `resolveDisplayName`). */
+    displayName: text("display_name").notNull(),
+    title: text("title"),
+    userType: text("user_type", { enum: ["regular", "read-only", "billing"] }).notNull().default("regular"),
+    active: integer("active", { mode: "boolean" }).notNull().default(true),
+    /** Workspace role; every provisioned user starts with the default role. */
+    role: text("role").notNull().default("member"),
+    /** ISO 8601 UTC with milliseconds, so text order is time order (sortBy/filters on meta.*). */
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (u) => [
+    uniqueIndex("users_user_name_key_unique").on(u.userNameKey),
+    index("users_external_id_idx").on(u.externalId),
+    index("users_active_type_idx").on(u.active, u.userType),
+    index("users_created_at_idx").on(u.createdAt),
+  ],
+);
+
+/** A user's e-mail addresses (multi-valued `emails`), in the order the IdP sent them. */
+export const userEmails = sqliteTable(
+  "user_emails",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    position: integer("position").notNull(),
+    value: text("value").notNull(),
+    /** `value` lower-cased in JavaScript; e-mail filters compare case-insensitively on it. */
+    valueKey: text("value_key").notNull(),
+    type: text("type"),
+    primary: integer("is_primary", { mode: "boolean" }).notNull().default(false),
+  },
+  (e) => [
+    index("user_emails_value_key_idx").on(e.valueKey),
+    // Covering (every column a read needs), so fetching a user's e-mails is one index range
+    // scan with no table lookups: it runs on every user read.
+    index("user_emails_user_cover_idx").on(e.userId, e.position, e.value, e.type, e.primary),
+  ],
+);
+
+export type UserRow = typeof users.$inferSelect;
+export type UserEmailRow = typeof userEmails.$inferSelect;

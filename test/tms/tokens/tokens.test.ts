@@ -50,7 +50,8 @@ test("a revoked token is refused with 401", async () => {
 
 test("entities record the SCIM user behind the token; deactivating the user keeps them and the name", async () => {
   // The SCIM feature provisions users; here the row is written directly to stay within this feature.
-  const user = t.ctx.db.insert(users).values({ userName: "alice@example.com" }).returning().get();
+  const now = new Date().toISOString();
+  const user = t.ctx.db.insert(users).values({ userName: "alice@example.com", userNameKey: "alice@example.com", displayName: "alice@example.com", createdAt: now, updatedAt: now }).returning().get();
   const { token, userName } = (await (await t.admin("POST", "/api/admin/api-tokens", { name: "alice's reporter", userId: user.id })).json()) as any;
   expect(userName).toBe("alice@example.com");
   const call = async (m: string, p: string, body?: unknown) => (await (await t.request(m, `/api/v1${p}`, { body, headers: { token } })).json()) as any;

@@ -1,0 +1,361 @@
+import { randomBytes } from "node:crypto";
+import { and, asc, count, desc, eq, ne, sql, type SQL } from "drizzle-orm";
+import type { AppContext } from "../../context";
+import type { Db, Tx } from "../../db/connection";
+import { duplicateError, ScimError } from "../errors";
+import { compileFilter, parseFilter, type AttrPath, type AttributeResolver } from "../filter";
+import { SCHEMA_GROUP } from "../protocol";
+import { listResponse, projectResource, type ListParams } from "../query";
+import { onUserDeactivated } from "../users/service";
+import { users } from "../users/tables";
+import { type GroupMember, type GroupResource, type GroupWrite } from "./model";
+import { memberIds, planGroupPatch, type GroupPatchStep } from "./patch";
+import { displayNameKey, groupMembers, groups } from "./tables";
+
+type GroupRow = typeof groups.$inferSelect;
+/** Either the database or an open transaction: reads work on both. */
+type Reader = Db | Tx;
+
+const groupNotFound = (id: string) => new ScimError(404, `Group ${JSON.stringify(id)} not found`);
+
+/** A fresh opaque group id: 128 random bits, hex. Reveals nothing about order or count. */
+export function newGroupId(): string {
+  return randomBytes(16).toString("hex");
+}
+
+/**
+ * Group persistence and membership rules. Every write is one BEGIN IMMEDIATE transaction that
+ * reads the group, applies set-based membership statements and reads the answer back, so the
+ * response is exactly what was committed and a failure leaves nothing half-written.
+ */
+export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
+  const { db, config } = ctx;
+  const userLocationPrefix = `${config.baseUrl}/scim/v2/Users/`;
+  const groupLocationPrefix = `${config.baseUrl}/scim/v2/Groups/`;
+
+  function render(row: GroupRow, members: GroupMember[] | undefined): GroupResource {
+    const resource: GroupResource = {
+      schemas: [SCHEMA_GROUP],
+      id: row.id,
+      ...(row.externalId !== null ? { externalId: row.externalId } : {}),
+      displayName: row.displayName,
+      ...(members ? { members } : {}),
+      meta: {
+        resourceType: "Group",
+        created: row.createdAt,
+        lastModified: row.updatedAt,
+        location: groupLocationPrefix + row.id,
+      },
+    };
+    return resource;
+  }
+
+  /**
+   * Members of many groups with ONE query (a page of 100 groups is one round trip, not 100),
+   * ordered by user id so output is stable. By default a member is `{ value, type }` — the
+   * spec's shape — read from the membership primary key alone (no join: the foreign key and the
+   * deactivation hook already guarantee every row is an existing, active user). `display` and
+   * `$ref` are `returned: "request"` sub-attributes: the users join runs only when a client names
+   * them in `attributes`. A 10 000-member team is then ~250 KB of JSON instead of ~1 MB.
+   */
+  function membersOf(reader: Reader, groupIds: string[], view: MemberView): Map<string, GroupMember[]> {
+    const out = new Map<string, GroupMember[]>(groupIds.map((id) => [id, []]));
+    if (groupIds.length === 0) return out;
+    const inGroups =
+      groupIds.length === 1 ? sql`gm.group_id = ${groupIds[0]}` : sql`gm.group_id IN (SELECT value FROM json_each(${JSON.stringify(groupIds)}))`;
+    // Plain rows (no drizzle result mapping, which cost more than the query itself at this size).
+    if (!view.display) {
+      const rows = reader.all<{ group_id: string; user_id: number }>(
+        sql`SELECT gm.group_id, gm.user_id FROM ${groupMembers} gm WHERE ${inGroups} ORDER BY gm.group_id, gm.user_id`,
+      );
+      for (const r of rows) {
+        const m: GroupMember = { value: r.user_id, type: "User" };
+        if (view.ref) m.$ref = userLocationPrefix + r.user_id;
+        out.get(r.group_id)!.push(m);
+      }
+      return out;
+    }
+    const rows = reader.all<{ group_id: string; user_id: number; display: string }>(
+      sql`SELECT gm.group_id, gm.user_id, u.display_name AS display FROM ${groupMembers} gm
+          JOIN ${users} u ON u.id = gm.user_id WHERE ${inGroups} ORDER BY gm.group_id, gm.user_id`,
+    );
+    for (const r of rows) {
+      const m: GroupMember = { value: r.user_id, display: r.display, type: "User" };
+      if (view.ref) m.$ref = userLocationPrefix + r.user_id;
+      out.get(r.group_id)!.push(m);
+    }
+    return out;
+  }
+
+  /**
+   * One group as the client asked for it. Without `attributes`/`excludedAttributes` — what every
+   * GET, PUT and PATCH from Entra and Okta looks like — the answer is serialised here as JSON
+   * text: SQLite hands over the member ids as one comma-separated string and each becomes
+   * `{"value":<id>,"type":"User"}` by string substitution. For a 10 000-member team that skips
+   * 10 000 row objects, 10 000 member objects and their generic serialisation, about half the
+   * time of a PATCH. The text is exactly `JSON.stringify` of the object form (a test compares
+   * both); ids are integers, so nothing needs escaping.
+   */
+  function present(reader: Reader, row: GroupRow, projection: Projection): Record<string, unknown> | string {
+    if (!projection.attributes?.length && !projection.excludedAttributes?.length) {
+      const [{ ids }] = reader.all<{ ids: string | null }>(
+        sql`SELECT group_concat(user_id, ',' ORDER BY user_id) AS ids FROM ${groupMembers} WHERE group_id = ${row.id}`,
+      ) as [{ ids: string | null }];
+      const members = ids === null ? "[]" : `[{"value":${ids.replaceAll(",", ',"type":"User"},{"value":')},"type":"User"}]`;
+      const { meta, ...head } = render(row, undefined);
+      return `${JSON.stringify(head).slice(0, -1)},"members":${members},"meta":${JSON.stringify(meta)}}`;
+    }
+    return presentObject(reader, row, projection);
+  }
+
+  /** The object form: members read only if the projection keeps them, then projected. */
+  function presentObject(reader: Reader, row: GroupRow, projection: Projection): Record<string, unknown> {
+    const view = memberView(projection);
+    const resource = render(row, view ? membersOf(reader, [row.id], view).get(row.id)! : undefined);
+    return projectResource(resource, projection, SCHEMA_GROUP);
+  }
+
+  function findRow(reader: Reader, id: string): GroupRow | undefined {
+    return reader.select().from(groups).where(eq(groups.id, id)).get();
+  }
+
+  function assertDisplayNameFree(tx: Tx, displayName: string, exceptId: string | null): void {
+    const key = displayNameKey(displayName);
+    const clash = tx
+      .select({ id: groups.id })
+      .from(groups)
+      .where(exceptId === null ? eq(groups.displayNameKey, key) : and(eq(groups.displayNameKey, key), ne(groups.id, exceptId)))
+      .get();
+    if (clash) throw duplicateError(config.scimDuplicateStatus, `A group with displayName ${JSON.stringify(displayName)} already exists`);
+  }
+
+  /**
+   * Adds the named users that exist and are active; the rest are skipped silently (spec 2.2).
+   * One statement whatever the count: the ids travel as one JSON array parameter and the
+   * existence/active check is the join, so there is no race between "check" and "insert".
+   * CROSS JOIN pins the join order (SQLite never reorders it): ids first, then a rowid probe per
+   * id. Left to itself the planner walked every active user through the `active` index and
+   * scanned the id list for each — 100 ms instead of 2 ms for 100 ids into a 10 000-user table.
+   */
+  function addMembers(tx: Tx, groupId: string, userIds: number[]): void {
+    if (userIds.length === 0) return;
+    tx.run(sql`INSERT OR IGNORE INTO ${groupMembers} (group_id, user_id)
+      SELECT ${groupId}, ${users.id} FROM json_each(${JSON.stringify(userIds)}) AS j
+      CROSS JOIN ${users} ON ${users.id} = j.value WHERE ${users.active} = 1`);
+  }
+
+  function removeMembers(tx: Tx, groupId: string, userIds: number[]): void {
+    if (userIds.length === 0) return;
+    tx.run(sql`DELETE FROM ${groupMembers} WHERE group_id = ${groupId}
+      AND user_id IN (SELECT value FROM json_each(${JSON.stringify(userIds)}))`);
+  }
+
+  /** Full replacement: drop who is not named, then add who is (no churn for members who stay). */
+  function replaceMembers(tx: Tx, groupId: string, userIds: number[]): void {
+    if (userIds.length === 0) {
+      tx.delete(groupMembers).where(eq(groupMembers.groupId, groupId)).run();
+      return;
+    }
+    tx.run(sql`DELETE FROM ${groupMembers} WHERE group_id = ${groupId}
+      AND user_id NOT IN (SELECT value FROM json_each(${JSON.stringify(userIds)}))`);
+    addMembers(tx, groupId, userIds);
+  }
+
+  function runStep(tx: Tx, group: GroupRow, step: GroupPatchStep): void {
+    switch (step.kind) {
+      case "setDisplayName":
+        if (step.displayName === group.displayName) return;
+        assertDisplayNameFree(tx, step.displayName, group.id);
+        tx.update(groups).set({ displayName: step.displayName, displayNameKey: displayNameKey(step.displayName) }).where(eq(groups.id, group.id)).run();
+        group.displayName = step.displayName;
+        return;
+      case "setExternalId":
+        tx.update(groups).set({ externalId: step.externalId }).where(eq(groups.id, group.id)).run();
+        group.externalId = step.externalId;
+        return;
+      case "addMembers":
+        return addMembers(tx, group.id, step.userIds);
+      case "removeMembers":
+        return removeMembers(tx, group.id, step.userIds);
+      case "replaceMembers":
+        return replaceMembers(tx, group.id, step.userIds);
+    }
+  }
+
+  function touch(tx: Tx, row: GroupRow): GroupRow {
+    const now = new Date().toISOString();
+    tx.update(groups).set({ updatedAt: now }).where(eq(groups.id, row.id)).run();
+    return { ...row, updatedAt: now };
+  }
+
+  return {
+    render,
+    membersOf,
+    presentObject,
+
+    /**
+     * GET /Groups: one COUNT, one page query and — unless members are projected away, as
+     * Entra always asks — one query for the members of the whole page.
+     */
+    list(params: ListParams) {
+      const where = params.filter ? compileFilter(parseFilter(params.filter), resolveGroupFilterAttribute, { allowNot: false }) : undefined;
+      const total = db.select({ n: count() }).from(groups).where(where).get()!.n;
+      if (params.count === 0) return listResponse([], total, params.startIndex);
+      const direction = params.sortOrder === "descending" ? desc : asc;
+      const order: SQL[] = params.sortBy
+        ? [direction(sortColumn(params.sortBy)), direction(groups.id)]
+        : [asc(groups.createdAt), asc(groups.id)];
+      const rows = db.select().from(groups).where(where).orderBy(...order).limit(params.count).offset(params.startIndex - 1).all();
+      const view = memberView(params);
+      const members = view ? membersOf(db, rows.map((r) => r.id), view) : undefined;
+      const resources = rows.map((r) => projectResource(render(r, members?.get(r.id)), params, SCHEMA_GROUP));
+      return listResponse(resources, total, params.startIndex);
+    },
+
+    get(id: string, projection: Projection = {}) {
+      const row = findRow(db, id);
+      if (!row) throw groupNotFound(id);
+      return present(db, row, projection);
+    },
+
+    create(body: GroupWrite, projection: Projection = {}) {
+      const displayName = requireDisplayName(body.displayName);
+      const userIds = memberIds(body.members ?? [], "members");
+      return db.transaction(
+        (tx) => {
+          assertDisplayNameFree(tx, displayName, null);
+          const now = new Date().toISOString();
+          const row: GroupRow = {
+            id: newGroupId(),
+            displayName,
+            displayNameKey: displayNameKey(displayName),
+            externalId: body.externalId ?? null,
+            createdAt: now,
+            updatedAt: now,
+          };
+          tx.insert(groups).values(row).run();
+          addMembers(tx, row.id, userIds);
+          return { id: row.id, resource: present(tx, row, projection) };
+        },
+        { behavior: "immediate" },
+      );
+    },
+
+    /** PUT: displayName, externalId and the whole member list; omitted members → none. */
+    replace(id: string, body: GroupWrite, projection: Projection = {}) {
+      const displayName = requireDisplayName(body.displayName);
+      const userIds = memberIds(body.members ?? [], "members");
+      return db.transaction(
+        (tx) => {
+          const row = findRow(tx, id);
+          if (!row) throw groupNotFound(id);
+          if (displayName !== row.displayName) assertDisplayNameFree(tx, displayName, id);
+          const now = new Date().toISOString();
+          const next: GroupRow = { ...row, displayName, displayNameKey: displayNameKey(displayName), externalId: body.externalId ?? null, updatedAt: now };
+          tx.update(groups).set({ displayName, displayNameKey: next.displayNameKey, externalId: next.externalId, updatedAt: now }).where(eq(groups.id, id)).run();
+          replaceMembers(tx, id, userIds);
+          return present(tx, next, projection);
+        },
+        { behavior: "immediate" },
+      );
+    },
+
+    /** PATCH: the planned steps in order, then the group with its full member list. */
+    patch(id: string, operations: Parameters<typeof planGroupPatch>[0], projection: Projection = {}) {
+      const steps = planGroupPatch(operations);
+      return db.transaction(
+        (tx) => {
+          const row = findRow(tx, id);
+          if (!row) throw groupNotFound(id);
+          for (const step of steps) runStep(tx, row, step);
+          const updated = touch(tx, row);
+          return present(tx, updated, projection);
+        },
+        { behavior: "immediate" },
+      );
+    },
+
+    delete(id: string): void {
+      db.transaction(
+        (tx) => {
+          const gone = tx.delete(groups).where(eq(groups.id, id)).returning({ id: groups.id }).all();
+          if (gone.length === 0) throw groupNotFound(id);
+        },
+        { behavior: "immediate" },
+      );
+    },
+  };
+}
+
+export type GroupService = ReturnType<typeof createGroupService>;
+
+/**
+ * Deactivation hook (registered with the users service): a deactivated user leaves every team,
+ * inside the deactivation's own transaction so no reader ever sees an inactive member.
+ * Reactivation does not restore anything — the IdP's next group push rebuilds membership.
+ */
+export function removeUserFromAllGroups(tx: Tx, userId: number): void {
+  // The teams' member lists change, so their meta.lastModified moves too (IdPs and audits read it).
+  tx.run(sql`UPDATE ${groups} SET updated_at = ${new Date().toISOString()}
+    WHERE id IN (SELECT group_id FROM ${groupMembers} WHERE user_id = ${userId})`);
+  tx.delete(groupMembers).where(eq(groupMembers.userId, userId)).run();
+}
+onUserDeactivated(removeUserFromAllGroups);
+
+const isGroupPath = (p: AttrPath) => !p.uri || p.uri.toLowerCase() === SCHEMA_GROUP.toLowerCase();
+
+/**
+ * Groups filter on `displayName` only (spec 4.2 rule 3). It compares case-insensitively on the
+ * folded key column, the same key that makes names unique, so `eq` is an index probe.
+ */
+const resolveGroupFilterAttribute: AttributeResolver = (path) => {
+  if (isGroupPath(path) && !path.sub && path.name.toLowerCase() === "displayname")
+    return {
+      kind: "scalar",
+      type: "string",
+      column: sql`${groups.displayNameKey}`,
+      folded: true,
+      toParam: (v) => {
+        if (typeof v !== "string") throw new ScimError(400, "displayName is a string; write the value in double quotes", "invalidFilter");
+        return v.normalize("NFC");
+      },
+    };
+  throw new ScimError(400, `Groups can only be filtered by displayName (got "${path.name}${path.sub ? "." + path.sub : ""}")`, "invalidFilter");
+};
+
+/** sortBy: displayName sorts case-insensitively (caseExact false), like it compares. */
+function sortColumn(path: AttrPath) {
+  const name = `${path.name}${path.sub ? "." + path.sub : ""}`.toLowerCase();
+  if (isGroupPath(path)) {
+    if (name === "displayname") return groups.displayNameKey;
+    if (name === "id") return groups.id;
+    if (name === "externalid") return groups.externalId;
+    if (name === "meta.created") return groups.createdAt;
+    if (name === "meta.lastmodified") return groups.updatedAt;
+  }
+  throw new ScimError(400, `Groups cannot be sorted by "${name}" (displayName, id, externalId, meta.created, meta.lastModified)`, "invalidValue");
+}
+
+type Projection = Pick<ListParams, "attributes" | "excludedAttributes">;
+/** Which parts of the member list a response needs; null = no members at all. */
+type MemberView = { display: boolean; ref: boolean };
+
+/**
+ * Members are read only when the projection keeps them (Entra sends excludedAttributes=members
+ * on every lookup). `display`/`$ref` are added only when `attributes` names them.
+ */
+function memberView(p: Projection): MemberView | null {
+  const isMembers = (a: AttrPath) => isGroupPath(a) && a.name.toLowerCase() === "members";
+  const names = (a: AttrPath, sub: string) => isMembers(a) && a.sub?.toLowerCase() === sub;
+  if (p.attributes?.length) {
+    if (!p.attributes.some(isMembers)) return null;
+    return { display: p.attributes.some((a) => names(a, "display")), ref: p.attributes.some((a) => names(a, "$ref")) };
+  }
+  if (p.excludedAttributes?.some((a) => isMembers(a) && !a.sub)) return null;
+  return { display: false, ref: false };
+}
+
+function requireDisplayName(v: string): string {
+  if (v.trim() === "") throw new ScimError(400, "displayName must be a non-empty string", "invalidValue");
+  return v;
+}

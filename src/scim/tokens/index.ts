@@ -1,0 +1,31 @@
+import { Elysia, t } from "elysia";
+import { adminGuard } from "../../admin/auth";
+import type { AppContext } from "../../context";
+import { notFound } from "../../http/errors";
+import { CreateScimTokenBody, CreatedScimToken, PatchScimSettingsBody, ScimSettings, ScimTokenIdParams, ScimTokenInfo } from "./model";
+import { createScimToken, listScimTokens, revokeScimToken, scimEnabledReader, seatUsage, setScimEnabled } from "./service";
+
+const tags = ["Admin: SCIM"];
+
+/** Admin API for SCIM: bearer tokens for IdPs, the on/off switch and seat usage. */
+export function scimAdminRoutes(ctx: AppContext) {
+  const enabled = scimEnabledReader(ctx.sqlite, ctx.config);
+  const settingsView = () => ({ enabled: enabled(), seats: seatUsage(ctx.db, ctx.config) });
+  return new Elysia({ name: "scim-admin", prefix: "/api/admin" })
+    .onBeforeHandle(adminGuard(ctx))
+    .post("/scim-tokens", ({ body, set }) => {
+      set.status = 201;
+      const { id, name, token, createdAt } = createScimToken(ctx.db, body.name.trim());
+      return { id, name, token, createdAt };
+    }, { body: CreateScimTokenBody, response: { 201: CreatedScimToken }, detail: { tags, summary: "Create a SCIM bearer token (shown once)" } })
+    .get("/scim-tokens", () => listScimTokens(ctx.db), { response: t.Array(ScimTokenInfo), detail: { tags, summary: "List SCIM tokens (never the token itself)" } })
+    .delete("/scim-tokens/:id", ({ params, set }) => {
+      if (!revokeScimToken(ctx.db, params.id)) throw notFound("SCIM token");
+      set.status = 204;
+    }, { params: ScimTokenIdParams, detail: { tags, summary: "Revoke a SCIM token (effective immediately)" } })
+    .get("/scim", () => settingsView(), { response: ScimSettings, detail: { tags, summary: "SCIM switch and seat usage" } })
+    .patch("/scim", ({ body }) => {
+      setScimEnabled(ctx.db, body.enabled);
+      return settingsView();
+    }, { body: PatchScimSettingsBody, response: ScimSettings, detail: { tags, summary: "Enable or disable SCIM (disabled → every SCIM call answers 403)" } });
+}

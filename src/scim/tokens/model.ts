@@ -1,0 +1,27 @@
+import { t } from "elysia";
+
+export const CreateScimTokenBody = t.Object({ name: t.String({ minLength: 1, maxLength: 200, description: "What the token is for, e.g. \"Entra ID production\"" }) });
+export const ScimTokenInfo = t.Object({
+  id: t.Integer(),
+  name: t.String(),
+  createdAt: t.String({ format: "date-time" }),
+  lastUsedAt: t.Nullable(t.String({ format: "date-time" })),
+  revokedAt: t.Nullable(t.String({ format: "date-time" })),
+});
+export const CreatedScimToken = t.Object({
+  id: t.Integer(),
+  name: t.String(),
+  token: t.String({ description: "The bearer token. Shown only in this response; store it in the IdP now." }),
+  createdAt: t.String({ format: "date-time" }),
+});
+export const ScimTokenIdParams = t.Object({ id: t.Integer({ minimum: 1 }) });
+export const ScimSettings = t.Object({
+  enabled: t.Boolean(),
+  seats: t.Object({
+    limit: t.Nullable(t.Integer({ description: "GATEHOUSE_LICENSE_SEATS; null = unlimited" })),
+    regular: t.Integer({ description: "Active users holding a full (regular) seat" }),
+    readOnly: t.Integer(),
+    billing: t.Integer(),
+  }),
+});
+export const PatchScimSettingsBody = t.Object({ enabled: t.Boolean() });

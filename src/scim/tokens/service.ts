@@ -1,0 +1,125 @@
+import { and, asc, eq, isNull } from "drizzle-orm";
+import type { Database } from "bun:sqlite";
+import type { Db } from "../../db/connection";
+import { settings } from "../../db/tables";
+import { timingSafeEqual } from "node:crypto";
+import { generateToken, hashToken } from "../../lib/tokens";
+import type { Config } from "../../config";
+import { users } from "../users/tables";
+import { scimTokens, type ScimTokenRow } from "./tables";
+import { count } from "drizzle-orm";
+
+/**
+ * In-process answers to "is this token valid?" and "is SCIM enabled?" are cached for
+ * CACHE_MS, because every SCIM request asks both and each SQLite statement has a fixed cost.
+ * Changes made in this process (admin API) bump `generation`, which drops every cache at once,
+ * so a revocation through the API takes effect on the very next request; a change made by
+ * another process (the CLI) is seen within CACHE_MS.
+ */
+export const CACHE_MS = 1000;
+let generation = 0;
+const invalidateCaches = () => {
+  generation++;
+};
+
+/** Public view of a token: never the token or its hash. */
+export type ScimTokenInfo = { id: number; name: string; createdAt: string; lastUsedAt: string | null; revokedAt: string | null };
+
+const view = (r: ScimTokenRow): ScimTokenInfo => ({ id: r.id, name: r.name, createdAt: r.createdAt, lastUsedAt: r.lastUsedAt, revokedAt: r.revokedAt });
+
+/** Creates a token; the returned `token` is the only time it exists outside the caller. */
+export function createScimToken(db: Db, name: string): ScimTokenInfo & { token: string } {
+  const token = generateToken("scim");
+  const row = db.insert(scimTokens).values({ name, tokenHash: hashToken(token), createdAt: new Date().toISOString() }).returning().get();
+  invalidateCaches();
+  return { ...view(row), token };
+}
+
+export function listScimTokens(db: Db): ScimTokenInfo[] {
+  return db.select().from(scimTokens).orderBy(asc(scimTokens.id)).all().map(view);
+}
+
+/** Revokes a token (idempotent). Returns false when no such token exists. */
+export function revokeScimToken(db: Db, id: number): boolean {
+  const row = db.select().from(scimTokens).where(eq(scimTokens.id, id)).get();
+  if (!row) return false;
+  if (!row.revokedAt) db.update(scimTokens).set({ revokedAt: new Date().toISOString() }).where(and(eq(scimTokens.id, id), isNull(scimTokens.revokedAt))).run();
+  invalidateCaches();
+  return true;
+}
+
+/**
+ * Looks up a presented bearer token. The lookup is by SHA-256 (an index probe, so the time does
+ * not depend on how many characters of a guess are right) and the stored hash is then compared
+ * in constant time. Uses one prepared statement: this runs on every SCIM request.
+ */
+export function tokenVerifier(sqlite: Database) {
+  const byHash = sqlite.query<{ id: number; token_hash: string; revoked_at: string | null; last_used_at: string | null }, [string]>(
+    "SELECT id, token_hash, revoked_at, last_used_at FROM scim_tokens WHERE token_hash = ?",
+  );
+  const touch = sqlite.query<unknown, [string, number]>("UPDATE scim_tokens SET last_used_at = ? WHERE id = ?");
+  const lastTouched = new Map<number, number>();
+  // hash → token id of recently verified tokens (only valid ones: unknown tokens always hit the
+  // database, so a guesser gains nothing from the cache)
+  const verified = new Map<string, { id: number; at: number }>();
+  let seenGeneration = generation;
+  return (token: string): number | null => {
+    const hash = hashToken(token);
+    const now = Date.now();
+    if (seenGeneration !== generation) {
+      verified.clear();
+      seenGeneration = generation;
+    }
+    const hit = verified.get(hash);
+    if (hit && now - hit.at < CACHE_MS) return hit.id;
+    const row = byHash.get(hash);
+    // both are 64 hex characters: compare them directly in constant time
+    if (!row || row.revoked_at !== null || !timingSafeEqual(Buffer.from(row.token_hash), Buffer.from(hash))) {
+      verified.delete(hash);
+      return null;
+    }
+    if (verified.size > 1000) verified.clear();
+    verified.set(hash, { id: row.id, at: now });
+    // last_used_at is informational: write it at most once a minute per token, not per request.
+    if ((lastTouched.get(row.id) ?? 0) < now - 60_000) {
+      lastTouched.set(row.id, now);
+      try {
+        touch.run(new Date(now).toISOString(), row.id);
+      } catch {
+        /* a busy database must not fail an authenticated read */
+      }
+    }
+    return row.id;
+  };
+}
+
+const ENABLED_KEY = "scim.enabled";
+
+/** The run-time SCIM switch: the stored admin toggle wins; before it is first set, the config. */
+export function scimEnabledReader(sqlite: Database, config: Config) {
+  const q = sqlite.query<{ value: string }, [string]>("SELECT value FROM settings WHERE key = ?");
+  let cached: { value: boolean; at: number; generation: number } | null = null;
+  return (): boolean => {
+    const now = Date.now();
+    if (cached && cached.generation === generation && now - cached.at < CACHE_MS) return cached.value;
+    const row = q.get(ENABLED_KEY);
+    const value = row ? row.value === "true" : config.scimEnabled;
+    cached = { value, at: now, generation };
+    return value;
+  };
+}
+
+export function setScimEnabled(db: Db, enabled: boolean): void {
+  db.insert(settings).values({ key: ENABLED_KEY, value: String(enabled) })
+    .onConflictDoUpdate({ target: settings.key, set: { value: String(enabled) } }).run();
+  invalidateCaches();
+}
+
+export type SeatUsage = { limit: number | null; regular: number; readOnly: number; billing: number };
+
+/** Active users per seat type; only `regular` counts against GATEHOUSE_LICENSE_SEATS. */
+export function seatUsage(db: Db, config: Config): SeatUsage {
+  const rows = db.select({ type: users.userType, n: count() }).from(users).where(eq(users.active, true)).groupBy(users.userType).all();
+  const by = (t: string) => rows.find((r) => r.type === t)?.n ?? 0;
+  return { limit: config.licenseSeats, regular: by("regular"), readOnly: by("read-only"), billing: by("billing") };
+}

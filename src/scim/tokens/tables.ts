@@ -1,0 +1,20 @@
+import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/**
+ * SCIM bearer tokens. Only the SHA-256 of a token is stored; the token itself is shown once,
+ * on create. Revoking sets `revoked_at` (kept for the audit trail, never reused).
+ */
+export const scimTokens = sqliteTable(
+  "scim_tokens",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    name: text("name").notNull(),
+    tokenHash: text("token_hash").notNull(),
+    createdAt: text("created_at").notNull(),
+    lastUsedAt: text("last_used_at"),
+    revokedAt: text("revoked_at"),
+  },
+  (t) => [uniqueIndex("scim_tokens_token_hash_unique").on(t.tokenHash)],
+);
+
+export type ScimTokenRow = typeof scimTokens.$inferSelect;
