@@ -6,6 +6,7 @@ import m2 from "../../migrations/0002_rich_the_captain.sql" with { type: "text" 
 import m3 from "../../migrations/0003_far_veda.sql" with { type: "text" };
 import m4 from "../../migrations/0004_amusing_frog_thor.sql" with { type: "text" };
 import m5 from "../../migrations/0005_swift_tiger_shark.sql" with { type: "text" };
+import m6 from "../../migrations/0006_slim_thunderbolt_ross.sql" with { type: "text" };
 
 export const migrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_orange_mordo", when: 1795315140354, breakpoints: true, sql: m0 },
@@ -14,4 +15,5 @@ export const migrations: { tag: string; when: number; breakpoints: boolean; sql:
   { tag: "0003_far_veda", when: 1795316723063, breakpoints: true, sql: m3 },
   { tag: "0004_amusing_frog_thor", when: 1795318635020, breakpoints: true, sql: m4 },
   { tag: "0005_swift_tiger_shark", when: 1795319314317, breakpoints: true, sql: m5 },
+  { tag: "0006_slim_thunderbolt_ross", when: 1795319459959, breakpoints: true, sql: m6 },
 ];

@@ -17,6 +17,7 @@ import { gzipSync } from "node:zlib";
 import scalarBundlePath from "../../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
 import scalarPackage from "../../node_modules/@scalar/api-reference/package.json" with { type: "json" };
 import type { AppContext } from "../context";
+import { openApiWebhooks } from "../webhooks/catalog";
 
 export const OPENAPI_PATH = "/openapi";
 export const OPENAPI_JSON_PATH = "/openapi/json";
@@ -150,6 +151,8 @@ export function openapiRoutes(ctx: AppContext) {
             ...documentation,
             paths: generated.paths as Document["paths"],
             components: { schemas: generated.components.schemas ?? {}, securitySchemes: SECURITY_SCHEMES },
+            // The outbound contract: one entry per webhook event (src/webhooks/catalog.ts).
+            webhooks: openApiWebhooks() as Document["webhooks"],
           });
           cached = { routeCount, doc };
         }

@@ -1,5 +1,6 @@
-import { t } from "elysia";
-import type { Static, TLiteral, TSchema } from "@sinclair/typebox";
+// Plain TypeBox, not Elysia's `t`: Elysia's Integer/Boolean also accept numeric/boolean *strings*
+// (for query coercion), which would let `{"id": "7"}` onto the wire.
+import { Type as t, type Static, type TLiteral, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 
 /**

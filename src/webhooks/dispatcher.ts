@@ -3,7 +3,7 @@ import type { AppContext } from "../context";
 import { DEFAULT_BUCKETS, metricsFor } from "../ops/metrics";
 import { decide, shouldDisable, type AttemptResult } from "./retry";
 import { envelopeBody, signatureHeader } from "./signer";
-import { resolveTarget } from "./ssrf";
+import { hasIpLiteralHost, resolveTarget, type ResolvedTarget } from "./ssrf";
 import { onEventsCommitted } from "./wake";
 
 /**
@@ -14,10 +14,13 @@ import { onEventsCommitted } from "./wake";
  * One "tick" is one write transaction that (1) records the outcomes of attempts that finished
  * since the last tick and (2) claims due deliveries up to the free concurrency, subscription by
  * subscription, so a slow endpoint only ever holds its own per-subscription slots. A claim is a
- * lease: `locked_until` and `next_attempt_at` move to now + timeout + margin, so after a kill -9
- * the delivery simply becomes due again when the lease passes (at-least-once, same webhook-id).
+ * lease: `locked_until` moves to now + 2 × timeout + margin, and a leased row is not due before it
+ * passes, so after a kill -9 the delivery simply becomes due again then (at-least-once, same webhook-id).
  * Ticks run on publish (woken after commit), when an attempt finishes, and on a poll timer.
  * Batching outcomes into the next tick is group commit: under load one fsync covers many attempts.
+ * Claims wait in per-subscription `ready` queues (up to twice the caps) so a finished attempt starts
+ * the next one at once; sent-but-unrecorded attempts never exceed 2 × concurrency, which bounds
+ * the duplicates a crash can cause.
  */
 
 const RESPONSE_BODY_LIMIT = 16 * 1024;
@@ -61,6 +64,10 @@ class DeliveryLoop {
   private readonly running = new Map<number, { promise: Promise<void>; abort: AbortController }>();
   private outcomes: Outcome[] = [];
   private rotate = 0;
+  /** Leased claims not yet started, per subscription (see `claim`). */
+  private readonly ready = new Map<number, Claim[]>();
+  private readonly literalTargets = new Map<string, ResolvedTarget>();
+  private readyTotal = 0;
   private purging = false;
   private readonly metrics;
 
@@ -78,7 +85,8 @@ class DeliveryLoop {
 
   constructor(private readonly ctx: AppContext) {
     this.cfg = ctx.config;
-    this.leaseMs = ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS;
+    // A claim may wait in `ready` behind one attempt of its subscription, then run its own: 2 × timeout.
+    this.leaseMs = 2 * ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS;
     this.userAgent = `Gatehouse-Webhooks/${ctx.version}`;
     const registry = metricsFor(ctx);
     this.metrics = {
@@ -103,9 +111,12 @@ class DeliveryLoop {
         `SELECT d.id, d.attempts, e.uid, e.name, e.payload, e.created_at
            FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
           WHERE d.subscription_id = ?1 AND d.status = 'pending' AND d.next_attempt_at <= ?2
+            AND (d.locked_until IS NULL OR d.locked_until <= ?2)
           ORDER BY d.next_attempt_at LIMIT ?3`,
       ),
-      lease: db.query("UPDATE webhook_deliveries SET locked_until = ?2, next_attempt_at = ?2, updated_at = ?3 WHERE id = ?1"),
+      // The lease touches only the row, not the due index (next_attempt_at stays): leased rows are
+      // skipped by the due query's locked_until test — at most 2 × the cap of them per subscription.
+      lease: db.query("UPDATE webhook_deliveries SET locked_until = ?2, updated_at = ?3 WHERE id = ?1"),
       attempt: db.query(
         `INSERT INTO webhook_attempts (delivery_id, started_at, duration_ms, url, request_headers, status_code, error, response_body)
          SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = ?1)`,
@@ -114,7 +125,7 @@ class DeliveryLoop {
         `UPDATE webhook_deliveries SET status = ?2, attempts = attempts + 1, next_attempt_at = ?3, locked_until = NULL,
                 last_status_code = ?4, last_error = ?5, updated_at = ?6, finished_at = ?7 WHERE id = ?1`,
       ),
-      release: db.query("UPDATE webhook_deliveries SET locked_until = NULL, next_attempt_at = ?2, updated_at = ?2 WHERE id = ?1 AND status = 'pending'"),
+      release: db.query("UPDATE webhook_deliveries SET locked_until = NULL, updated_at = ?2 WHERE id = ?1 AND status = 'pending'"),
       subSuccess: db.query("UPDATE webhook_subscriptions SET failing_since = NULL, last_success_at = ?2 WHERE id = ?1"),
       subFailing: db.query("UPDATE webhook_subscriptions SET failing_since = coalesce(failing_since, ?2) WHERE id = ?1 RETURNING failing_since"),
       subDisable: db.query("UPDATE webhook_subscriptions SET enabled = 0, disabled_reason = ?2, updated_at = ?3 WHERE id = ?1 AND enabled = 1"),
@@ -157,14 +168,18 @@ class DeliveryLoop {
 
   private tick(): void {
     const outcomes = this.outcomes;
-    if (this.stopping && outcomes.length === 0) return;
+    if (this.stopping && outcomes.length === 0 && this.readyTotal === 0) return;
     const now = Date.now();
-    let claims: Claim[] = [];
+    let claims: Claim[];
     try {
       claims = this.ctx.sqlite
         .transaction(() => {
-          for (const o of outcomes) this.record(o, now);
-          return this.stopping ? [] : this.claim(now);
+          const succeeded = new Set<number>();
+          for (const o of outcomes) this.record(o, now, succeeded);
+          for (const subId of succeeded) this.q.subSuccess.run(subId, now);
+          if (!this.stopping) return this.claim(now);
+          this.releaseReady(now);
+          return [];
         })
         .immediate();
       this.outcomes = []; // the tick is synchronous: nothing was appended meanwhile
@@ -173,13 +188,30 @@ class DeliveryLoop {
       this.ctx.log.error("webhook delivery tick failed", { error: String((e as Error)?.message ?? e) });
       return;
     }
-    for (const c of claims) this.launch(c);
+    if (this.stopping) {
+      this.ready.clear();
+      this.readyTotal = 0;
+    }
+    for (const c of claims) {
+      let queue = this.ready.get(c.sub.id);
+      if (!queue) this.ready.set(c.sub.id, (queue = []));
+      queue.push(c);
+    }
+    this.readyTotal += claims.length;
+    this.pump();
   }
 
-  /** Claims due deliveries, subscription by subscription (rotating who goes first), within both caps. */
+  /**
+   * Claims due deliveries into the local `ready` queues, subscription by subscription (rotating who
+   * goes first). It leases up to twice the concurrency (and twice the per-subscription cap), so
+   * when an attempt finishes the next one starts at once from memory instead of waiting for the
+   * next commit: the HTTP pipeline stays full while outcomes are group-committed. Claims that are
+   * leased but not yet sent cannot become duplicates after a crash; they are simply due again.
+   */
   private claim(now: number): Claim[] {
-    let free = this.cfg.webhookConcurrency - this.inflight;
-    if (free <= 0) return [];
+    const cap = this.cfg.webhookPerSubscriptionConcurrency;
+    let budget = 2 * this.cfg.webhookConcurrency - this.inflight - this.readyTotal;
+    if (budget <= 0) return [];
     const subs = this.q.subs.all().map(
       (s): Subscription => ({
         id: s.id,
@@ -187,29 +219,72 @@ class DeliveryLoop {
         secrets: s.previous_secret && (s.previous_secret_expires_at ?? 0) > now ? [s.secret, s.previous_secret] : [s.secret],
       }),
     );
+    // Claims queued for a subscription that was disabled (410, 5 days failing, admin) or deleted
+    // meanwhile are not sent: their leases are given back.
+    const enabled = new Set(subs.map((s) => s.id));
+    for (const [subId, queue] of this.ready) {
+      if (enabled.has(subId)) continue;
+      for (const c of queue) this.q.release.run(c.id, now);
+      this.readyTotal -= queue.length;
+      this.ready.delete(subId);
+    }
     if (subs.length === 0) return [];
     const start = this.rotate++ % subs.length;
     const leaseUntil = now + this.leaseMs;
     const claims: Claim[] = [];
+    const claimedBySub = new Map<number, number>();
+    const exhausted = new Set<number>();
     // Fair share first (so with many subscriptions and few slots everyone gets some), then fill.
-    const share = Math.max(1, Math.ceil(free / subs.length));
+    const share = Math.max(1, Math.ceil(budget / subs.length));
     for (const pass of [share, Infinity]) {
-      for (let i = 0; i < subs.length && free > 0; i++) {
+      for (let i = 0; i < subs.length && budget > 0; i++) {
         const sub = subs[(start + i) % subs.length]!;
-        const taken = (this.inflightBySub.get(sub.id) ?? 0) + claims.filter((c) => c.sub.id === sub.id).length;
-        const room = Math.min(free, this.cfg.webhookPerSubscriptionConcurrency - taken, pass);
+        if (exhausted.has(sub.id)) continue;
+        const held = (this.inflightBySub.get(sub.id) ?? 0) + (this.ready.get(sub.id)?.length ?? 0) + (claimedBySub.get(sub.id) ?? 0);
+        const room = Math.min(budget, 2 * cap - held, pass);
         if (room <= 0) continue;
-        for (const row of this.q.due.all(sub.id, now, room)) {
+        const rows = this.q.due.all(sub.id, now, room);
+        if (rows.length < room) exhausted.add(sub.id);
+        for (const row of rows) {
           this.q.lease.run(row.id, leaseUntil, now);
           claims.push({ id: row.id, attempts: row.attempts, uid: row.uid, name: row.name, payload: row.payload, createdAt: row.created_at, sub });
-          free--;
         }
+        claimedBySub.set(sub.id, (claimedBySub.get(sub.id) ?? 0) + rows.length);
+        budget -= rows.length;
       }
     }
     return claims;
   }
 
-  private record(o: Outcome, now: number): void {
+  /** Starts ready attempts, round-robin over subscriptions, within the global and per-subscription caps. */
+  private pump(): void {
+    if (this.stopping) return;
+    const cap = this.cfg.webhookPerSubscriptionConcurrency;
+    let progressed = true;
+    // Sent-but-unrecorded attempts (open + finished awaiting the commit) never exceed 2 × concurrency:
+    // that is the most a crash can duplicate, even if ticks keep failing.
+    const unrecordedLimit = 2 * this.cfg.webhookConcurrency;
+    while (progressed && this.readyTotal > 0 && this.inflight < this.cfg.webhookConcurrency && this.inflight + this.outcomes.length < unrecordedLimit) {
+      progressed = false;
+      for (const [subId, queue] of this.ready) {
+        if (this.inflight >= this.cfg.webhookConcurrency || this.inflight + this.outcomes.length >= unrecordedLimit) break;
+        if ((this.inflightBySub.get(subId) ?? 0) >= cap) continue;
+        const c = queue.shift()!;
+        if (queue.length === 0) this.ready.delete(subId);
+        this.readyTotal--;
+        this.launch(c);
+        progressed = true;
+      }
+    }
+  }
+
+  /** On shutdown: leased but never sent → due again now (no attempt counted). */
+  private releaseReady(now: number): void {
+    for (const queue of this.ready.values()) for (const c of queue) this.q.release.run(c.id, now);
+  }
+
+  /** Records one outcome. Successes only mark `succeeded` (one subscription update per tick, not per delivery). */
+  private record(o: Outcome, now: number, succeeded: Set<number>): void {
     const { claim } = o;
     if (o.kind === "released") {
       this.q.release.run(claim.id, now);
@@ -224,10 +299,11 @@ class DeliveryLoop {
     const verdict = decide(r, attemptsMade, this.cfg.webhookRetrySchedule, now);
     const subId = claim.sub.id;
     this.metrics.attempts.inc({ outcome: verdict.next });
+    if (verdict.next !== "delivered" && succeeded.delete(subId)) this.q.subSuccess.run(subId, now); // keep the order within the batch
     switch (verdict.next) {
       case "delivered":
         this.q.finish.run(claim.id, "delivered", now, status, null, now, now);
-        this.q.subSuccess.run(subId, now);
+        succeeded.add(subId);
         return;
       case "gone":
         this.q.finish.run(claim.id, "failed", now, status, "endpoint answered 410 Gone", now, now);
@@ -264,6 +340,7 @@ class DeliveryLoop {
       else this.inflightBySub.set(claim.sub.id, n);
       this.running.delete(claim.id);
       this.outcomes.push(outcome);
+      this.pump();
       this.requestTick();
     });
     this.running.set(claim.id, { promise, abort });
@@ -286,7 +363,7 @@ class DeliveryLoop {
     let result: AttemptResult;
     let responseBody: string | null = null;
     try {
-      const target = await abortable(resolveTarget(claim.sub.url, this.cfg.webhookAllowPrivateTargets), abort.signal);
+      const target = await this.target(claim.sub.url, abort.signal);
       let res: Response | undefined;
       for (let i = 0; !res; i++) {
         // Connect to the address the guard checked (no second lookup); on a connection error try the next one.
@@ -316,6 +393,22 @@ class DeliveryLoop {
       clearTimeout(timer);
     }
     return { kind: "attempted", claim, startedAt, durationMs: Date.now() - startedAt, url: claim.sub.url, headers, result, responseBody };
+  }
+
+  /**
+   * The checked connect target. A URL whose host is an IP literal always resolves the same way,
+   * so its (guarded) result is cached; host names are resolved and checked on every attempt.
+   */
+  private target(url: string, signal: AbortSignal): Promise<ResolvedTarget> {
+    const cached = this.literalTargets.get(url);
+    if (cached) return Promise.resolve(cached);
+    const resolving = resolveTarget(url, this.cfg.webhookAllowPrivateTargets);
+    if (!hasIpLiteralHost(url)) return abortable(resolving, signal);
+    return resolving.then((t) => {
+      if (this.literalTargets.size > 1000) this.literalTargets.clear();
+      this.literalTargets.set(url, t);
+      return t;
+    });
   }
 
   /** Retention: delivered deliveries (their attempts cascade), old attempts and orphaned events go, in small batches. */
@@ -392,6 +485,15 @@ function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
 /** Reads at most `limit` bytes of the body as text, then cancels the rest; never throws. */
 async function readCapped(res: Response, limit: number): Promise<string | null> {
   if (!res.body) return null;
+  // The common case, a short answer with a length: read it whole (cheaper than a stream reader).
+  const declared = Number(res.headers.get("content-length") ?? NaN);
+  if (declared >= 0 && declared <= limit) {
+    try {
+      return await res.text();
+    } catch {
+      return "";
+    }
+  }
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;

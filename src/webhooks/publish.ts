@@ -1,8 +1,7 @@
-import { eq } from "drizzle-orm";
+import type { Database, Statement } from "bun:sqlite";
 import { randomBytes } from "node:crypto";
 import type { Tx } from "../db/connection";
 import { assertValidPayload, type EventName, type EventPayload } from "./catalog";
-import { webhookDeliveries, webhookEvents, webhookSubscriptions } from "./tables";
 import { wakeAfterCommit } from "./wake";
 
 export type PublishOptions = {
@@ -35,31 +34,47 @@ export function publish(tx: Tx, event: string, payload: unknown, opts?: PublishO
 export function publish(tx: Tx, event: string, payload: unknown, opts: PublishOptions = {}): void {
   assertValidPayload(event, payload);
   const projectCode = opts.projectCode ?? null;
-  const subs = tx
-    .select({ id: webhookSubscriptions.id, events: webhookSubscriptions.events, projectCode: webhookSubscriptions.projectCode })
-    .from(webhookSubscriptions)
-    .where(eq(webhookSubscriptions.enabled, true))
-    .all()
-    .filter((s) => subscriptionMatches(s, event, projectCode));
+  const subs = statementsFor(tx)
+    .enabledSubscriptions.all()
+    .filter((s) => subscriptionMatches({ events: JSON.parse(s.events) as string[], projectCode: s.project_code }, event, projectCode));
   recordEvent(tx, event, payload, projectCode, subs.map((s) => s.id));
 }
 
-/** Writes the event row and its deliveries (also used by the admin `/test` endpoint). Returns the event id and delivery ids. */
-export function recordEvent(tx: Tx, event: EventName, payload: unknown, projectCode: string | null, subscriptionIds: number[], now = Date.now()) {
-  const { id: eventId } = tx
-    .insert(webhookEvents)
-    .values({ uid: newMessageId(), name: event, projectCode, payload: JSON.stringify(payload), createdAt: now })
-    .returning({ id: webhookEvents.id })
-    .get();
-  const deliveryIds: number[] = [];
-  for (const subscriptionId of subscriptionIds) {
-    const d = tx
-      .insert(webhookDeliveries)
-      .values({ eventId, subscriptionId, status: "pending", attempts: 0, nextAttemptAt: now, createdAt: now, updatedAt: now })
-      .returning({ id: webhookDeliveries.id })
-      .get();
-    deliveryIds.push(d.id);
+/**
+ * Prepared statements per connection. Producers call `publish` inside hot write paths, so it runs
+ * three cached statements on the transaction's own connection instead of building queries each time.
+ */
+type Statements = {
+  enabledSubscriptions: Statement<{ id: number; events: string; project_code: string | null }>;
+  insertEvent: Statement<{ id: number }>;
+  insertDelivery: Statement<{ id: number }>;
+};
+const statements = new WeakMap<Database, Statements>();
+
+function statementsFor(tx: Tx): Statements {
+  // drizzle's bun-sqlite transaction runs on the session's client: the same connection, inside the same BEGIN.
+  const client = (tx as unknown as { session: { client: Database } }).session.client;
+  let s = statements.get(client);
+  if (!s) {
+    s = {
+      enabledSubscriptions: client.query("SELECT id, events, project_code FROM webhook_subscriptions WHERE enabled = 1"),
+      insertEvent: client.query("INSERT INTO webhook_events (uid, name, project_code, payload, created_at) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id"),
+      insertDelivery: client.query(
+        `INSERT INTO webhook_deliveries (event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
+         VALUES (?1, ?2, 'pending', 0, ?3, ?3, ?3) RETURNING id`,
+      ),
+    };
+    statements.set(client, s);
   }
+  return s;
+}
+
+/** Writes the event row and its deliveries (also used by the admin `/test` endpoint). Returns the event id, its webhook-id and the delivery ids. */
+export function recordEvent(tx: Tx, event: EventName, payload: unknown, projectCode: string | null, subscriptionIds: number[], now = Date.now()) {
+  const q = statementsFor(tx);
+  const uid = newMessageId();
+  const eventId = q.insertEvent.get(uid, event, projectCode, JSON.stringify(payload), now)!.id;
+  const deliveryIds = subscriptionIds.map((subscriptionId) => q.insertDelivery.get(eventId, subscriptionId, now)!.id);
   if (deliveryIds.length > 0) wakeAfterCommit();
-  return { eventId, deliveryIds };
+  return { eventId, uid, deliveryIds };
 }

@@ -131,13 +131,12 @@ export function enqueueTest(ctx: AppContext, id: number, event: string, copies =
       if (!sub) throw notFound(`Webhook subscription ${id}`);
       if (!sub.enabled) throw new ApiError(409, "subscription_disabled", `Webhook subscription ${id} is disabled; enable it first`);
       const deliveryIds: number[] = [];
-      const eventIds: number[] = [];
+      const webhookIds: string[] = [];
       for (let i = 0; i < copies; i++) {
         const r = recordEvent(tx, event, EVENTS[event].example, sub.projectCode, [id]);
         deliveryIds.push(...r.deliveryIds);
-        eventIds.push(r.eventId);
+        webhookIds.push(r.uid);
       }
-      const webhookIds = eventIds.map((e) => tx.select({ uid: webhookEvents.uid }).from(webhookEvents).where(eq(webhookEvents.id, e)).get()!.uid);
       return { deliveryIds, webhookIds };
     },
     { behavior: "immediate" },

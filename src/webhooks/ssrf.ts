@@ -140,6 +140,15 @@ export function validateTargetUrl(raw: string, allowPrivate: boolean): string | 
   return null;
 }
 
+/** True when the URL's host is an IP address (no DNS involved, so its check never changes). */
+export function hasIpLiteralHost(raw: string): boolean {
+  try {
+    return isIP(bareHost(new URL(raw))) !== 0;
+  } catch {
+    return false;
+  }
+}
+
 function bareHost(u: URL): string {
   return u.hostname.replace(/^\[|\]$/g, "").toLowerCase();
 }

@@ -55,9 +55,9 @@ export const webhookDeliveries = sqliteTable(
     status: text("status").$type<DeliveryStatus>().notNull().default("pending"),
     /** Attempts in the current cycle (a redelivery starts a new cycle at 0); picks the retry delay. */
     attempts: integer("attempts").notNull().default(0),
-    /** When the delivery is next due. A claim moves it to the lease expiry, so a crashed attempt comes back by itself. */
+    /** When the delivery is next due (and not leased). */
     nextAttemptAt: integer("next_attempt_at").notNull(),
-    /** Lease: set while an attempt is in flight; after a kill -9 the row is due again once it passes. */
+    /** Lease: set while an attempt is claimed or in flight; the row is not due before it passes, so after a kill -9 it comes back by itself. */
     lockedUntil: integer("locked_until"),
     lastStatusCode: integer("last_status_code"),
     lastError: text("last_error"),
@@ -68,8 +68,8 @@ export const webhookDeliveries = sqliteTable(
   (t) => [
     // The claim query: due pending deliveries of one subscription, oldest first.
     index("webhook_deliveries_due").on(t.subscriptionId, t.nextAttemptAt).where(sql`status = 'pending'`),
-    // Delivery log pages and recover.
-    index("webhook_deliveries_subscription").on(t.subscriptionId, t.status, t.id),
+    // Delivery log pages and recover. Without status on purpose: finishing a delivery then does not move an index entry.
+    index("webhook_deliveries_subscription_id").on(t.subscriptionId, t.id),
     index("webhook_deliveries_event").on(t.eventId),
     // Retention purge.
     index("webhook_deliveries_finished").on(t.finishedAt).where(sql`status = 'delivered'`),

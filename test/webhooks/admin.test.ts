@@ -103,3 +103,13 @@ test("delivery endpoints: 404 for unknown ids, recover validates since", async (
   const ok = await json(await t.admin("POST", `/api/admin/webhooks/${c.body.id}/recover`, { since: 0 }));
   expect(ok).toEqual({ status: 202, body: { requeued: 0 } });
 });
+
+test("the OpenAPI document lists the admin routes and every outbound event under `webhooks`", async () => {
+  const r = await t.request("GET", "/openapi/json");
+  if (r.status === 404) throw new Error("OpenAPI document route not found");
+  const doc = (await r.json()) as any;
+  expect(Object.keys(doc.webhooks ?? {}).length).toBe(29);
+  expect(doc.webhooks["case.created"].post.requestBody.content["application/json"].schema.properties.payload.properties.steps).toBeDefined();
+  expect(doc.paths["/api/admin/webhooks"]).toBeDefined();
+  expect(doc.paths["/api/admin/deliveries/{id}/redeliver"]).toBeDefined();
+});

@@ -79,3 +79,9 @@ test("the OpenAPI webhooks section documents every event", () => {
   const w = openApiWebhooks();
   expect(Object.keys(w).sort()).toEqual([...SPEC_EVENTS].sort());
 });
+
+test("numbers and booleans are never accepted as strings", () => {
+  expect(() => assertValidPayload("case.updated", { id: "7" })).toThrow(InvalidEventError);
+  expect(() => assertValidPayload("run.report_changed", { id: 1, visible: "true" })).toThrow(InvalidEventError);
+  expect(() => assertValidPayload("case.updated", { id: 7.5 })).toThrow(InvalidEventError);
+});

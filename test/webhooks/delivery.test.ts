@@ -288,3 +288,20 @@ test("retention purges delivered deliveries, their attempts and orphaned events,
   expect(count("webhook_events")).toBe(1);
   expect(count("webhook_attempts")).toBe(0);
 });
+
+test("after a 410 the queued deliveries of that subscription are not sent", async () => {
+  const { app, rx } = setup({ webhookConcurrency: 4, webhookPerSubscriptionConcurrency: 2 });
+  rx.setHandler(async () => {
+    await Bun.sleep(20);
+    return new Response("gone", { status: 410 });
+  });
+  const sub = await app.subscribe({ url: rx.url });
+  for (let i = 1; i <= 20; i++) app.publish("case.deleted", { id: i });
+  await app.until(async () => !(await app.json("GET", `/api/admin/webhooks/${sub.id}`)).body.enabled, "disabled subscription");
+  await Bun.sleep(200);
+  // At most the open requests (cap 2) plus one follow-up per slot started before the 410 was recorded.
+  expect(rx.received.length).toBeLessThanOrEqual(4);
+  const page = await deliveriesOf(app, sub.id, "&status=pending");
+  expect(page.total).toBeGreaterThanOrEqual(16);
+  expect(page.items.every((d: any) => !d.inFlight)).toBe(true);
+});
