@@ -4,6 +4,7 @@ import { DEFAULT_BUCKETS, metricsFor } from "../ops/metrics";
 import { decide, shouldDisable, type AttemptResult } from "./retry";
 import { envelopeBody, signatureHeader } from "./signer";
 import { hasIpLiteralHost, resolveTarget, type ResolvedTarget } from "./ssrf";
+import type { DeliveryStatus } from "./tables";
 import { onEventsCommitted } from "./wake";
 
 /**
@@ -117,9 +118,10 @@ class DeliveryLoop {
       // The lease touches only the row, not the due index (next_attempt_at stays): leased rows are
       // skipped by the due query's locked_until test — at most 2 × the cap of them per subscription.
       lease: db.query("UPDATE webhook_deliveries SET locked_until = ?2, updated_at = ?3 WHERE id = ?1"),
+      // Run only after `finish` changed the delivery row, so the row exists (see `record`).
       attempt: db.query(
         `INSERT INTO webhook_attempts (delivery_id, started_at, duration_ms, url, request_headers, status_code, error, response_body)
-         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = ?1)`,
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`,
       ),
       finish: db.query(
         `UPDATE webhook_deliveries SET status = ?2, attempts = attempts + 1, next_attempt_at = ?3, locked_until = NULL,
@@ -171,11 +173,17 @@ class DeliveryLoop {
     if (this.stopping && outcomes.length === 0 && this.readyTotal === 0) return;
     const now = Date.now();
     let claims: Claim[];
+    // Attempt counts by verdict, applied to the metrics once per tick and only after the commit.
+    const verdicts = new Map<string, number>();
     try {
       claims = this.ctx.sqlite
         .transaction(() => {
+          verdicts.clear(); // bun:sqlite does not retry, but a rolled-back body must not count twice
           const succeeded = new Set<number>();
-          for (const o of outcomes) this.record(o, now, succeeded);
+          for (const o of outcomes) {
+            const next = this.record(o, now, succeeded);
+            if (next) verdicts.set(next, (verdicts.get(next) ?? 0) + 1);
+          }
           for (const subId of succeeded) this.q.subSuccess.run(subId, now);
           if (!this.stopping) return this.claim(now);
           this.releaseReady(now);
@@ -183,6 +191,8 @@ class DeliveryLoop {
         })
         .immediate();
       this.outcomes = []; // the tick is synchronous: nothing was appended meanwhile
+      for (const [outcome, n] of verdicts) this.metrics.attempts.inc({ outcome }, n);
+      for (const o of outcomes) if (o.kind === "attempted") this.metrics.duration.observe(undefined, o.durationMs / 1000);
     } catch (e) {
       // Busy or I/O error: nothing was committed; outcomes stay queued and the poll retries.
       this.ctx.log.error("webhook delivery tick failed", { error: String((e as Error)?.message ?? e) });
@@ -283,42 +293,45 @@ class DeliveryLoop {
     for (const queue of this.ready.values()) for (const c of queue) this.q.release.run(c.id, now);
   }
 
-  /** Records one outcome. Successes only mark `succeeded` (one subscription update per tick, not per delivery). */
-  private record(o: Outcome, now: number, succeeded: Set<number>): void {
+  /**
+   * Records one outcome; returns the verdict (for the metrics), or null for a given-back lease.
+   * Successes only mark `succeeded` (one subscription update per tick, not per delivery).
+   */
+  private record(o: Outcome, now: number, succeeded: Set<number>): string | null {
     const { claim } = o;
     if (o.kind === "released") {
       this.q.release.run(claim.id, now);
-      return;
+      return null;
     }
-    this.metrics.duration.observe(undefined, o.durationMs / 1000);
     const r = o.result;
     const status = r.kind === "response" ? r.status : null;
     const error = r.kind === "error" ? r.error : status !== null && (status < 200 || status >= 300) ? `HTTP ${status}` : null;
-    this.q.attempt.run(claim.id, o.startedAt, o.durationMs, o.url, JSON.stringify(o.headers), status, r.kind === "error" ? r.error : null, o.responseBody);
     const attemptsMade = claim.attempts + 1;
     const verdict = decide(r, attemptsMade, this.cfg.webhookRetrySchedule, now);
     const subId = claim.sub.id;
-    this.metrics.attempts.inc({ outcome: verdict.next });
     if (verdict.next !== "delivered" && succeeded.delete(subId)) this.q.subSuccess.run(subId, now); // keep the order within the batch
-    switch (verdict.next) {
-      case "delivered":
-        this.q.finish.run(claim.id, "delivered", now, status, null, now, now);
-        succeeded.add(subId);
-        return;
-      case "gone":
-        this.q.finish.run(claim.id, "failed", now, status, "endpoint answered 410 Gone", now, now);
-        this.disable(subId, "The endpoint answered 410 Gone", now);
-        return;
-      case "retry":
-        this.q.finish.run(claim.id, "pending", verdict.at, status, error, now, null);
-        break;
-      case "failed":
-        this.q.finish.run(claim.id, "failed", now, status, error, now, now);
-        break;
+    // The delivery row first: if it is gone (its subscription was deleted meanwhile) there is
+    // nothing to log the attempt against, and the attempt insert needs no existence check of its own.
+    const [rowStatus, nextAttemptAt, rowError, finishedAt]: [DeliveryStatus, number, string | null, number | null] =
+      verdict.next === "delivered" ? ["delivered", now, null, now]
+      : verdict.next === "gone" ? ["failed", now, "endpoint answered 410 Gone", now]
+      : verdict.next === "retry" ? ["pending", verdict.at, error, null]
+      : ["failed", now, error, now];
+    const finished = this.q.finish.run(claim.id, rowStatus, nextAttemptAt, status, rowError, now, finishedAt);
+    if (finished.changes > 0)
+      this.q.attempt.run(claim.id, o.startedAt, o.durationMs, o.url, JSON.stringify(o.headers), status, r.kind === "error" ? r.error : null, o.responseBody);
+    if (verdict.next === "delivered") {
+      succeeded.add(subId);
+      return verdict.next;
+    }
+    if (verdict.next === "gone") {
+      this.disable(subId, "The endpoint answered 410 Gone", now);
+      return verdict.next;
     }
     const row = this.q.subFailing.get(subId, now) as { failing_since: number } | null;
     if (row && shouldDisable(row.failing_since, now))
       this.disable(subId, `No successful delivery since ${new Date(row.failing_since).toISOString()} (5 days of failures)`, now);
+    return verdict.next;
   }
 
   private disable(subId: number, reason: string, now: number): void {
