@@ -254,7 +254,10 @@ const rx = await startReceiverProcess();
 try {
   const fmt = (n: number, d = 0) => n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
   console.error(`bench: ${EVENTS_N} events, concurrency ${CONCURRENCY}, backlog ${BACKLOG}, latency ${LATENCY_SECONDS}s @ 500/s`);
-  await baseline(rx, 2000); // warm-up
+  // Warm-ups, one each: both sides then run with their code compiled by the JIT and the receiver's
+  // connections open, so neither measurement pays the other's start-up cost.
+  await baseline(rx, 2000);
+  await throughput(rx, 1, 2000);
   await settle();
   const base1 = await baseline(rx, EVENTS_N);
   console.error(`baseline ×1: ${fmt(base1)}/s`);
