@@ -376,14 +376,17 @@ class DeliveryLoop {
     let result: AttemptResult;
     let responseBody: string | null = null;
     try {
-      const target = await this.target(claim.sub.url, abort.signal);
+      // A cached (IP-literal) target is used without a round through a promise.
+      const target = this.literalTargets.get(claim.sub.url) ?? (await this.target(claim.sub.url, abort.signal));
+      // The one headers object is both sent and logged (it holds no secret); Host names the URL's host.
+      headers.host = target.hostHeader;
       let res: Response | undefined;
       for (let i = 0; !res; i++) {
         // Connect to the address the guard checked (no second lookup); on a connection error try the next one.
         try {
           res = await fetch(target.candidates[i]!.connectUrl, {
             method: "POST",
-            headers: { ...headers, host: target.hostHeader },
+            headers,
             body,
             redirect: "manual",
             signal: abort.signal,
