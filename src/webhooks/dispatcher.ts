@@ -30,6 +30,8 @@ const LEASE_MARGIN_MS = 5_000;
 /** Retention purge cadence; rows go in batches so no transaction is long. */
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 const PURGE_BATCH = 1000;
+/** Smallest per-subscription claim in a tick's fair-share pass (see `claim`). */
+const MIN_CLAIM = 8;
 
 export function deliveryBacklog(ctx: Pick<AppContext, "sqlite">): number {
   return (ctx.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'").get() as { n: number }).n;
@@ -245,7 +247,10 @@ class DeliveryLoop {
     const claimedBySub = new Map<number, number>();
     const exhausted = new Set<number>();
     // Fair share first (so with many subscriptions and few slots everyone gets some), then fill.
-    const share = Math.max(1, Math.ceil(budget / subs.length));
+    // A share is at least MIN_CLAIM rows: each due query has a fixed cost (tens of µs) whatever it
+    // returns, so a tick claims a few good chunks instead of a sliver for everyone; the rotating
+    // start gives the others their turn on the next ticks.
+    const share = Math.max(MIN_CLAIM, Math.ceil(budget / subs.length));
     for (const pass of [share, Infinity]) {
       for (let i = 0; i < subs.length && budget > 0; i++) {
         const sub = subs[(start + i) % subs.length]!;
