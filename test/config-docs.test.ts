@@ -13,11 +13,24 @@ test("the sample production env file parses, is valid, and mentions every key", 
   for (const k of KEYS) expect(text).toContain(k.key);
 });
 
-test("docs/foundation.md documents every key with its default", () => {
-  const doc = readFileSync(join(ROOT, "docs/foundation.md"), "utf8");
+test("README.md documents every key with its default", () => {
+  const doc = readFileSync(join(ROOT, "README.md"), "utf8");
   for (const k of KEYS) {
     const row = doc.split("\n").find((l) => l.startsWith(`| \`${k.key}\``));
     expect(row, `${k.key} missing from the configuration table`).toBeDefined();
     expect(row).toContain(k.default === "" ? "(empty)" : `\`${k.default}\``);
   }
+});
+
+test("README.md carries the event table generated from the webhook catalog", async () => {
+  const { renderEventTable } = await import("../scripts/event-table");
+  const doc = readFileSync(join(ROOT, "README.md"), "utf8");
+  expect(doc).toContain(renderEventTable());
+});
+
+test("README.md starts with the two set-up commands", () => {
+  const doc = readFileSync(join(ROOT, "README.md"), "utf8");
+  const firstBlock = doc.slice(doc.indexOf("```sh"), doc.indexOf("```", doc.indexOf("```sh") + 5));
+  expect(firstBlock).toContain("npm install && npm start");
+  expect(firstBlock).toContain("npm install && npm test");
 });

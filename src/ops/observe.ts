@@ -76,15 +76,34 @@ export function httpMetrics(ctx: AppContext) {
 }
 
 /**
+ * Elysia finds the path with `url.indexOf("/", 11)`, assuming the scheme and host take at least
+ * 11 characters. A client that reaches us by a very short host name (`http://tms/scim/v2/Users`:
+ * the path starts at index 10) would be routed to `/v2/Users` and get 404s. Such a request is
+ * re-addressed to `localhost` — only the URL the router reads changes; headers (Host included),
+ * method and body are kept, and nothing in Gatehouse derives addresses from the request URL's
+ * host (`meta.location` comes from GATEHOUSE_BASE_URL).
+ */
+export function withRoutablePath(request: Request): Request {
+  const url = request.url;
+  const pathStart = url.indexOf("/", url.indexOf("//") + 2);
+  if (pathStart === -1 || pathStart >= 11) return request;
+  const parsed = new URL(url);
+  parsed.hostname = "localhost";
+  return new Request(parsed.toString(), request);
+}
+
+/**
  * Wraps `app.handle` for `Bun.serve`: remembers the peer address, measures, logs one line
  * per request (never headers, query strings or bodies: they may hold tokens), counts.
  */
 export function instrumentedHandler(app: { handle(request: Request): Promise<Response> }, ctx: AppContext) {
   const m = httpMetrics(ctx);
-  return async (request: Request, server?: Server<unknown>): Promise<Response> => {
+  return async (incoming: Request, server?: Server<unknown>): Promise<Response> => {
     const started = performance.now();
+    const peer = server?.requestIP(incoming)?.address ?? null;
+    const request = withRoutablePath(incoming);
     const state = stateOf(request);
-    state.peer = server?.requestIP(request)?.address ?? null;
+    state.peer = peer;
     m.inFlight.inc();
     let response: Response;
     try {

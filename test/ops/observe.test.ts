@@ -84,3 +84,12 @@ test("isLoopbackAddress", () => {
   for (const a of ["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1"]) expect(isLoopbackAddress(a)).toBe(true);
   for (const a of ["10.0.0.1", "::ffff:10.0.0.1", "fe80::1", "", null]) expect(isLoopbackAddress(a)).toBe(false);
 });
+
+test("a client that reaches us by a very short host name is still routed by its real path", async () => {
+  // Elysia reads the path at url.indexOf("/", 11); "http://gh/test/items/7" starts its path at 9.
+  const r = await fetch(`${srv.base}/test/items/7`, { method: "POST", headers: { host: "gh", "content-type": "application/json" }, body: JSON.stringify({ name: "short host" }) });
+  expect(r.status).toBe(200);
+  expect(await r.json()).toEqual({ id: "7", name: "short host" });
+  const line = requestLines().find((l) => l.requestId === r.headers.get("x-request-id"));
+  expect(line).toMatchObject({ path: "/test/items/7", route: "/test/items/:id", remote: "127.0.0.1" });
+});

@@ -65,7 +65,8 @@ test("events outside the filter or project are not sent", async () => {
 });
 
 test("500 then 200: retried with the same webhook-id and a fresh timestamp per attempt", async () => {
-  const { app, rx } = setup({ webhookRetrySchedule: [1100] });
+  // 1300 ms − 20% jitter is still > 1 s, so the second attempt's Unix-seconds timestamp must differ.
+  const { app, rx } = setup({ webhookRetrySchedule: [1300] });
   rx.setHandler((_req, _rec, n) => (n === 1 ? new Response("boom", { status: 500 }) : new Response("ok")));
   const sub = await app.subscribe({ url: rx.url });
   app.publish("case.updated", { id: 7 });
