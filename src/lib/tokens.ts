@@ -7,7 +7,9 @@ export function generateToken(prefix: string): string {
 
 /** SHA-256 hex of a token. Tokens are 256-bit random, so a fast unsalted hash is enough at rest. */
 export function hashToken(token: string): string {
-  return createHash("sha256").update(token, "utf8").digest("hex");
+  // Bun's native one-shot SHA-256 (≈3× cheaper than node:crypto's createHash): this runs on
+  // every SCIM and API request to find the token.
+  return Bun.SHA256.hash(token, "hex") as string;
 }
 
 /** Constant-time comparison of two secrets of any length (compares their digests). */

@@ -63,7 +63,8 @@ class Parser {
     return `at position ${this.pos + 1}`;
   }
   ws() {
-    while (this.pos < this.s.length && /\s/.test(this.s[this.pos]!)) this.pos++;
+    // space, tab, CR, LF (what a URL-decoded filter can carry); a char-code test, not a regex per character
+    for (let c = this.s.charCodeAt(this.pos); c === 32 || c === 9 || c === 10 || c === 13; c = this.s.charCodeAt(++this.pos));
   }
   peek() {
     return this.s[this.pos];
