@@ -7,6 +7,8 @@ export type Logger = {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
+  /** Whether a line at `level` would be written: lets hot paths skip building its fields. */
+  enabled(level: LogLevel): boolean;
 };
 
 /**
@@ -24,6 +26,7 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
     info: (m, f) => emit("info", m, f),
     warn: (m, f) => emit("warn", m, f),
     error: (m, f) => emit("error", m, f),
+    enabled: (lvl) => ORDER[lvl] >= min,
   };
 }
 

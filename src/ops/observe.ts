@@ -14,7 +14,9 @@ import type { AppContext } from "../context";
 import { apiErrorResponse, ApiError } from "../http/errors";
 import { metricsFor } from "./metrics";
 
-type RequestState = { id: string; route?: string; peer?: string | null };
+// `peer` is looked up lazily: asking Bun for the socket address costs more than the rest of the
+// bookkeeping, and only the request log line and /metrics' loopback check need it.
+type RequestState = { id: string; route?: string; peer?: () => string | null };
 const states = new WeakMap<Request, RequestState>();
 
 // A caller-supplied id (from a reverse proxy) is kept when it is short and plain, so one id
@@ -43,7 +45,7 @@ export function noteRoute(request: Request, route: string | undefined): void {
 
 /** Address of the TCP peer, when the request came through our listener (null via app.handle). */
 export function peerAddressOf(request: Request): string | null {
-  return states.get(request)?.peer ?? null;
+  return states.get(request)?.peer?.() ?? null;
 }
 
 /** True for 127.0.0.0/8 and ::1, also in IPv4-mapped IPv6 form. */
@@ -100,10 +102,10 @@ export function instrumentedHandler(app: { handle(request: Request): Promise<Res
   const m = httpMetrics(ctx);
   return async (incoming: Request, server?: Server<unknown>): Promise<Response> => {
     const started = performance.now();
-    const peer = server?.requestIP(incoming)?.address ?? null;
     const request = withRoutablePath(incoming);
     const state = stateOf(request);
-    state.peer = peer;
+    let peer: string | null | undefined;
+    state.peer = () => (peer === undefined ? (peer = server?.requestIP(incoming)?.address ?? null) : peer);
     m.inFlight.inc();
     let response: Response;
     try {
@@ -117,20 +119,23 @@ export function instrumentedHandler(app: { handle(request: Request): Promise<Res
       m.inFlight.dec();
     }
     const seconds = (performance.now() - started) / 1000;
-    const url = new URL(request.url);
     const route = state.route ?? (response.status === 404 ? "unmatched" : "unknown");
     m.requests.inc({ method: request.method, route, status: String(response.status) });
     m.duration.observe({ method: request.method, route }, seconds);
-    const quiet = QUIET_PATHS.has(url.pathname) && response.status < 400;
-    (quiet ? ctx.log.debug : ctx.log.info)("request", {
-      requestId: state.id,
-      method: request.method,
-      path: url.pathname,
-      route,
-      status: response.status,
-      durationMs: Math.round(seconds * 100_000) / 100,
-      remote: state.peer ?? undefined,
-    });
+    if (ctx.log.enabled("info")) {
+      const path = new URL(request.url).pathname;
+      const quiet = QUIET_PATHS.has(path) && response.status < 400;
+      if (!quiet || ctx.log.enabled("debug"))
+        (quiet ? ctx.log.debug : ctx.log.info)("request", {
+          requestId: state.id,
+          method: request.method,
+          path,
+          route,
+          status: response.status,
+          durationMs: Math.round(seconds * 100_000) / 100,
+          remote: state.peer() ?? undefined,
+        });
+    }
     return response;
   };
 }
