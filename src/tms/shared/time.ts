@@ -1,10 +1,12 @@
+import { isoMicros } from "../../webhooks/catalog";
+
 /**
- * Timestamps as the webhook payloads show them: ISO 8601 with microseconds and a Z suffix,
- * e.g. `2026-11-22T10:00:00.123000Z`. JavaScript clocks have millisecond resolution, so the
- * last three digits are always 000; the format is what subscribers parse.
+ * Timestamps as the webhook payloads show them (ISO 8601 with microseconds and a Z suffix). The
+ * format is defined once, by the event catalog that validates the payloads; entities store the
+ * same string so `created`/`updated` go out unchanged.
  */
 export function isoMicro(date: Date = new Date()): string {
-  return date.toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
+  return isoMicros(date);
 }
 
 /** Whole seconds between two `isoMicro` timestamps (rounded, never negative). */
