@@ -24,6 +24,28 @@ export function assertPatchOpSchemas(schemas: readonly string[] | null | undefin
     throw new ScimError(400, `schemas must contain ${SCHEMA_PATCH_OP}`, "invalidSyntax");
 }
 
+/** A case-folded name → canonical spelling table for `canonicalizeKeys`. */
+export function canonicalNames(names: readonly string[]): ReadonlyMap<string, string> {
+  return new Map(names.map((n) => [n.toLowerCase(), n]));
+}
+
+/**
+ * RFC 7643 §2.1: attribute names are case-insensitive. Rewrites a request body's keys to their
+ * canonical spelling (top level and two levels down: `Name.GivenName`, `Members[].Value`,
+ * `Operations[].Op`) so the `t` schemas can validate them. PATCH `value`s are left alone: the
+ * patch appliers read their keys case-insensitively themselves. Users and Groups share this.
+ */
+export function canonicalizeKeys(body: unknown, names: ReadonlyMap<string, string>, depth = 0): unknown {
+  if (Array.isArray(body)) return depth > 2 ? body : body.map((x) => canonicalizeKeys(x, names, depth + 1));
+  if (!body || typeof body !== "object" || depth > 2) return body;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body)) {
+    const canon = names.get(k.toLowerCase()) ?? k;
+    out[canon] = canon === "value" ? v : canonicalizeKeys(v, names, depth + 1);
+  }
+  return out;
+}
+
 /** Spec part 8: the largest request body accepted. */
 export const MAX_BODY_BYTES = 800_000;
 

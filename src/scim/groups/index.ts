@@ -1,41 +1,21 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { parseListParams, parseProjectionParams } from "../query";
-import { assertPatchOpSchemas, resourceLocation } from "../protocol";
+import { assertPatchOpSchemas, canonicalizeKeys, canonicalNames, resourceLocation } from "../protocol";
 import { GroupListQuery, GroupListResponse, GroupPatch, GroupProjectionQuery, GroupResource, GroupWrite, scimResponse } from "./model";
 import { createGroupService } from "./service";
 
 const tags = ["SCIM Groups"];
 
 /** Canonical spelling of the keys a /Groups body may carry (RFC 7643: attribute names are case-insensitive). */
-const CANONICAL = new Map(
-  ["schemas", "id", "externalId", "displayName", "members", "meta", "Operations", "op", "path", "value", "type", "display", "$ref"].map((k) => [k.toLowerCase(), k]),
-);
-const canonical = (o: Record<string, unknown>) => {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) out[CANONICAL.get(k.toLowerCase()) ?? k] = v;
-  return out;
-};
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/**
- * Rewrites `DisplayName`, `Members[].Value`, `Operations[].Op` … to their canonical case before
- * validation. PATCH values are left alone: the planner reads their keys case-insensitively.
- */
-function canonicalizeGroupBody(body: unknown): unknown {
-  if (!isObject(body)) return body;
-  const top = canonical(body);
-  if (Array.isArray(top.members)) top.members = top.members.map((m) => (isObject(m) ? canonical(m) : m));
-  if (Array.isArray(top.Operations)) top.Operations = top.Operations.map((op) => (isObject(op) ? canonical(op) : op));
-  return top;
-}
+const CANONICAL = canonicalNames(["schemas", "id", "externalId", "displayName", "members", "meta", "Operations", "op", "path", "value", "type", "display", "$ref"]);
 
 /** /Groups: workspace teams and their membership. */
 export function groupsRoutes(ctx: AppContext) {
   const service = createGroupService(ctx);
   return new Elysia({ name: "scim-groups" })
     .onTransform((c) => {
-      if (c.body && typeof c.body === "object") c.body = canonicalizeGroupBody(c.body) as never;
+      if (c.body && typeof c.body === "object") c.body = canonicalizeKeys(c.body, CANONICAL) as never;
     })
     .get("/Groups", ({ query }) => service.list(parseListParams(query)), {
       query: GroupListQuery,

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
-import { assertPatchOpSchemas, resourceLocation, SCHEMA_USER } from "../protocol";
+import { assertPatchOpSchemas, canonicalizeKeys, canonicalNames, resourceLocation, SCHEMA_USER } from "../protocol";
 import { parseListParams, parseProjectionParams, projectResource, queryOf } from "../query";
 import { PatchBody, UserBody, UserIdParams } from "./model";
 import { stateFromBody } from "./rules";
@@ -16,30 +16,17 @@ const tags = ["SCIM Users"];
 const DOCUMENTED_AS_JSON = "json" as const;
 
 /** Canonical spelling of the attribute names /Users bodies may carry (RFC 7643: names are case-insensitive). */
-const CANONICAL: Record<string, string> = Object.fromEntries(
+const CANONICAL = canonicalNames(
   ["schemas", "userName", "externalId", "name", "displayName", "title", "userType", "active", "emails", "Operations", "op", "path", "value",
-    "givenName", "familyName", "formatted", "middleName", "honorificPrefix", "honorificSuffix", "type", "primary", "display"].map((k) => [k.toLowerCase(), k]),
+    "givenName", "familyName", "formatted", "middleName", "honorificPrefix", "honorificSuffix", "type", "primary", "display"],
 );
-
-/** Rewrites keys to their canonical case (top level and one level down), so `Username` is `userName`. */
-function canonicalizeKeys(body: unknown, depth = 0): unknown {
-  if (Array.isArray(body)) return depth > 2 ? body : body.map((x) => canonicalizeKeys(x, depth + 1));
-  if (!body || typeof body !== "object" || depth > 2) return body;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(body)) {
-    const canon = CANONICAL[k.toLowerCase()] ?? k;
-    // PATCH values are applied by the patch module, which reads names itself
-    out[canon] = canon === "value" ? v : canonicalizeKeys(v, depth + 1);
-  }
-  return out;
-}
 
 /** /Users: list, get, create, replace, patch, deactivate (spec 4.1 with PRODUCT.md's decisions). */
 export function usersRoutes(ctx: AppContext) {
   const users = createUsersService(ctx);
   return new Elysia({ name: "scim-users" })
     .onTransform((c) => {
-      if (c.body && typeof c.body === "object") c.body = canonicalizeKeys(c.body) as never;
+      if (c.body && typeof c.body === "object") c.body = canonicalizeKeys(c.body, CANONICAL) as never;
     })
     .get("/Users", ({ request }) => users.list(parseListParams(queryOf(request))), {
       detail: { tags, summary: "List or search users", description: "filter (RFC 7644 grammar), startIndex, count (≤1000), sortBy, sortOrder, attributes, excludedAttributes" },
