@@ -3,6 +3,7 @@ import { count } from "drizzle-orm";
 import { createTestApp } from "../helpers";
 import { startDeliveryLoop } from "../../src/webhooks/dispatcher";
 import { webhookEvents } from "../../src/webhooks/tables";
+import { startReceiver } from "../webhooks/harness";
 
 export type Envelope = { event: string; timestamp: number; payload: any };
 
@@ -20,24 +21,19 @@ export async function tmsHarness() {
   let receivedTotal = 0;
   let verifier: Webhook | null = null;
   const rejected: string[] = [];
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(req) {
-      const body = await req.text();
-      try {
-        // Verifies signature and timestamp exactly as a subscriber would; throws otherwise.
-        verifier!.verify(body, Object.fromEntries(req.headers));
-      } catch (e) {
-        rejected.push(String(e));
-        return new Response("bad signature", { status: 400 });
-      }
-      received.push(JSON.parse(body) as Envelope);
-      receivedTotal++;
-      return new Response("ok");
-    },
+  // The webhook tests' receiver, with a handler that verifies every signature as a subscriber would.
+  const receiver = startReceiver((_req, rec) => {
+    try {
+      verifier!.verify(rec.body, rec.headers);
+    } catch (e) {
+      rejected.push(String(e));
+      return new Response("bad signature", { status: 400 });
+    }
+    received.push(JSON.parse(rec.body) as Envelope);
+    receivedTotal++;
+    return new Response("ok");
   });
-  const sub = await t.admin("POST", "/api/admin/webhooks", { url: `http://127.0.0.1:${server.port}/hook`, events: ["*"], description: "tms tests" });
+  const sub = await t.admin("POST", "/api/admin/webhooks", { url: receiver.url, events: ["*"], description: "tms tests" });
   if (sub.status !== 201) throw new Error(`subscription: ${sub.status} ${await sub.text()}`);
   verifier = new Webhook(((await sub.json()) as { secret: string }).secret);
   const loop = startDeliveryLoop(t.ctx);
@@ -98,7 +94,7 @@ export async function tmsHarness() {
     },
     async close() {
       await loop.stop();
-      server.stop(true);
+      receiver.stop();
       t.close();
     },
   };
