@@ -25,3 +25,10 @@ test("migrations are idempotent", async () => {
   const { runMigrations } = await import("../src/db/migrate");
   expect(runMigrations(t.ctx.db)).toBe(0);
 });
+
+test("no app-wide hook makes every route parse the query string", () => {
+  // Elysia merges what its hooks read into one app-wide inference: a single hook that names
+  // `query` makes every route (the hot SCIM lookup too) run Elysia's query parser on top of its
+  // own. Routes that want the query declare it in their handler or schema, never in a hook.
+  expect((t.app as unknown as { inference: { query: boolean } }).inference.query).toBe(false);
+});

@@ -50,16 +50,27 @@ abstract class Metric<L extends string> {
   }
   abstract readonly type: "counter" | "gauge" | "histogram";
 
-  /** Stable key of one label combination; also validates that exactly the declared labels are given. */
-  protected key(labels: Record<string, string | number> | undefined): { key: string; pairs: [string, string][] } {
+  /**
+   * Stable key of one label combination; also validates that exactly the declared labels are
+   * given. Runs several times per HTTP request, so it allocates nothing but the key string.
+   */
+  protected key(labels: Record<string, string | number> | undefined): string {
     const given = labels ?? {};
-    const pairs: [string, string][] = this.labelNames.map((n) => {
-      const v = given[n];
-      if (v === undefined) throw new Error(`metric ${this.name}: missing label ${n}`);
-      return [n, String(v)];
-    });
-    if (Object.keys(given).length !== this.labelNames.length) throw new Error(`metric ${this.name}: labels must be exactly ${this.labelNames.join(", ") || "(none)"}`);
-    return { key: pairs.map((p) => p[1]).join("\u0000"), pairs };
+    let key = "";
+    for (let i = 0; i < this.labelNames.length; i++) {
+      const v = given[this.labelNames[i]!];
+      if (v === undefined) throw new Error(`metric ${this.name}: missing label ${this.labelNames[i]}`);
+      key += i === 0 ? String(v) : `\u0000${v}`;
+    }
+    let count = 0;
+    for (const _ in given) count++;
+    if (count !== this.labelNames.length) throw new Error(`metric ${this.name}: labels must be exactly ${this.labelNames.join(", ") || "(none)"}`);
+    return key;
+  }
+
+  /** The label pairs of a new series, in declaration order (only when a series is first seen). */
+  protected pairs(labels: Record<string, string | number> | undefined): [string, string][] {
+    return this.labelNames.map((n) => [n, String(labels![n])]);
   }
 
   protected static labelText(pairs: [string, string][], extra?: [string, string]): string {
@@ -79,14 +90,14 @@ export class Counter<L extends string = never> extends Metric<L> {
   private readonly values = new Map<string, { pairs: [string, string][]; value: number }>();
   inc(labels?: LabelValues<L>, by = 1): void {
     if (by < 0 || !Number.isFinite(by)) throw new Error(`counter ${this.name} can only increase`);
-    const { key, pairs } = this.key(labels as Record<string, string> | undefined);
+    const key = this.key(labels as Record<string, string> | undefined);
     const cur = this.values.get(key);
     if (cur) cur.value += by;
-    else this.values.set(key, { pairs, value: by });
+    else this.values.set(key, { pairs: this.pairs(labels as Record<string, string> | undefined), value: by });
   }
   /** Current value of one series (0 when never incremented); handy in tests. */
   get(labels?: LabelValues<L>): number {
-    return this.values.get(this.key(labels as Record<string, string> | undefined).key)?.value ?? 0;
+    return this.values.get(this.key(labels as Record<string, string> | undefined))?.value ?? 0;
   }
   lines(): string[] {
     return [...this.values.values()].map((s) => `${this.name}${Metric.labelText(s.pairs)} ${formatValue(s.value)}`);
@@ -97,19 +108,22 @@ export class Gauge<L extends string = never> extends Metric<L> {
   readonly type = "gauge" as const;
   private readonly values = new Map<string, { pairs: [string, string][]; value: number }>();
   set(labels: LabelValues<L>, value: number): void {
-    const { key, pairs } = this.key(labels as Record<string, string> | undefined);
-    const cur = this.values.get(key);
-    if (cur) cur.value = value;
-    else this.values.set(key, { pairs, value });
+    this.add(labels, value, true);
   }
   inc(labels?: LabelValues<L>, by = 1): void {
-    this.set(labels as LabelValues<L>, this.get(labels) + by);
+    this.add(labels, by, false);
   }
   dec(labels?: LabelValues<L>, by = 1): void {
-    this.set(labels as LabelValues<L>, this.get(labels) - by);
+    this.add(labels, -by, false);
+  }
+  private add(labels: LabelValues<L> | undefined, value: number, replace: boolean): void {
+    const key = this.key(labels as Record<string, string> | undefined);
+    const cur = this.values.get(key);
+    if (cur) cur.value = replace ? value : cur.value + value;
+    else this.values.set(key, { pairs: this.pairs(labels as Record<string, string> | undefined), value });
   }
   get(labels?: LabelValues<L>): number {
-    return this.values.get(this.key(labels as Record<string, string> | undefined).key)?.value ?? 0;
+    return this.values.get(this.key(labels as Record<string, string> | undefined))?.value ?? 0;
   }
   lines(): string[] {
     return [...this.values.values()].map((s) => `${this.name}${Metric.labelText(s.pairs)} ${formatValue(s.value)}`);
@@ -124,21 +138,24 @@ export class Histogram<L extends string = never> extends Metric<L> {
     for (let i = 1; i < buckets.length; i++) if (!(buckets[i]! > buckets[i - 1]!)) throw new Error(`histogram ${name}: buckets must increase`);
   }
   observe(labels: LabelValues<L>, value: number): void {
-    const { key, pairs } = this.key(labels as Record<string, string> | undefined);
+    const key = this.key(labels as Record<string, string> | undefined);
     let s = this.values.get(key);
     if (!s) {
-      s = { pairs, counts: this.buckets.map(() => 0), sum: 0, count: 0 };
+      s = { pairs: this.pairs(labels as Record<string, string> | undefined), counts: this.buckets.map(() => 0), sum: 0, count: 0 };
       this.values.set(key, s);
     }
     // Non-cumulative per bucket here; cumulated when rendered.
-    const i = this.buckets.findIndex((b) => value <= b);
-    if (i >= 0) s.counts[i]!++;
+    for (let i = 0; i < this.buckets.length; i++)
+      if (value <= this.buckets[i]!) {
+        s.counts[i]!++;
+        break;
+      }
     s.sum += value;
     s.count++;
   }
   /** Number of observations of one series; handy in tests. */
   count(labels?: LabelValues<L>): number {
-    return this.values.get(this.key(labels as Record<string, string> | undefined).key)?.count ?? 0;
+    return this.values.get(this.key(labels as Record<string, string> | undefined))?.count ?? 0;
   }
   lines(): string[] {
     const out: string[] = [];

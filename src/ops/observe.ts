@@ -17,18 +17,21 @@ import { metricsFor } from "./metrics";
 // `peer` is looked up lazily: asking Bun for the socket address costs more than the rest of the
 // bookkeeping, and only the request log line and /metrics' loopback check need it.
 type RequestState = { id: string; route?: string; peer?: () => string | null };
-const states = new WeakMap<Request, RequestState>();
+// Kept on the Request itself under a module-private symbol: cheaper than a WeakMap lookup, and
+// this runs several times per request.
+const STATE = Symbol("gatehouse.requestState");
+type WithState = Request & { [STATE]?: RequestState };
 
 // A caller-supplied id (from a reverse proxy) is kept when it is short and plain, so one id
 // follows a request across hops; anything else is replaced (log-injection guard).
 const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 function stateOf(request: Request): RequestState {
-  let s = states.get(request);
+  let s = (request as WithState)[STATE];
   if (!s) {
     const given = request.headers.get("x-request-id");
     s = { id: given && ACCEPTABLE_ID.test(given) ? given : Bun.randomUUIDv7() };
-    states.set(request, s);
+    (request as WithState)[STATE] = s;
   }
   return s;
 }
@@ -45,7 +48,7 @@ export function noteRoute(request: Request, route: string | undefined): void {
 
 /** Address of the TCP peer, when the request came through our listener (null via app.handle). */
 export function peerAddressOf(request: Request): string | null {
-  return states.get(request)?.peer?.() ?? null;
+  return (request as WithState)[STATE]?.peer?.() ?? null;
 }
 
 /** True for 127.0.0.0/8 and ::1, also in IPv4-mapped IPv6 form. */

@@ -54,7 +54,8 @@ export const MAX_BODY_BYTES = 800_000;
  * `baseUrl` is GATEHOUSE_BASE_URL (already without a trailing slash).
  */
 export function resourceLocation(baseUrl: string, endpoint: "Users" | "Groups" | string, id: string | number): string {
-  return `${baseUrl}/scim/v2/${endpoint}/${encodeURIComponent(String(id))}`;
+  // ids are mostly integers (users), which need no escaping: skip the native call then
+  return `${baseUrl}/scim/v2/${endpoint}/${typeof id === "number" ? id : encodeURIComponent(id)}`;
 }
 
 /**

@@ -45,16 +45,39 @@ export function parseAttributeList(raw: string, param: string): AttrPath[] {
 }
 
 /**
- * The query string as a plain object, parsed natively (URLSearchParams: `+` is a space, as the
- * form encoding IdPs use says). Cheaper than Elysia's `query` on the hot lookup path.
+ * The query string as a plain object, decoded as `application/x-www-form-urlencoded` (`+` is a
+ * space, as the form encoding IdPs use says); the last of repeated keys wins. Same result as
+ * iterating `URLSearchParams` (test/scim/query.test.ts compares them on random input) at a
+ * fraction of the cost on the hot lookup path: most pairs need one native
+ * `decodeURIComponent`, and only a malformed escape falls back to URLSearchParams' lenient
+ * decoding.
  */
 export function queryOf(request: Request): Record<string, string> {
   const url = request.url;
   const at = url.indexOf("?");
-  if (at < 0) return {};
   const out: Record<string, string> = {};
-  for (const [k, v] of new URLSearchParams(url.slice(at + 1))) out[k] = v;
+  if (at < 0) return out;
+  const hash = url.indexOf("#", at);
+  const query = url.slice(at + 1, hash < 0 ? undefined : hash);
+  for (const pair of query.split("&")) {
+    if (pair === "") continue;
+    const eq = pair.indexOf("=");
+    const key = formDecode(eq < 0 ? pair : pair.slice(0, eq));
+    out[key] = eq < 0 ? "" : formDecode(pair.slice(eq + 1));
+  }
   return out;
+}
+
+function formDecode(part: string): string {
+  const spaced = part.includes("+") ? part.replaceAll("+", " ") : part;
+  if (!spaced.includes("%")) return spaced;
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    // malformed escape or invalid UTF-8: decode it the lenient WHATWG way (a value may hold
+    // literal "=", which must not split it here)
+    return new URLSearchParams(`v=${part.replaceAll("=", "%3D")}`).get("v") ?? spaced;
+  }
 }
 
 /** Reads the list query parameters (names case-insensitive). Bad values → 400 invalidValue. */
