@@ -35,7 +35,7 @@ sqlite.exec("PRAGMA synchronous = OFF"); // setup only
 let loaded = 0;
 function loadUsers(upTo: number) {
   const insUser = sqlite.query(
-    "INSERT INTO users (user_name, user_name_key, external_id, given_name, family_name, display_name, user_type, active, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?) RETURNING id",
+    "INSERT INTO users (user_name, user_name_key, external_id, given_name, family_name, display_name, emails, user_type, active, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?) RETURNING id",
   );
   const insEmail = sqlite.query("INSERT INTO user_emails (user_id, position, value, value_key, type, is_primary) VALUES (?, 0, ?, ?, 'work', 1)");
   const t0 = performance.now();
@@ -43,7 +43,9 @@ function loadUsers(upTo: number) {
     const now = new Date().toISOString();
     for (let i = from; i <= to; i++) {
       const name = `user${i}@bench.example`;
-      const { id } = insUser.get(name, name, `ext-${i}`, `Given${i}`, `Family${i % 9973}`, `Given${i} Family${i % 9973}`, i % 10 === 0 ? "read-only" : "regular", now, now) as { id: number };
+      // users.emails is the rendered copy of user_emails (see src/scim/users/tables.ts)
+      const emails = JSON.stringify([{ value: name, type: "work", primary: true }]);
+      const { id } = insUser.get(name, name, `ext-${i}`, `Given${i}`, `Family${i % 9973}`, `Given${i} Family${i % 9973}`, emails, i % 10 === 0 ? "read-only" : "regular", now, now) as { id: number };
       insEmail.run(id, name, name);
     }
   });

@@ -40,12 +40,18 @@ export function onUserDeactivated(fn: UserDeactivatedHook): () => void {
 
 type UserDbRow = {
   id: number; user_name: string; external_id: string | null; given_name: string | null; family_name: string | null;
-  formatted_name: string | null; display_name_given: string | null; display_name: string; title: string | null;
+  formatted_name: string | null; display_name_given: string | null; display_name: string; title: string | null; emails: string;
   user_type: UserState["userType"]; active: number; created_at: string; updated_at: string;
 };
-type EmailDbRow = { user_id: number; position: number; value: string; type: string | null; is_primary: number };
+/** One entry of `users.emails`: a SCIM `emails` item as responses carry it. */
+type RenderedEmail = { value: string; type?: string; primary: boolean };
 
-const USER_COLUMNS = "u.id, u.user_name, u.external_id, u.given_name, u.family_name, u.formatted_name, u.display_name_given, u.display_name, u.title, u.user_type, u.active, u.created_at, u.updated_at";
+const USER_COLUMNS = "u.id, u.user_name, u.external_id, u.given_name, u.family_name, u.formatted_name, u.display_name_given, u.display_name, u.title, u.emails, u.user_type, u.active, u.created_at, u.updated_at";
+
+/** `users.emails` for a state's e-mails: the SCIM rendering, `type` omitted when unset. */
+export function renderEmails(emails: UserState["emails"]): string {
+  return JSON.stringify(emails.map((e): RenderedEmail => (e.type !== null ? { value: e.value, type: e.type, primary: e.primary } : { value: e.value, primary: e.primary })));
+}
 
 export type UserResource = Record<string, unknown> & { id: string };
 
@@ -78,40 +84,17 @@ function statementCache(sqlite: AppContext["sqlite"], max: number) {
 
 export function createUsersService(ctx: AppContext) {
   const { sqlite, db, config } = ctx;
+  // One row is a whole user: their e-mails are rendered into `users.emails` on write (see
+  // tables.ts), so every read is one statement. (Outside a transaction each statement is its
+  // own WAL read transaction — two fcntl locks and an fstat — and a second statement for the
+  // e-mails measured as costly as the lookup itself.)
   const byId = sqlite.query<UserDbRow, [number]>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ?`);
-  // No ORDER BY: SQLite sorts even when the (user_id, position) index already yields that order,
-  // which made this the slowest statement of a lookup; the few rows are ordered in JavaScript.
-  const emailsOfStmt = sqlite.query<EmailDbRow, [number]>("SELECT user_id, position, value, type, is_primary FROM user_emails WHERE user_id = ?");
-  const emailsOfManyStmt = sqlite.query<EmailDbRow, [string]>(
-    "SELECT user_id, position, value, type, is_primary FROM user_emails WHERE user_id IN (SELECT value FROM json_each(?))",
-  );
-  const byPosition = (a: EmailDbRow, b: EmailDbRow) => a.user_id - b.user_id || a.position - b.position;
-  const emailsOf = { all: (id: number) => emailsOfStmt.all(id).sort(byPosition) };
-  const emailsInRange = sqlite.query<EmailDbRow, [number, number]>(
-    "SELECT user_id, position, value, type, is_primary FROM user_emails WHERE user_id BETWEEN ? AND ?",
-  );
-  /** E-mails of a page of users: one range scan when the ids are dense (a page in id order), else an IN list. */
-  const emailsOfMany = (ids: number[]): EmailDbRow[] => {
-    let lo = Infinity;
-    let hi = -Infinity;
-    for (const id of ids) {
-      if (id < lo) lo = id;
-      if (id > hi) hi = id;
-    }
-    if (hi - lo < ids.length * 4) {
-      const wanted = new Set(ids);
-      return emailsInRange.all(lo, hi).filter((e) => wanted.has(e.user_id)).sort(byPosition);
-    }
-    return emailsOfManyStmt.all(JSON.stringify(ids)).sort(byPosition);
-  };
-  const statements = statementCache(sqlite, 256);
-  // Hot single-user reads are two small statements (the user, then their e-mails through a
-  // covering index): measured faster than one users LEFT JOIN user_emails.
   const byUserNameKey = sqlite.query<UserDbRow, [string]>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.user_name_key = ?`);
+  const statements = statementCache(sqlite, 256);
   const idByUserNameKey = sqlite.query<{ id: number }, [string]>("SELECT id FROM users WHERE user_name_key = ?");
   const activeRegularOthers = sqlite.query<{ n: number }, [number]>("SELECT count(*) AS n FROM users WHERE active = 1 AND user_type = 'regular' AND id <> ?");
 
-  const render = (r: UserDbRow, emails: EmailDbRow[]): UserResource => {
+  const render = (r: UserDbRow): UserResource => {
     const name: Record<string, string> = {};
     if (r.given_name !== null) name.givenName = r.given_name;
     if (r.family_name !== null) name.familyName = r.family_name;
@@ -124,7 +107,7 @@ export function createUsersService(ctx: AppContext) {
     out.active = r.active === 1;
     out.userType = r.user_type;
     if (r.title !== null) out.title = r.title;
-    if (emails.length) out.emails = emails.map((e) => ({ value: e.value, ...(e.type !== null ? { type: e.type } : {}), primary: e.is_primary === 1 }));
+    if (r.emails !== "[]") out.emails = JSON.parse(r.emails);
     out.meta = { resourceType: "User", created: r.created_at, lastModified: r.updated_at, location: resourceLocation(config.baseUrl, "Users", r.id) };
     return out;
   };
@@ -137,7 +120,7 @@ export function createUsersService(ctx: AppContext) {
     return {
       userName: r.user_name, externalId: r.external_id, givenName: r.given_name, familyName: r.family_name,
       formattedName: r.formatted_name, displayNameGiven: r.display_name_given, title: r.title, userType: r.user_type,
-      active: r.active === 1, emails: emailsOf.all(id).map((e) => ({ value: e.value, type: e.type, primary: e.is_primary === 1 })),
+      active: r.active === 1, emails: (JSON.parse(r.emails) as RenderedEmail[]).map((e) => ({ value: e.value, type: e.type ?? null, primary: e.primary })),
     };
   };
 
@@ -167,6 +150,7 @@ export function createUsersService(ctx: AppContext) {
     title: s.title,
     userType: s.userType,
     active: s.active,
+    emails: renderEmails(s.emails),
   });
 
   const writeEmails = (tx: Tx, userId: number, emails: UserState["emails"], fresh = false) => {
@@ -188,7 +172,7 @@ export function createUsersService(ctx: AppContext) {
 
   const getResource = (id: number): UserResource | null => {
     const r = byId.get(id);
-    return r ? render(r, emailsOf.all(id)) : null;
+    return r ? render(r) : null;
   };
 
   const mustGet = (idText: string): UserResource => {
@@ -222,7 +206,7 @@ export function createUsersService(ctx: AppContext) {
         !filter.attr.sub && filter.attr.name.toLowerCase() === "username" && (!filter.attr.uri || filter.attr.uri.toLowerCase() === SCHEMA_USER.toLowerCase())) {
         const found = byUserNameKey.get(filter.value.toLowerCase());
         const total = found ? 1 : 0;
-        const page = found && params.count > 0 && params.startIndex === 1 ? [projectResource(render(found, emailsOf.all(found.id)), params, SCHEMA_USER)] : [];
+        const page = found && params.count > 0 && params.startIndex === 1 ? [projectResource(render(found), params, SCHEMA_USER)] : [];
         return listResponse<Record<string, unknown>>(page, total, params.startIndex);
       }
       const { countQuery, pageQuery } = userListQueries(params, filter);
@@ -239,11 +223,7 @@ export function createUsersService(ctx: AppContext) {
         total = countAll();
         if (params.count > 0 && params.startIndex <= total) rows = pageRows();
       }
-      if (rows.length === 0) return listResponse<Record<string, unknown>>([], total, params.startIndex);
-      const byUser = new Map<number, EmailDbRow[]>();
-      const emailRows = rows.length === 1 ? emailsOf.all(rows[0]!.id) : emailsOfMany(rows.map((r) => r.id));
-      for (const e of emailRows) (byUser.get(e.user_id) ?? byUser.set(e.user_id, []).get(e.user_id)!).push(e);
-      const resources = rows.map((r) => projectResource(render(r, byUser.get(r.id) ?? []), params, SCHEMA_USER));
+      const resources = rows.map((r) => projectResource(render(r), params, SCHEMA_USER));
       return listResponse(resources, total, params.startIndex);
     },
 

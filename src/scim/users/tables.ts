@@ -24,6 +24,12 @@ export const users = sqliteTable(
     /** The name shown in the product, derived by the spec 2.1 rule (see service.ts `resolveDisplayName`). */
     displayName: text("display_name").notNull(),
     title: text("title"),
+    /**
+     * The user's `emails` exactly as a SCIM response renders them (JSON), written in the same
+     * transaction as `user_emails`. Reads render from this column (one row, no second
+     * statement on the hot lookup); filters and sorts on emails use `user_emails`' indexes.
+     */
+    emails: text("emails").notNull().default("[]"),
     userType: text("user_type", { enum: ["regular", "read-only", "billing"] }).notNull().default("regular"),
     active: integer("active", { mode: "boolean" }).notNull().default(true),
     /** Workspace role; every provisioned user starts with the default role. */
