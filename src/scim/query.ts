@@ -83,7 +83,10 @@ function formDecode(part: string): string {
 /** Reads the list query parameters (names case-insensitive). Bad values → 400 invalidValue. */
 export function parseListParams(query: Record<string, string | string[] | undefined>): ListParams {
   const q: Record<string, string> = {};
-  for (const [k, v] of Object.entries(query)) if (v !== undefined) q[k.toLowerCase()] = Array.isArray(v) ? v[v.length - 1]! : v;
+  for (const k in query) {
+    const v = query[k];
+    if (v !== undefined) q[k.toLowerCase()] = Array.isArray(v) ? v[v.length - 1]! : v;
+  }
   const startIndex = q.startindex !== undefined && q.startindex.trim() !== "" ? Math.max(1, integerParam("startIndex", q.startindex)) : 1;
   const count = q.count !== undefined && q.count.trim() !== "" ? Math.min(MAX_COUNT, Math.max(0, integerParam("count", q.count))) : DEFAULT_COUNT;
   let sortOrder: ListParams["sortOrder"] = "ascending";

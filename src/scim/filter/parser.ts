@@ -199,17 +199,26 @@ class Parser {
   string(): string {
     const start = this.pos;
     this.pos++;
+    // A literal without escapes or control characters is its own text; only the others need
+    // JSON.parse (which also rejects what JSON forbids). The plain case is every IdP lookup.
+    let plain = true;
     while (this.pos < this.s.length) {
-      const c = this.s[this.pos]!;
-      if (c === "\\") this.pos += 2;
-      else if (c === '"') {
+      const c = this.s.charCodeAt(this.pos);
+      if (c === 92 /* \ */) {
+        plain = false;
+        this.pos += 2;
+      } else if (c === 34 /* " */) {
         this.pos++;
+        if (plain) return this.s.slice(start + 1, this.pos - 1);
         try {
           return JSON.parse(this.s.slice(start, this.pos)) as string;
         } catch {
-          fail(`Malformed string ${this.s.slice(start, this.pos)} (position ${start + 1})`);
+          return fail(`Malformed string ${this.s.slice(start, this.pos)} (position ${start + 1})`);
         }
-      } else this.pos++;
+      } else {
+        if (c < 0x20) plain = false;
+        this.pos++;
+      }
     }
     return fail(`Unterminated string starting at position ${start + 1}`);
   }

@@ -54,6 +54,16 @@ describe("parseFilter", () => {
     expect(parseFilter('x eq "a \\"quoted\\" \\u00e9"')).toMatchObject({ value: 'a "quoted" é' });
   });
 
+  test("string literals: plain ones as written, escaped ones decoded, what JSON forbids refused", () => {
+    expect(parseFilter('x eq ""')).toMatchObject({ value: "" });
+    expect(parseFilter('x eq "ß@x.example é ☃"')).toMatchObject({ value: "ß@x.example é ☃" });
+    expect(parseFilter('x eq "a\\\\b"')).toMatchObject({ value: "a\\b" });
+    expect(parseFilter('x eq "\\u0041\\n"')).toMatchObject({ value: "A\n" });
+    for (const bad of ['x eq "a\tb"', 'x eq "a\u0000"', 'x eq "\\x41"', 'x eq "\\u00zz"'])
+      expect(() => parseFilter(bad)).toThrow(/Malformed string/);
+    expect(() => parseFilter('x eq "open')).toThrow(/Unterminated/);
+  });
+
   test("Entra's unquoted values and extra whitespace", () => {
     expect(parseFilter("externalId eq jyoung")).toEqual(cmp("externalId", "eq", "jyoung") as never);
     expect(parseFilter("userName eq jyoung@contoso.com")).toEqual(cmp("userName", "eq", "jyoung@contoso.com") as never);
