@@ -1,10 +1,10 @@
 /**
- * SCIM Users benchmark: Gatehouse (`bun src/main.ts serve`, its own process) against a bare
+ * SCIM Users benchmark: Gatehouse (the compiled executable, its own process) against a bare
  * Bun.serve + one prepared bun:sqlite statement (scripts/bench-scim-baseline.ts, its own process)
  * on the SAME database file, measured in the same run by the same load generator (this process:
  * 32 concurrent keep-alive fetch loops).
  *
- *   bun scripts/bench-scim.ts            # ~3–4 minutes; BENCH_SECONDS=N per measurement (default 4)
+ *   bun scripts/bench-scim.ts            # ~4–5 minutes; BENCH_SECONDS=N per measurement (default 6)
  *
  * Prints markdown tables: requests/s, p50 and p99 for the eq lookup, GET by id, POST, a 1000-item
  * page at 100 000 users, and the eq-lookup curve at 10 000 → 100 000 → 1 000 000 users.
@@ -18,9 +18,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../src/db/connection";
 import { createScimToken } from "../src/scim/tokens/service";
+import { buildExecutable } from "./build";
 
 const ROOT = join(import.meta.dir, "..");
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
+// Warm-up of both servers before the first measurement, in seconds each: JSC keeps compiling
+// Gatehouse's (much larger) hot path for ~100 000 requests, and the issue asks for sustained
+// throughput, not the first seconds after start. The bare baseline gets the same warm-up.
+const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 8);
 const CONCURRENCY = 32;
 const dir = mkdtempSync(join(tmpdir(), "gatehouse-bench-"));
 const dbFile = join(dir, "gatehouse.db");
@@ -81,7 +86,12 @@ const bun = process.execPath;
 const port = await freePort();
 // BENCH_PROFILE=DIR writes a markdown CPU profile of the Gatehouse process into DIR on exit.
 const profile = process.env.BENCH_PROFILE ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-const gatehouse = Bun.spawn([bun, ...profile, join(ROOT, "src/main.ts"), "serve"], {
+// The executable users run (`npm run build` output, built here into the temp dir); BENCH_SOURCE=1
+// runs src/main.ts instead (needed for BENCH_PROFILE, which is a flag of the bun CLI).
+const gatehouseCommand = process.env.BENCH_SOURCE || profile.length
+  ? [bun, ...profile, join(ROOT, "src/main.ts"), "serve"]
+  : [await buildExecutable(join(dir, "gatehouse")), "serve"];
+const gatehouse = Bun.spawn(gatehouseCommand, {
   env: {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     GATEHOUSE_HOST: "127.0.0.1",
@@ -224,7 +234,7 @@ try {
     const [s, b] = await compare(eq.scim, eq.base, eq.status);
     curve.push(`| ${size.toLocaleString("en-US")} | ${fmt(s)} | ${fmt(b)} | ${Math.round((100 * s.rps) / b.rps)}% |`);
   };
-  await compare(eq.scim, eq.base, 200, 1); // JIT warm-up of both servers
+  await compare(eq.scim, eq.base, 200, WARM_UP_SECONDS); // JIT warm-up of both servers
   await curvePoint(10_000);
 
   loadUsers(100_000);
@@ -250,7 +260,7 @@ try {
   lines.push("", "### `userName eq` lookup as the table grows", "",
     "| Users | Gatehouse req/s | p50 ms | p99 ms | Baseline req/s | p50 ms | p99 ms | Gatehouse/baseline |",
     "|---:|---:|---:|---:|---:|---:|---:|---:|", ...curve);
-  lines.push("", `Machine: ${navigator.hardwareConcurrency} CPUs (shared), Bun ${Bun.version}, ${SECONDS} × 1 s slices per measurement, Gatehouse and baseline alternating, after 0.3 s warm-up each; load generator, Gatehouse and baseline are three processes on the same host.`);
+  lines.push("", `Machine: ${navigator.hardwareConcurrency} CPUs (shared), Bun ${Bun.version}, ${SECONDS} × 1 s slices per measurement, Gatehouse and baseline alternating, after 0.3 s warm-up each (and ${WARM_UP_SECONDS} s of lookups each before the first measurement); load generator, Gatehouse and baseline are three processes on the same host.`);
   console.log(lines.join("\n"));
 } finally {
   await cleanup();
