@@ -37,6 +37,8 @@ closeDatabase(setup);
 const sqlite = new Database(dbFile, { strict: true });
 sqlite.exec("PRAGMA journal_mode = WAL");
 sqlite.exec("PRAGMA synchronous = OFF"); // setup only
+// The server's own writers (the webhook loop's ticks) take the write lock now and then: wait.
+sqlite.exec("PRAGMA busy_timeout = 30000");
 let loaded = 0;
 function loadUsers(upTo: number) {
   const insUser = sqlite.query(
