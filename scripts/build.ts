@@ -17,9 +17,7 @@ export async function buildExecutable(outfile = join(root, "dist/gatehouse")): P
   mkdirSync(dirname(target), { recursive: true });
   const temporary = `${target}.tmp-${process.pid}-${Date.now()}`;
   const result = await Bun.build({
-    // The webhook delivery ledger runs in a Worker: its entry is bundled beside the main one
-    // (src/webhooks/ledger-thread.ts finds it at ./webhooks/ledger-worker.ts inside the executable).
-    entrypoints: [join(root, "src/main.ts"), join(root, "src/webhooks/ledger-worker.ts")],
+    entrypoints: [join(root, "src/main.ts")],
     compile: {
       outfile: temporary,
       autoloadDotenv: false,

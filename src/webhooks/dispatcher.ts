@@ -1,49 +1,51 @@
+import type { Statement } from "bun:sqlite";
 import type { AppContext } from "../context";
 import { DEFAULT_BUCKETS, metricsFor } from "../ops/metrics";
-import { decodeClaims, encodeFinished, type ClaimReport, type FinishedAttempt, type LeasedDelivery, type SubscriptionTarget } from "./ledger";
-import { LedgerThread, type LedgerReply } from "./ledger-thread";
-import type { AttemptResult } from "./retry";
+import { decide, shouldDisable, type AttemptResult } from "./retry";
 import { envelopeBody, signatureHeader } from "./signer";
 import { hasIpLiteralHost, resolveTarget, type ResolvedTarget } from "./ssrf";
+import type { DeliveryStatus } from "./tables";
 import { onEventsCommitted } from "./wake";
 
 /**
- * The in-process delivery loop. Two threads share the work:
- * - this one (the main thread, which also serves the API) sends the HTTP requests, outside any
- *   transaction, within the global and per-subscription caps;
- * - the ledger worker (`ledger.ts`, `ledger-worker.ts`) runs the "ticks": short `BEGIN IMMEDIATE`
- *   transactions on a connection of its own that (1) record the outcomes of attempts that finished
- *   since the last tick and (2) claim due deliveries up to the free concurrency, subscription by
- *   subscription, so a slow endpoint only ever holds its own per-subscription slots.
- * With `synchronous=FULL` every commit waits for an fsync; in the worker that wait no longer stops
- * the HTTP client, and the attempts that finish meanwhile join the next commit (group commit).
+ * The in-process delivery loop: a small state machine over `webhook_deliveries`
+ * (pending → delivered | failed), driven by short `BEGIN IMMEDIATE` transactions and HTTP calls
+ * made outside any transaction.
  *
- * A claim is a lease: `locked_until` moves to now + 2 × timeout + margin, and a leased row is not
- * due before it passes, so after a kill -9 the delivery simply becomes due again then
- * (at-least-once, same webhook-id). One tick runs at a time; ticks run on publish (woken after
- * commit), when an attempt finishes, and on a poll timer. Claims wait in per-subscription `ready`
- * queues (up to twice the caps) so a finished attempt starts the next one at once; sent-but-
- * unrecorded attempts (in flight, finished, or in the tick being committed) never exceed
- * 2 × concurrency, which bounds the duplicates a crash can cause.
+ * One "tick" is one write transaction that (1) records the outcomes of attempts that finished
+ * since the last tick and (2) claims due deliveries up to the free concurrency, subscription by
+ * subscription, so a slow endpoint only ever holds its own per-subscription slots. A claim is a
+ * lease: `locked_until` moves to now + 2 × timeout + margin, and a leased row is not due before it
+ * passes, so after a kill -9 the delivery simply becomes due again then (at-least-once, same webhook-id).
+ * Ticks run on publish (woken after commit), when an attempt finishes, and on a poll timer.
+ * Batching outcomes into the next tick is group commit: under load one fsync covers many attempts.
+ * Claims wait in per-subscription `ready` queues (up to twice the caps) so a finished attempt starts
+ * the next one at once; sent-but-unrecorded attempts never exceed 2 × concurrency, which bounds
+ * the duplicates a crash can cause.
  */
 
 const RESPONSE_BODY_LIMIT = 16 * 1024;
 /** Margin on top of the HTTP timeout for DNS, reading the capped body and recording the outcome. */
 const LEASE_MARGIN_MS = 5_000;
-/** How long a stop waits for the ledger to record the last outcomes before it closes it anyway. */
-const LEDGER_CLOSE_WAIT_MS = 10_000;
 /** Retention purge cadence; rows go in batches so no transaction is long. */
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 const PURGE_BATCH = 1000;
+/** Smallest per-subscription claim in a tick's fair-share pass (see `claim`). */
+const MIN_CLAIM = 8;
 
 export function deliveryBacklog(ctx: Pick<AppContext, "sqlite">): number {
   return (ctx.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'").get() as { n: number }).n;
 }
 
+type Subscription = { id: number; url: string; secrets: string[] };
+type Claim = { id: number; attempts: number; uid: string; name: string; payload: string; createdAt: number; sub: Subscription };
 type Outcome =
-  | { kind: "attempted"; attempt: FinishedAttempt }
+  | { kind: "attempted"; claim: Claim; startedAt: number; durationMs: number; url: string; headers: Record<string, string>; result: AttemptResult; responseBody: string | null }
   /** Aborted by shutdown: give the lease back without counting an attempt. */
-  | { kind: "released"; claim: LeasedDelivery };
+  | { kind: "released"; claim: Claim };
+
+type SubRow = { id: number; url: string; secret: string; previous_secret: string | null; previous_secret_expires_at: number | null };
+type DueRow = { id: number; attempts: number; uid: string; name: string; payload: string; created_at: number };
 
 export function startDeliveryLoop(ctx: AppContext): { stop(): Promise<void> } {
   const loop = new DeliveryLoop(ctx);
@@ -53,53 +55,42 @@ export function startDeliveryLoop(ctx: AppContext): { stop(): Promise<void> } {
 
 class DeliveryLoop {
   private readonly cfg;
+  private readonly leaseMs: number;
   private readonly userAgent: string;
-  private readonly ledger: LedgerThread;
   private stopping = false;
-  private stopped: Promise<void> | null = null;
-  private postScheduled = false;
+  private tickQueued = false;
   private pollTimer: ReturnType<typeof setInterval> | null = null;
   private purgeTimer: ReturnType<typeof setInterval> | null = null;
   private unsubscribe: (() => void) | null = null;
   private inflight = 0;
   private readonly inflightBySub = new Map<number, number>();
   private readonly running = new Map<number, { promise: Promise<void>; abort: AbortController }>();
-  /** Attempts that finished and wait for the next post. */
-  private finished: FinishedAttempt[] = [];
-  /** Leases to give back in the next post (shutdown, or a subscription disabled meanwhile). */
-  private released: number[] = [];
-  /** Posts the ledger has not answered yet, by sequence number (kept to hand over again if the worker dies). */
-  private readonly posted = new Map<number, { finished: FinishedAttempt[]; released: number[] }>();
-  /** Called when the ledger has answered every post (shutdown waits for it). */
-  private onAllAnswered: (() => void) | null = null;
-  /** Number of the last ledger reply applied (its claims are in `ready`). */
-  private appliedReply = 0;
-  /** Leased claims not yet started, per subscription (see `DeliveryLedger.claim`). */
-  private readonly ready = new Map<number, LeasedDelivery[]>();
-  private readyTotal = 0;
-  /** Enabled subscriptions as of the last reply: every queued claim's subscription is here. */
-  private subscriptions = new Map<number, SubscriptionTarget>();
+  private outcomes: Outcome[] = [];
+  private rotate = 0;
+  /** Leased claims not yet started, per subscription (see `claim`). */
+  private readonly ready = new Map<number, Claim[]>();
   private readonly literalTargets = new Map<string, ResolvedTarget>();
+  private readyTotal = 0;
   private purging = false;
   private readonly metrics;
 
+  private readonly q: {
+    subs: Statement<SubRow>;
+    due: Statement<DueRow>;
+    lease: Statement;
+    attempt: Statement;
+    finish: Statement;
+    release: Statement;
+    subSuccess: Statement;
+    subFailing: Statement;
+    subDisable: Statement;
+  };
+
   constructor(private readonly ctx: AppContext) {
     this.cfg = ctx.config;
+    // A claim may wait in `ready` behind one attempt of its subscription, then run its own: 2 × timeout.
+    this.leaseMs = 2 * ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS;
     this.userAgent = `Gatehouse-Webhooks/${ctx.version}`;
-    this.ledger = new LedgerThread(
-      ctx.sqlite.filename,
-      {
-        retrySchedule: ctx.config.webhookRetrySchedule,
-        // A claim may wait in `ready` behind one attempt of its subscription, then run its own: 2 × timeout.
-        leaseMs: 2 * ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS,
-        perSubscriptionConcurrency: ctx.config.webhookPerSubscriptionConcurrency,
-      },
-      {
-        reply: (r) => this.applyReply(r),
-        tickFailed: (error) => this.ctx.log.error("webhook delivery tick failed", { error }),
-        died: (error, committed) => this.ledgerDied(error, committed),
-      },
-    );
     const registry = metricsFor(ctx);
     this.metrics = {
       attempts: registry.counter("gatehouse_webhook_attempts_total", "Webhook delivery attempts by outcome (delivered, retry, failed = dead-lettered, gone = 410).", ["outcome"]),
@@ -116,6 +107,33 @@ class DeliveryLoop {
         /* database closed: keep the last value */
       }
     });
+    const db = ctx.sqlite;
+    this.q = {
+      subs: db.query("SELECT id, url, secret, previous_secret, previous_secret_expires_at FROM webhook_subscriptions WHERE enabled = 1 ORDER BY id"),
+      due: db.query(
+        `SELECT d.id, d.attempts, e.uid, e.name, e.payload, e.created_at
+           FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+          WHERE d.subscription_id = ?1 AND d.status = 'pending' AND d.next_attempt_at <= ?2
+            AND (d.locked_until IS NULL OR d.locked_until <= ?2)
+          ORDER BY d.next_attempt_at LIMIT ?3`,
+      ),
+      // The lease touches only the row, not the due index (next_attempt_at stays): leased rows are
+      // skipped by the due query's locked_until test — at most 2 × the cap of them per subscription.
+      lease: db.query("UPDATE webhook_deliveries SET locked_until = ?2, updated_at = ?3 WHERE id = ?1"),
+      // Run only after `finish` changed the delivery row, so the row exists (see `record`).
+      attempt: db.query(
+        `INSERT INTO webhook_attempts (delivery_id, started_at, duration_ms, url, request_headers, status_code, error, response_body)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`,
+      ),
+      finish: db.query(
+        `UPDATE webhook_deliveries SET status = ?2, attempts = attempts + 1, next_attempt_at = ?3, locked_until = NULL,
+                last_status_code = ?4, last_error = ?5, updated_at = ?6, finished_at = ?7 WHERE id = ?1`,
+      ),
+      release: db.query("UPDATE webhook_deliveries SET locked_until = NULL, updated_at = ?2 WHERE id = ?1 AND status = 'pending'"),
+      subSuccess: db.query("UPDATE webhook_subscriptions SET failing_since = NULL, last_success_at = ?2 WHERE id = ?1"),
+      subFailing: db.query("UPDATE webhook_subscriptions SET failing_since = coalesce(failing_since, ?2) WHERE id = ?1 RETURNING failing_since"),
+      subDisable: db.query("UPDATE webhook_subscriptions SET enabled = 0, disabled_reason = ?2, updated_at = ?3 WHERE id = ?1 AND enabled = 1"),
+    };
   }
 
   start(): void {
@@ -125,11 +143,8 @@ class DeliveryLoop {
     this.requestTick();
   }
 
-  stop(): Promise<void> {
-    return (this.stopped ??= this.shutDown());
-  }
-
-  private async shutDown(): Promise<void> {
+  async stop(): Promise<void> {
+    if (this.stopping) return;
     this.stopping = true;
     this.unsubscribe?.();
     if (this.pollTimer) clearInterval(this.pollTimer);
@@ -142,161 +157,207 @@ class DeliveryLoop {
     clearTimeout(graceTimer);
     for (const r of this.running.values()) r.abort.abort(new ShutdownAbort());
     await all();
-    // Record what finished and give back the leases of claims never sent (due again at once),
-    // including claims in replies still on their way; then let the worker close its connection.
-    for (const queue of this.ready.values()) for (const c of queue) this.released.push(c.id);
-    this.ready.clear();
-    this.readyTotal = 0;
-    const deadline = Date.now() + LEDGER_CLOSE_WAIT_MS;
-    while ((this.finished.length > 0 || this.released.length > 0 || this.posted.size > 0) && Date.now() < deadline) {
-      this.post();
-      await new Promise<void>((resolve) => {
-        this.onAllAnswered = resolve;
-        setTimeout(resolve, 50);
-      });
-      this.onAllAnswered = null;
-    }
-    await this.ledger.close().catch((e) => this.ctx.log.error("webhook delivery ledger close failed", { error: String((e as Error)?.message ?? e) }));
+    this.tick();
   }
 
-  /** Something to record or to claim: hand it to the ledger at the end of this turn of the event loop. */
   private requestTick(): void {
-    if (this.postScheduled || this.stopped) return;
-    this.postScheduled = true;
-    // setImmediate: every attempt that finished in this turn of the event loop joins one post.
+    if (this.tickQueued) return;
+    this.tickQueued = true;
+    // setImmediate: every attempt that finished in this turn of the event loop joins one commit.
     setImmediate(() => {
-      this.postScheduled = false;
-      if (!this.stopped) this.post();
+      this.tickQueued = false;
+      this.tick();
     });
   }
 
-  /**
-   * Hands finished attempts, leases to give back and a claim report to the ledger worker, without
-   * waiting for it: it merges whatever arrives while it commits into its next tick.
-   */
-  private post(): void {
-    const claim = this.stopping ? null : this.claimReport();
-    const { finished, released } = this;
-    // A report with no room is worth sending only with something else (it refreshes `subscriptions`).
-    if (finished.length === 0 && released.length === 0 && (!claim || claim.room <= 0)) return;
-    this.finished = [];
-    this.released = [];
-    const seq = this.ledger.post({ finished: encodeFinished(finished), released, claim });
-    this.posted.set(seq, { finished, released });
-  }
-
-  /** What the ledger needs to claim within the caps: room left under 2 × concurrency, and what each subscription holds. */
-  private claimReport(): ClaimReport {
-    const held: Record<number, number> = {};
-    for (const [subId, n] of this.inflightBySub) held[subId] = n;
-    for (const [subId, queue] of this.ready) held[subId] = (held[subId] ?? 0) + queue.length;
-    return { room: 2 * this.cfg.webhookConcurrency - this.inflight - this.readyTotal, held, appliedReply: this.appliedReply };
-  }
-
-  /** Attempts handed to the ledger and not yet committed (the worker publishes what it has committed). */
-  private uncommitted(): number {
-    const committed = this.ledger.committed();
-    let n = 0;
-    for (const [seq, p] of this.posted) if (seq > committed) n += p.finished.length;
-    return n;
-  }
-
-  /** A tick committed: metrics and logs, queue the new claims, start what the caps allow. */
-  private applyReply(r: LedgerReply): void {
-    for (const seq of r.seqs) this.posted.delete(seq);
-    this.appliedReply = r.reply;
-    for (const [outcome, n] of Object.entries(r.verdicts)) this.metrics.attempts.inc({ outcome }, n!);
-    for (const d of r.disabled) {
-      this.metrics.disabled.inc();
-      this.ctx.log.warn("webhook subscription disabled", { subscriptionId: d.subscriptionId, reason: d.reason });
-      this.dropQueued(d.subscriptionId);
+  private tick(): void {
+    const outcomes = this.outcomes;
+    if (this.stopping && outcomes.length === 0 && this.readyTotal === 0) return;
+    const now = Date.now();
+    let claims: Claim[];
+    // Attempt counts by verdict, applied to the metrics once per tick and only after the commit.
+    const verdicts = new Map<string, number>();
+    try {
+      claims = this.ctx.sqlite
+        .transaction(() => {
+          verdicts.clear(); // bun:sqlite does not retry, but a rolled-back body must not count twice
+          const succeeded = new Set<number>();
+          for (const o of outcomes) {
+            const next = this.record(o, now, succeeded);
+            if (next) verdicts.set(next, (verdicts.get(next) ?? 0) + 1);
+          }
+          for (const subId of succeeded) this.q.subSuccess.run(subId, now);
+          if (!this.stopping) return this.claim(now);
+          this.releaseReady(now);
+          return [];
+        })
+        .immediate();
+      this.outcomes = []; // the tick is synchronous: nothing was appended meanwhile
+      for (const [outcome, n] of verdicts) this.metrics.attempts.inc({ outcome }, n);
+      for (const o of outcomes) if (o.kind === "attempted") this.metrics.duration.observe(undefined, o.durationMs / 1000);
+    } catch (e) {
+      // Busy or I/O error: nothing was committed; outcomes stay queued and the poll retries.
+      this.ctx.log.error("webhook delivery tick failed", { error: String((e as Error)?.message ?? e) });
+      return;
     }
-    if (r.subscriptions) {
-      this.subscriptions = new Map(r.subscriptions.map((s) => [s.id, s]));
-      // Claims queued for a subscription that was disabled (410, 5 days failing, admin) or deleted
-      // meanwhile are not sent: their leases are given back.
-      for (const subId of this.ready.keys()) if (!this.subscriptions.has(subId)) this.dropQueued(subId);
+    if (this.stopping) {
+      this.ready.clear();
+      this.readyTotal = 0;
     }
-    const claims = decodeClaims(r.claims);
     for (const c of claims) {
-      if (!this.subscriptions.has(c.subscriptionId) || this.stopping) {
-        this.released.push(c.id);
-        continue;
-      }
-      let queue = this.ready.get(c.subscriptionId);
-      if (!queue) this.ready.set(c.subscriptionId, (queue = []));
+      let queue = this.ready.get(c.sub.id);
+      if (!queue) this.ready.set(c.sub.id, (queue = []));
       queue.push(c);
-      this.readyTotal++;
     }
+    this.readyTotal += claims.length;
     this.pump();
-    if (this.released.length > 0 || this.finished.length > 0 || claims.length > 0) this.requestTick();
-    if (this.posted.size === 0) this.onAllAnswered?.();
   }
 
-  /** The worker died (it should not): what it had not committed is handed over again to a new one. */
-  private ledgerDied(error: string, committed: number): void {
-    this.ctx.log.error("webhook delivery ledger worker died", { error });
-    const lostFinished: FinishedAttempt[] = [];
-    const lostReleased: number[] = [];
-    for (const [seq, p] of this.posted) {
-      if (seq > committed) {
-        lostFinished.push(...p.finished);
-        lostReleased.push(...p.released);
+  /**
+   * Claims due deliveries into the local `ready` queues, subscription by subscription (rotating who
+   * goes first). It leases up to twice the concurrency (and twice the per-subscription cap), so
+   * when an attempt finishes the next one starts at once from memory instead of waiting for the
+   * next commit: the HTTP pipeline stays full while outcomes are group-committed. Claims that are
+   * leased but not yet sent cannot become duplicates after a crash; they are simply due again.
+   */
+  private claim(now: number): Claim[] {
+    const cap = this.cfg.webhookPerSubscriptionConcurrency;
+    let budget = 2 * this.cfg.webhookConcurrency - this.inflight - this.readyTotal;
+    if (budget <= 0) return [];
+    const subs = this.q.subs.all().map(
+      (s): Subscription => ({
+        id: s.id,
+        url: s.url,
+        secrets: s.previous_secret && (s.previous_secret_expires_at ?? 0) > now ? [s.secret, s.previous_secret] : [s.secret],
+      }),
+    );
+    // Claims queued for a subscription that was disabled (410, 5 days failing, admin) or deleted
+    // meanwhile are not sent: their leases are given back.
+    const enabled = new Set(subs.map((s) => s.id));
+    for (const [subId, queue] of this.ready) {
+      if (enabled.has(subId)) continue;
+      for (const c of queue) this.q.release.run(c.id, now);
+      this.readyTotal -= queue.length;
+      this.ready.delete(subId);
+    }
+    if (subs.length === 0) return [];
+    const start = this.rotate++ % subs.length;
+    const leaseUntil = now + this.leaseMs;
+    const claims: Claim[] = [];
+    const claimedBySub = new Map<number, number>();
+    const exhausted = new Set<number>();
+    // Fair share first (so with many subscriptions and few slots everyone gets some), then fill.
+    // A share is at least MIN_CLAIM rows: each due query has a fixed cost (tens of µs) whatever it
+    // returns, so a tick claims a few good chunks instead of a sliver for everyone; the rotating
+    // start gives the others their turn on the next ticks.
+    const share = Math.max(MIN_CLAIM, Math.ceil(budget / subs.length));
+    for (const pass of [share, Infinity]) {
+      for (let i = 0; i < subs.length && budget > 0; i++) {
+        const sub = subs[(start + i) % subs.length]!;
+        if (exhausted.has(sub.id)) continue;
+        const held = (this.inflightBySub.get(sub.id) ?? 0) + (this.ready.get(sub.id)?.length ?? 0) + (claimedBySub.get(sub.id) ?? 0);
+        const room = Math.min(budget, 2 * cap - held, pass);
+        if (room <= 0) continue;
+        const rows = this.q.due.all(sub.id, now, room);
+        if (rows.length < room) exhausted.add(sub.id);
+        for (const row of rows) {
+          this.q.lease.run(row.id, leaseUntil, now);
+          claims.push({ id: row.id, attempts: row.attempts, uid: row.uid, name: row.name, payload: row.payload, createdAt: row.created_at, sub });
+        }
+        claimedBySub.set(sub.id, (claimedBySub.get(sub.id) ?? 0) + rows.length);
+        budget -= rows.length;
       }
     }
-    this.posted.clear();
-    this.finished = lostFinished.concat(this.finished);
-    this.released = lostReleased.concat(this.released);
-    // Replies of the dead worker are gone: its claims are leased but unknown here (due when the lease passes).
-    this.appliedReply = 0;
-    this.requestTick();
-  }
-
-  private dropQueued(subId: number): void {
-    const queue = this.ready.get(subId);
-    if (!queue) return;
-    for (const c of queue) this.released.push(c.id);
-    this.readyTotal -= queue.length;
-    this.ready.delete(subId);
+    return claims;
   }
 
   /** Starts ready attempts, round-robin over subscriptions, within the global and per-subscription caps. */
   private pump(): void {
     if (this.stopping) return;
     const cap = this.cfg.webhookPerSubscriptionConcurrency;
-    // Sent-but-unrecorded attempts (open + finished + handed to the ledger, not yet committed) never
-    // exceed 2 × concurrency: that is the most a crash can duplicate, even if ticks keep failing.
-    const unrecordedLimit = 2 * this.cfg.webhookConcurrency;
-    const room = () => this.inflight < this.cfg.webhookConcurrency && this.inflight + this.finished.length + this.uncommitted() < unrecordedLimit;
     let progressed = true;
-    while (progressed && this.readyTotal > 0 && room()) {
+    // Sent-but-unrecorded attempts (open + finished awaiting the commit) never exceed 2 × concurrency:
+    // that is the most a crash can duplicate, even if ticks keep failing.
+    const unrecordedLimit = 2 * this.cfg.webhookConcurrency;
+    while (progressed && this.readyTotal > 0 && this.inflight < this.cfg.webhookConcurrency && this.inflight + this.outcomes.length < unrecordedLimit) {
       progressed = false;
       for (const [subId, queue] of this.ready) {
-        if (!room()) break;
+        if (this.inflight >= this.cfg.webhookConcurrency || this.inflight + this.outcomes.length >= unrecordedLimit) break;
         if ((this.inflightBySub.get(subId) ?? 0) >= cap) continue;
         const c = queue.shift()!;
         if (queue.length === 0) this.ready.delete(subId);
         this.readyTotal--;
-        this.launch(c, this.subscriptions.get(subId)!);
+        this.launch(c);
         progressed = true;
       }
     }
   }
 
-  private launch(claim: LeasedDelivery, sub: SubscriptionTarget): void {
+  /** On shutdown: leased but never sent → due again now (no attempt counted). */
+  private releaseReady(now: number): void {
+    for (const queue of this.ready.values()) for (const c of queue) this.q.release.run(c.id, now);
+  }
+
+  /**
+   * Records one outcome; returns the verdict (for the metrics), or null for a given-back lease.
+   * Successes only mark `succeeded` (one subscription update per tick, not per delivery).
+   */
+  private record(o: Outcome, now: number, succeeded: Set<number>): string | null {
+    const { claim } = o;
+    if (o.kind === "released") {
+      this.q.release.run(claim.id, now);
+      return null;
+    }
+    const r = o.result;
+    const status = r.kind === "response" ? r.status : null;
+    const error = r.kind === "error" ? r.error : status !== null && (status < 200 || status >= 300) ? `HTTP ${status}` : null;
+    const attemptsMade = claim.attempts + 1;
+    const verdict = decide(r, attemptsMade, this.cfg.webhookRetrySchedule, now);
+    const subId = claim.sub.id;
+    if (verdict.next !== "delivered" && succeeded.delete(subId)) this.q.subSuccess.run(subId, now); // keep the order within the batch
+    // The delivery row first: if it is gone (its subscription was deleted meanwhile) there is
+    // nothing to log the attempt against, and the attempt insert needs no existence check of its own.
+    const [rowStatus, nextAttemptAt, rowError, finishedAt]: [DeliveryStatus, number, string | null, number | null] =
+      verdict.next === "delivered" ? ["delivered", now, null, now]
+      : verdict.next === "gone" ? ["failed", now, "endpoint answered 410 Gone", now]
+      : verdict.next === "retry" ? ["pending", verdict.at, error, null]
+      : ["failed", now, error, now];
+    const finished = this.q.finish.run(claim.id, rowStatus, nextAttemptAt, status, rowError, now, finishedAt);
+    if (finished.changes > 0)
+      this.q.attempt.run(claim.id, o.startedAt, o.durationMs, o.url, JSON.stringify(o.headers), status, r.kind === "error" ? r.error : null, o.responseBody);
+    if (verdict.next === "delivered") {
+      succeeded.add(subId);
+      return verdict.next;
+    }
+    if (verdict.next === "gone") {
+      this.disable(subId, "The endpoint answered 410 Gone", now);
+      return verdict.next;
+    }
+    const row = this.q.subFailing.get(subId, now) as { failing_since: number } | null;
+    if (row && shouldDisable(row.failing_since, now))
+      this.disable(subId, `No successful delivery since ${new Date(row.failing_since).toISOString()} (5 days of failures)`, now);
+    return verdict.next;
+  }
+
+  private disable(subId: number, reason: string, now: number): void {
+    const changed = this.q.subDisable.run(subId, reason, now).changes;
+    if (changed > 0) {
+      this.metrics.disabled.inc();
+      this.ctx.log.warn("webhook subscription disabled", { subscriptionId: subId, reason });
+    }
+  }
+
+  private launch(claim: Claim): void {
     this.inflight++;
-    this.inflightBySub.set(sub.id, (this.inflightBySub.get(sub.id) ?? 0) + 1);
+    this.inflightBySub.set(claim.sub.id, (this.inflightBySub.get(claim.sub.id) ?? 0) + 1);
     const abort = new AbortController();
-    const promise = this.attempt(claim, sub, abort).then((outcome) => {
+    const promise = this.attempt(claim, abort).then((outcome) => {
       this.inflight--;
-      const n = (this.inflightBySub.get(sub.id) ?? 1) - 1;
-      if (n === 0) this.inflightBySub.delete(sub.id);
-      else this.inflightBySub.set(sub.id, n);
+      const n = (this.inflightBySub.get(claim.sub.id) ?? 1) - 1;
+      if (n === 0) this.inflightBySub.delete(claim.sub.id);
+      else this.inflightBySub.set(claim.sub.id, n);
       this.running.delete(claim.id);
-      if (outcome.kind === "attempted") {
-        this.finished.push(outcome.attempt);
-        this.metrics.duration.observe(undefined, outcome.attempt.durationMs / 1000);
-      } else this.released.push(outcome.claim.id);
+      this.outcomes.push(outcome);
       this.pump();
       this.requestTick();
     });
@@ -304,7 +365,7 @@ class DeliveryLoop {
   }
 
   /** One HTTP attempt. Never throws: every failure becomes an outcome. */
-  private async attempt(claim: LeasedDelivery, sub: SubscriptionTarget, abort: AbortController): Promise<Outcome> {
+  private async attempt(claim: Claim, abort: AbortController): Promise<Outcome> {
     const startedAt = Date.now();
     const ts = Math.floor(startedAt / 1000);
     const body = envelopeBody(claim.name, Math.floor(claim.createdAt / 1000), claim.payload);
@@ -313,7 +374,7 @@ class DeliveryLoop {
       "user-agent": this.userAgent,
       "webhook-id": claim.uid,
       "webhook-timestamp": String(ts),
-      "webhook-signature": signatureHeader(sub.secrets, claim.uid, ts, body),
+      "webhook-signature": signatureHeader(claim.sub.secrets, claim.uid, ts, body),
     };
     const timeoutMs = this.cfg.webhookTimeoutMs;
     const timer = setTimeout(() => abort.abort(new TimeoutAbort(timeoutMs)), timeoutMs);
@@ -321,7 +382,7 @@ class DeliveryLoop {
     let responseBody: string | null = null;
     try {
       // A cached (IP-literal) target is used without a round through a promise.
-      const target = this.literalTargets.get(sub.url) ?? (await this.target(sub.url, abort.signal));
+      const target = this.literalTargets.get(claim.sub.url) ?? (await this.target(claim.sub.url, abort.signal));
       // The one headers object is both sent and logged (it holds no secret); Host names the URL's host.
       headers.host = target.hostHeader;
       let res: Response | undefined;
@@ -352,20 +413,7 @@ class DeliveryLoop {
     } finally {
       clearTimeout(timer);
     }
-    return {
-      kind: "attempted",
-      attempt: {
-        deliveryId: claim.id,
-        subscriptionId: sub.id,
-        attemptsBefore: claim.attempts,
-        startedAt,
-        durationMs: Date.now() - startedAt,
-        url: sub.url,
-        requestHeaders: JSON.stringify(headers),
-        result,
-        responseBody,
-      },
-    };
+    return { kind: "attempted", claim, startedAt, durationMs: Date.now() - startedAt, url: claim.sub.url, headers, result, responseBody };
   }
 
   /**
