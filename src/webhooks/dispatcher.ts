@@ -56,7 +56,13 @@ class DeliveryLoop {
   private unsubscribe: (() => void) | null = null;
   private inflight = 0;
   private readonly inflightBySub = new Map<number, number>();
-  private readonly running = new Map<number, { promise: Promise<void>; abort: AbortController }>();
+  /**
+   * Attempts in flight, in the order they started. Every attempt has the same timeout, so this is
+   * also deadline order: one sweeper timer aborts the expired ones from the front, instead of a
+   * timer armed and cleared per request.
+   */
+  private readonly running = new Map<number, { promise: Promise<void>; abort: AbortController; deadline: number }>();
+  private timeoutSweeper: ReturnType<typeof setInterval> | null = null;
   /** Attempts that finished and wait for the next tick. */
   private finished: FinishedAttempt[] = [];
   /** Leases to give back in the next tick (shutdown, or a subscription disabled meanwhile). */
@@ -102,6 +108,9 @@ class DeliveryLoop {
     this.unsubscribe = onEventsCommitted(() => this.requestTick());
     this.pollTimer = setInterval(() => this.requestTick(), this.cfg.webhookPollIntervalMs);
     this.purgeTimer = setInterval(() => void this.purge(), PURGE_EVERY_MS);
+    // Checked ten times per timeout (at most once per second): an attempt is cut off between
+    // timeout and timeout + 10% (at most + 1 s), and recorded as timed out after the configured time.
+    this.timeoutSweeper = setInterval(() => this.abortExpired(), Math.max(10, Math.min(1000, this.cfg.webhookTimeoutMs / 10)));
     this.requestTick();
   }
 
@@ -119,6 +128,7 @@ class DeliveryLoop {
     clearTimeout(graceTimer);
     for (const r of this.running.values()) r.abort.abort(new ShutdownAbort());
     await all();
+    if (this.timeoutSweeper) clearInterval(this.timeoutSweeper);
     this.tick();
   }
 
@@ -219,6 +229,7 @@ class DeliveryLoop {
     this.inflight++;
     this.inflightBySub.set(sub.id, (this.inflightBySub.get(sub.id) ?? 0) + 1);
     const abort = new AbortController();
+    const deadline = performance.now() + this.cfg.webhookTimeoutMs;
     const promise = this.attempt(claim, sub, abort).then((outcome) => {
       this.inflight--;
       const n = (this.inflightBySub.get(sub.id) ?? 1) - 1;
@@ -230,7 +241,15 @@ class DeliveryLoop {
       this.pump();
       this.requestTick();
     });
-    this.running.set(claim.id, { promise, abort });
+    this.running.set(claim.id, { promise, abort, deadline });
+  }
+
+  private abortExpired(): void {
+    const now = performance.now();
+    for (const r of this.running.values()) {
+      if (r.deadline > now) break; // started later, expires later
+      if (!r.abort.signal.aborted) r.abort.abort(new TimeoutAbort(this.cfg.webhookTimeoutMs));
+    }
   }
 
   /** One HTTP attempt. Never throws: every failure becomes an outcome. */
@@ -245,8 +264,6 @@ class DeliveryLoop {
       "webhook-timestamp": String(ts),
       "webhook-signature": signatureHeader(sub.secrets, claim.uid, ts, body),
     };
-    const timeoutMs = this.cfg.webhookTimeoutMs;
-    const timer = setTimeout(() => abort.abort(new TimeoutAbort(timeoutMs)), timeoutMs);
     let result: AttemptResult;
     let responseBody: string | null = null;
     try {
@@ -258,29 +275,21 @@ class DeliveryLoop {
       for (let i = 0; !res; i++) {
         // Connect to the address the guard checked (no second lookup); on a connection error try the next one.
         try {
-          res = await fetch(target.candidates[i]!.connectUrl, {
-            method: "POST",
-            headers,
-            body,
-            redirect: "manual",
-            signal: abort.signal,
-            ...(target.serverName ? { tls: { serverName: target.serverName } } : {}),
-          });
+          const init: RequestInit & { tls?: { serverName: string } } = { method: "POST", headers, body, redirect: "manual", signal: abort.signal };
+          if (target.serverName) init.tls = { serverName: target.serverName };
+          res = await fetch(target.candidates[i]!.connectUrl, init);
         } catch (e) {
           if (abort.signal.aborted || i + 1 >= target.candidates.length) throw e;
         }
       }
-      result = { kind: "response", status: res.status, retryAfter: res.headers.get("retry-after") };
+      // Retry-After matters only for 429 and 503 (see retry.ts): no header lookup for the others.
+      const status = res.status;
+      result = { kind: "response", status, retryAfter: status === 429 || status === 503 ? res.headers.get("retry-after") : null };
       responseBody = await readCapped(res, RESPONSE_BODY_LIMIT);
     } catch (e) {
       const reason = abort.signal.aborted ? abort.signal.reason : e;
-      if (reason instanceof ShutdownAbort) {
-        clearTimeout(timer);
-        return { kind: "released", claim };
-      }
+      if (reason instanceof ShutdownAbort) return { kind: "released", claim };
       result = { kind: "error", error: describeError(reason) };
-    } finally {
-      clearTimeout(timer);
     }
     return {
       kind: "attempted",
