@@ -166,10 +166,12 @@ export class DeliveryLedger {
     const claimedBySub = new Map<number, number>();
     const exhausted = new Set<number>();
     // Fair share first (so with many subscriptions and few slots everyone gets some), then fill.
-    // A share is at least MIN_CLAIM rows: each due query has a fixed cost (tens of µs) whatever it
-    // returns, so a tick claims a few good chunks instead of a sliver for everyone; the rotating
-    // start gives the others their turn on the next ticks.
-    const share = Math.max(MIN_CLAIM, Math.ceil(budget / subs.length));
+    // A share is at least MIN_CLAIM rows and at least one per-subscription cap: each due query has
+    // a fixed cost whatever it returns, so a tick claims a few good chunks (enough to fill a
+    // subscription's slots) instead of a sliver for everyone; the rotating start gives the others
+    // their turn on the next ticks. (Measured with 10 subscriptions and a cap of 32: shares of 32
+    // instead of 8 used ~8% less main-thread CPU per delivery, in 6 of 8 alternating runs.)
+    const share = Math.max(MIN_CLAIM, cap, Math.ceil(budget / subs.length));
     for (const pass of [share, Infinity]) {
       for (let i = 0; i < subs.length && budget > 0; i++) {
         const sub = subs[(start + i) % subs.length]!;
