@@ -1,10 +1,9 @@
-import type { Statement } from "bun:sqlite";
 import type { AppContext } from "../context";
 import { DEFAULT_BUCKETS, metricsFor } from "../ops/metrics";
-import { decide, shouldDisable, type AttemptResult } from "./retry";
+import { DeliveryLedger, type FinishedAttempt, type LeasedDelivery, type SubscriptionTarget, type TickResult } from "./ledger";
+import type { AttemptResult } from "./retry";
 import { envelopeBody, signatureHeader } from "./signer";
 import { hasIpLiteralHost, resolveTarget, type ResolvedTarget } from "./ssrf";
-import type { DeliveryStatus } from "./tables";
 import { onEventsCommitted } from "./wake";
 
 /**
@@ -12,9 +11,10 @@ import { onEventsCommitted } from "./wake";
  * (pending → delivered | failed), driven by short `BEGIN IMMEDIATE` transactions and HTTP calls
  * made outside any transaction.
  *
- * One "tick" is one write transaction that (1) records the outcomes of attempts that finished
- * since the last tick and (2) claims due deliveries up to the free concurrency, subscription by
- * subscription, so a slow endpoint only ever holds its own per-subscription slots. A claim is a
+ * One "tick" is one write transaction (`DeliveryLedger`, ledger.ts) that (1) records the outcomes
+ * of attempts that finished since the last tick and (2) claims due deliveries up to the free
+ * concurrency, subscription by subscription, so a slow endpoint only ever holds its own
+ * per-subscription slots. This file holds what lives in memory: queues, caps, HTTP. A claim is a
  * lease: `locked_until` moves to now + 2 × timeout + margin, and a leased row is not due before it
  * passes, so after a kill -9 the delivery simply becomes due again then (at-least-once, same webhook-id).
  * Ticks run on publish (woken after commit), when an attempt finishes, and on a poll timer.
@@ -30,22 +30,15 @@ const LEASE_MARGIN_MS = 5_000;
 /** Retention purge cadence; rows go in batches so no transaction is long. */
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 const PURGE_BATCH = 1000;
-/** Smallest per-subscription claim in a tick's fair-share pass (see `claim`). */
-const MIN_CLAIM = 8;
 
 export function deliveryBacklog(ctx: Pick<AppContext, "sqlite">): number {
   return (ctx.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'").get() as { n: number }).n;
 }
 
-type Subscription = { id: number; url: string; secrets: string[] };
-type Claim = { id: number; attempts: number; uid: string; name: string; payload: string; createdAt: number; sub: Subscription };
 type Outcome =
-  | { kind: "attempted"; claim: Claim; startedAt: number; durationMs: number; url: string; headers: Record<string, string>; result: AttemptResult; responseBody: string | null }
+  | { kind: "attempted"; attempt: FinishedAttempt }
   /** Aborted by shutdown: give the lease back without counting an attempt. */
-  | { kind: "released"; claim: Claim };
-
-type SubRow = { id: number; url: string; secret: string; previous_secret: string | null; previous_secret_expires_at: number | null };
-type DueRow = { id: number; attempts: number; uid: string; name: string; payload: string; created_at: number };
+  | { kind: "released"; claim: LeasedDelivery };
 
 export function startDeliveryLoop(ctx: AppContext): { stop(): Promise<void> } {
   const loop = new DeliveryLoop(ctx);
@@ -55,7 +48,6 @@ export function startDeliveryLoop(ctx: AppContext): { stop(): Promise<void> } {
 
 class DeliveryLoop {
   private readonly cfg;
-  private readonly leaseMs: number;
   private readonly userAgent: string;
   private stopping = false;
   private tickQueued = false;
@@ -64,32 +56,35 @@ class DeliveryLoop {
   private unsubscribe: (() => void) | null = null;
   private inflight = 0;
   private readonly inflightBySub = new Map<number, number>();
-  private readonly running = new Map<number, { promise: Promise<void>; abort: AbortController }>();
-  private outcomes: Outcome[] = [];
-  private rotate = 0;
-  /** Leased claims not yet started, per subscription (see `claim`). */
-  private readonly ready = new Map<number, Claim[]>();
+  /**
+   * Attempts in flight, in the order they started. Every attempt has the same timeout, so this is
+   * also deadline order: one sweeper timer aborts the expired ones from the front, instead of a
+   * timer armed and cleared per request.
+   */
+  private readonly running = new Map<number, { promise: Promise<void>; abort: AbortController; deadline: number }>();
+  private timeoutSweeper: ReturnType<typeof setInterval> | null = null;
+  /** Attempts that finished and wait for the next tick. */
+  private finished: FinishedAttempt[] = [];
+  /** Leases to give back in the next tick (shutdown, or a subscription disabled meanwhile). */
+  private released: number[] = [];
+  /** Leased claims not yet started, per subscription (see `DeliveryLedger.claim`). */
+  private readonly ready = new Map<number, LeasedDelivery[]>();
+  /** Enabled subscriptions as of the last claiming tick: every queued claim's subscription is here. */
+  private subscriptions = new Map<number, SubscriptionTarget>();
+  private readonly ledger: DeliveryLedger;
   private readonly literalTargets = new Map<string, ResolvedTarget>();
   private readyTotal = 0;
   private purging = false;
   private readonly metrics;
 
-  private readonly q: {
-    subs: Statement<SubRow>;
-    due: Statement<DueRow>;
-    lease: Statement;
-    attempt: Statement;
-    finish: Statement;
-    release: Statement;
-    subSuccess: Statement;
-    subFailing: Statement;
-    subDisable: Statement;
-  };
-
   constructor(private readonly ctx: AppContext) {
     this.cfg = ctx.config;
-    // A claim may wait in `ready` behind one attempt of its subscription, then run its own: 2 × timeout.
-    this.leaseMs = 2 * ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS;
+    this.ledger = new DeliveryLedger(ctx.sqlite, {
+      retrySchedule: ctx.config.webhookRetrySchedule,
+      // A claim may wait in `ready` behind one attempt of its subscription, then run its own: 2 × timeout.
+      leaseMs: 2 * ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS,
+      perSubscriptionConcurrency: ctx.config.webhookPerSubscriptionConcurrency,
+    });
     this.userAgent = `Gatehouse-Webhooks/${ctx.version}`;
     const registry = metricsFor(ctx);
     this.metrics = {
@@ -107,39 +102,15 @@ class DeliveryLoop {
         /* database closed: keep the last value */
       }
     });
-    const db = ctx.sqlite;
-    this.q = {
-      subs: db.query("SELECT id, url, secret, previous_secret, previous_secret_expires_at FROM webhook_subscriptions WHERE enabled = 1 ORDER BY id"),
-      due: db.query(
-        `SELECT d.id, d.attempts, e.uid, e.name, e.payload, e.created_at
-           FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-          WHERE d.subscription_id = ?1 AND d.status = 'pending' AND d.next_attempt_at <= ?2
-            AND (d.locked_until IS NULL OR d.locked_until <= ?2)
-          ORDER BY d.next_attempt_at LIMIT ?3`,
-      ),
-      // The lease touches only the row, not the due index (next_attempt_at stays): leased rows are
-      // skipped by the due query's locked_until test — at most 2 × the cap of them per subscription.
-      lease: db.query("UPDATE webhook_deliveries SET locked_until = ?2, updated_at = ?3 WHERE id = ?1"),
-      // Run only after `finish` changed the delivery row, so the row exists (see `record`).
-      attempt: db.query(
-        `INSERT INTO webhook_attempts (delivery_id, started_at, duration_ms, url, request_headers, status_code, error, response_body)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`,
-      ),
-      finish: db.query(
-        `UPDATE webhook_deliveries SET status = ?2, attempts = attempts + 1, next_attempt_at = ?3, locked_until = NULL,
-                last_status_code = ?4, last_error = ?5, updated_at = ?6, finished_at = ?7 WHERE id = ?1`,
-      ),
-      release: db.query("UPDATE webhook_deliveries SET locked_until = NULL, updated_at = ?2 WHERE id = ?1 AND status = 'pending'"),
-      subSuccess: db.query("UPDATE webhook_subscriptions SET failing_since = NULL, last_success_at = ?2 WHERE id = ?1"),
-      subFailing: db.query("UPDATE webhook_subscriptions SET failing_since = coalesce(failing_since, ?2) WHERE id = ?1 RETURNING failing_since"),
-      subDisable: db.query("UPDATE webhook_subscriptions SET enabled = 0, disabled_reason = ?2, updated_at = ?3 WHERE id = ?1 AND enabled = 1"),
-    };
   }
 
   start(): void {
     this.unsubscribe = onEventsCommitted(() => this.requestTick());
     this.pollTimer = setInterval(() => this.requestTick(), this.cfg.webhookPollIntervalMs);
     this.purgeTimer = setInterval(() => void this.purge(), PURGE_EVERY_MS);
+    // Checked ten times per timeout (at most once per second): an attempt is cut off between
+    // timeout and timeout + 10% (at most + 1 s), and recorded as timed out after the configured time.
+    this.timeoutSweeper = setInterval(() => this.abortExpired(), Math.max(10, Math.min(1000, this.cfg.webhookTimeoutMs / 10)));
     this.requestTick();
   }
 
@@ -157,6 +128,7 @@ class DeliveryLoop {
     clearTimeout(graceTimer);
     for (const r of this.running.values()) r.abort.abort(new ShutdownAbort());
     await all();
+    if (this.timeoutSweeper) clearInterval(this.timeoutSweeper);
     this.tick();
   }
 
@@ -171,104 +143,64 @@ class DeliveryLoop {
   }
 
   private tick(): void {
-    const outcomes = this.outcomes;
-    if (this.stopping && outcomes.length === 0 && this.readyTotal === 0) return;
-    const now = Date.now();
-    let claims: Claim[];
-    // Attempt counts by verdict, applied to the metrics once per tick and only after the commit.
-    const verdicts = new Map<string, number>();
+    const { finished, released } = this;
+    if (this.stopping && finished.length === 0 && released.length === 0 && this.readyTotal === 0) return;
+    if (this.stopping) {
+      // Leased but never sent → due again now (no attempt counted).
+      for (const queue of this.ready.values()) for (const c of queue) released.push(c.id);
+      this.ready.clear();
+      this.readyTotal = 0;
+    }
+    const budget = 2 * this.cfg.webhookConcurrency - this.inflight - this.readyTotal;
+    let claim: { budget: number; held: Record<number, number> } | null = null;
+    if (!this.stopping && budget > 0) {
+      const held: Record<number, number> = {};
+      for (const [subId, n] of this.inflightBySub) held[subId] = n;
+      for (const [subId, queue] of this.ready) held[subId] = (held[subId] ?? 0) + queue.length;
+      claim = { budget, held };
+    }
+    if (finished.length === 0 && released.length === 0 && !claim) return;
+    let result: TickResult;
     try {
-      claims = this.ctx.sqlite
-        .transaction(() => {
-          verdicts.clear(); // bun:sqlite does not retry, but a rolled-back body must not count twice
-          const succeeded = new Set<number>();
-          for (const o of outcomes) {
-            const next = this.record(o, now, succeeded);
-            if (next) verdicts.set(next, (verdicts.get(next) ?? 0) + 1);
-          }
-          for (const subId of succeeded) this.q.subSuccess.run(subId, now);
-          if (!this.stopping) return this.claim(now);
-          this.releaseReady(now);
-          return [];
-        })
-        .immediate();
-      this.outcomes = []; // the tick is synchronous: nothing was appended meanwhile
-      for (const [outcome, n] of verdicts) this.metrics.attempts.inc({ outcome }, n);
-      for (const o of outcomes) if (o.kind === "attempted") this.metrics.duration.observe(undefined, o.durationMs / 1000);
+      result = this.ledger.tick({ now: Date.now(), finished, released, claim });
     } catch (e) {
       // Busy or I/O error: nothing was committed; outcomes stay queued and the poll retries.
       this.ctx.log.error("webhook delivery tick failed", { error: String((e as Error)?.message ?? e) });
       return;
     }
-    if (this.stopping) {
-      this.ready.clear();
-      this.readyTotal = 0;
+    // The tick is synchronous: nothing was appended meanwhile.
+    this.finished = [];
+    this.released = [];
+    // Metrics once per tick, and only after the commit.
+    for (const [outcome, n] of Object.entries(result.verdicts)) this.metrics.attempts.inc({ outcome }, n!);
+    for (const f of finished) this.metrics.duration.observe(undefined, f.durationMs / 1000);
+    for (const d of result.disabled) {
+      this.metrics.disabled.inc();
+      this.ctx.log.warn("webhook subscription disabled", { subscriptionId: d.subscriptionId, reason: d.reason });
+      this.dropQueued(d.subscriptionId);
     }
-    for (const c of claims) {
-      let queue = this.ready.get(c.sub.id);
-      if (!queue) this.ready.set(c.sub.id, (queue = []));
+    if (result.subscriptions) {
+      this.subscriptions = new Map(result.subscriptions.map((s) => [s.id, s]));
+      // Claims queued for a subscription that was disabled (410, 5 days failing, admin) or deleted
+      // meanwhile are not sent: their leases are given back at the next tick.
+      for (const subId of this.ready.keys()) if (!this.subscriptions.has(subId)) this.dropQueued(subId);
+    }
+    for (const c of result.claims) {
+      let queue = this.ready.get(c.subscriptionId);
+      if (!queue) this.ready.set(c.subscriptionId, (queue = []));
       queue.push(c);
     }
-    this.readyTotal += claims.length;
+    this.readyTotal += result.claims.length;
+    if (this.released.length > 0) this.requestTick();
     this.pump();
   }
 
-  /**
-   * Claims due deliveries into the local `ready` queues, subscription by subscription (rotating who
-   * goes first). It leases up to twice the concurrency (and twice the per-subscription cap), so
-   * when an attempt finishes the next one starts at once from memory instead of waiting for the
-   * next commit: the HTTP pipeline stays full while outcomes are group-committed. Claims that are
-   * leased but not yet sent cannot become duplicates after a crash; they are simply due again.
-   */
-  private claim(now: number): Claim[] {
-    const cap = this.cfg.webhookPerSubscriptionConcurrency;
-    let budget = 2 * this.cfg.webhookConcurrency - this.inflight - this.readyTotal;
-    if (budget <= 0) return [];
-    const subs = this.q.subs.all().map(
-      (s): Subscription => ({
-        id: s.id,
-        url: s.url,
-        secrets: s.previous_secret && (s.previous_secret_expires_at ?? 0) > now ? [s.secret, s.previous_secret] : [s.secret],
-      }),
-    );
-    // Claims queued for a subscription that was disabled (410, 5 days failing, admin) or deleted
-    // meanwhile are not sent: their leases are given back.
-    const enabled = new Set(subs.map((s) => s.id));
-    for (const [subId, queue] of this.ready) {
-      if (enabled.has(subId)) continue;
-      for (const c of queue) this.q.release.run(c.id, now);
-      this.readyTotal -= queue.length;
-      this.ready.delete(subId);
-    }
-    if (subs.length === 0) return [];
-    const start = this.rotate++ % subs.length;
-    const leaseUntil = now + this.leaseMs;
-    const claims: Claim[] = [];
-    const claimedBySub = new Map<number, number>();
-    const exhausted = new Set<number>();
-    // Fair share first (so with many subscriptions and few slots everyone gets some), then fill.
-    // A share is at least MIN_CLAIM rows: each due query has a fixed cost (tens of µs) whatever it
-    // returns, so a tick claims a few good chunks instead of a sliver for everyone; the rotating
-    // start gives the others their turn on the next ticks.
-    const share = Math.max(MIN_CLAIM, Math.ceil(budget / subs.length));
-    for (const pass of [share, Infinity]) {
-      for (let i = 0; i < subs.length && budget > 0; i++) {
-        const sub = subs[(start + i) % subs.length]!;
-        if (exhausted.has(sub.id)) continue;
-        const held = (this.inflightBySub.get(sub.id) ?? 0) + (this.ready.get(sub.id)?.length ?? 0) + (claimedBySub.get(sub.id) ?? 0);
-        const room = Math.min(budget, 2 * cap - held, pass);
-        if (room <= 0) continue;
-        const rows = this.q.due.all(sub.id, now, room);
-        if (rows.length < room) exhausted.add(sub.id);
-        for (const row of rows) {
-          this.q.lease.run(row.id, leaseUntil, now);
-          claims.push({ id: row.id, attempts: row.attempts, uid: row.uid, name: row.name, payload: row.payload, createdAt: row.created_at, sub });
-        }
-        claimedBySub.set(sub.id, (claimedBySub.get(sub.id) ?? 0) + rows.length);
-        budget -= rows.length;
-      }
-    }
-    return claims;
+  private dropQueued(subId: number): void {
+    const queue = this.ready.get(subId);
+    if (!queue) return;
+    for (const c of queue) this.released.push(c.id);
+    this.readyTotal -= queue.length;
+    this.ready.delete(subId);
   }
 
   /** Starts ready attempts, round-robin over subscriptions, within the global and per-subscription caps. */
@@ -279,93 +211,49 @@ class DeliveryLoop {
     // Sent-but-unrecorded attempts (open + finished awaiting the commit) never exceed 2 × concurrency:
     // that is the most a crash can duplicate, even if ticks keep failing.
     const unrecordedLimit = 2 * this.cfg.webhookConcurrency;
-    while (progressed && this.readyTotal > 0 && this.inflight < this.cfg.webhookConcurrency && this.inflight + this.outcomes.length < unrecordedLimit) {
+    while (progressed && this.readyTotal > 0 && this.inflight < this.cfg.webhookConcurrency && this.inflight + this.finished.length < unrecordedLimit) {
       progressed = false;
       for (const [subId, queue] of this.ready) {
-        if (this.inflight >= this.cfg.webhookConcurrency || this.inflight + this.outcomes.length >= unrecordedLimit) break;
+        if (this.inflight >= this.cfg.webhookConcurrency || this.inflight + this.finished.length >= unrecordedLimit) break;
         if ((this.inflightBySub.get(subId) ?? 0) >= cap) continue;
         const c = queue.shift()!;
         if (queue.length === 0) this.ready.delete(subId);
         this.readyTotal--;
-        this.launch(c);
+        this.launch(c, this.subscriptions.get(subId)!);
         progressed = true;
       }
     }
   }
 
-  /** On shutdown: leased but never sent → due again now (no attempt counted). */
-  private releaseReady(now: number): void {
-    for (const queue of this.ready.values()) for (const c of queue) this.q.release.run(c.id, now);
-  }
-
-  /**
-   * Records one outcome; returns the verdict (for the metrics), or null for a given-back lease.
-   * Successes only mark `succeeded` (one subscription update per tick, not per delivery).
-   */
-  private record(o: Outcome, now: number, succeeded: Set<number>): string | null {
-    const { claim } = o;
-    if (o.kind === "released") {
-      this.q.release.run(claim.id, now);
-      return null;
-    }
-    const r = o.result;
-    const status = r.kind === "response" ? r.status : null;
-    const error = r.kind === "error" ? r.error : status !== null && (status < 200 || status >= 300) ? `HTTP ${status}` : null;
-    const attemptsMade = claim.attempts + 1;
-    const verdict = decide(r, attemptsMade, this.cfg.webhookRetrySchedule, now);
-    const subId = claim.sub.id;
-    if (verdict.next !== "delivered" && succeeded.delete(subId)) this.q.subSuccess.run(subId, now); // keep the order within the batch
-    // The delivery row first: if it is gone (its subscription was deleted meanwhile) there is
-    // nothing to log the attempt against, and the attempt insert needs no existence check of its own.
-    const [rowStatus, nextAttemptAt, rowError, finishedAt]: [DeliveryStatus, number, string | null, number | null] =
-      verdict.next === "delivered" ? ["delivered", now, null, now]
-      : verdict.next === "gone" ? ["failed", now, "endpoint answered 410 Gone", now]
-      : verdict.next === "retry" ? ["pending", verdict.at, error, null]
-      : ["failed", now, error, now];
-    const finished = this.q.finish.run(claim.id, rowStatus, nextAttemptAt, status, rowError, now, finishedAt);
-    if (finished.changes > 0)
-      this.q.attempt.run(claim.id, o.startedAt, o.durationMs, o.url, JSON.stringify(o.headers), status, r.kind === "error" ? r.error : null, o.responseBody);
-    if (verdict.next === "delivered") {
-      succeeded.add(subId);
-      return verdict.next;
-    }
-    if (verdict.next === "gone") {
-      this.disable(subId, "The endpoint answered 410 Gone", now);
-      return verdict.next;
-    }
-    const row = this.q.subFailing.get(subId, now) as { failing_since: number } | null;
-    if (row && shouldDisable(row.failing_since, now))
-      this.disable(subId, `No successful delivery since ${new Date(row.failing_since).toISOString()} (5 days of failures)`, now);
-    return verdict.next;
-  }
-
-  private disable(subId: number, reason: string, now: number): void {
-    const changed = this.q.subDisable.run(subId, reason, now).changes;
-    if (changed > 0) {
-      this.metrics.disabled.inc();
-      this.ctx.log.warn("webhook subscription disabled", { subscriptionId: subId, reason });
-    }
-  }
-
-  private launch(claim: Claim): void {
+  private launch(claim: LeasedDelivery, sub: SubscriptionTarget): void {
     this.inflight++;
-    this.inflightBySub.set(claim.sub.id, (this.inflightBySub.get(claim.sub.id) ?? 0) + 1);
+    this.inflightBySub.set(sub.id, (this.inflightBySub.get(sub.id) ?? 0) + 1);
     const abort = new AbortController();
-    const promise = this.attempt(claim, abort).then((outcome) => {
+    const deadline = performance.now() + this.cfg.webhookTimeoutMs;
+    const promise = this.attempt(claim, sub, abort).then((outcome) => {
       this.inflight--;
-      const n = (this.inflightBySub.get(claim.sub.id) ?? 1) - 1;
-      if (n === 0) this.inflightBySub.delete(claim.sub.id);
-      else this.inflightBySub.set(claim.sub.id, n);
+      const n = (this.inflightBySub.get(sub.id) ?? 1) - 1;
+      if (n === 0) this.inflightBySub.delete(sub.id);
+      else this.inflightBySub.set(sub.id, n);
       this.running.delete(claim.id);
-      this.outcomes.push(outcome);
+      if (outcome.kind === "attempted") this.finished.push(outcome.attempt);
+      else this.released.push(outcome.claim.id);
       this.pump();
       this.requestTick();
     });
-    this.running.set(claim.id, { promise, abort });
+    this.running.set(claim.id, { promise, abort, deadline });
+  }
+
+  private abortExpired(): void {
+    const now = performance.now();
+    for (const r of this.running.values()) {
+      if (r.deadline > now) break; // started later, expires later
+      if (!r.abort.signal.aborted) r.abort.abort(new TimeoutAbort(this.cfg.webhookTimeoutMs));
+    }
   }
 
   /** One HTTP attempt. Never throws: every failure becomes an outcome. */
-  private async attempt(claim: Claim, abort: AbortController): Promise<Outcome> {
+  private async attempt(claim: LeasedDelivery, sub: SubscriptionTarget, abort: AbortController): Promise<Outcome> {
     const startedAt = Date.now();
     const ts = Math.floor(startedAt / 1000);
     const body = envelopeBody(claim.name, Math.floor(claim.createdAt / 1000), claim.payload);
@@ -374,46 +262,49 @@ class DeliveryLoop {
       "user-agent": this.userAgent,
       "webhook-id": claim.uid,
       "webhook-timestamp": String(ts),
-      "webhook-signature": signatureHeader(claim.sub.secrets, claim.uid, ts, body),
+      "webhook-signature": signatureHeader(sub.secrets, claim.uid, ts, body),
     };
-    const timeoutMs = this.cfg.webhookTimeoutMs;
-    const timer = setTimeout(() => abort.abort(new TimeoutAbort(timeoutMs)), timeoutMs);
     let result: AttemptResult;
     let responseBody: string | null = null;
     try {
       // A cached (IP-literal) target is used without a round through a promise.
-      const target = this.literalTargets.get(claim.sub.url) ?? (await this.target(claim.sub.url, abort.signal));
+      const target = this.literalTargets.get(sub.url) ?? (await this.target(sub.url, abort.signal));
       // The one headers object is both sent and logged (it holds no secret); Host names the URL's host.
       headers.host = target.hostHeader;
       let res: Response | undefined;
       for (let i = 0; !res; i++) {
         // Connect to the address the guard checked (no second lookup); on a connection error try the next one.
         try {
-          res = await fetch(target.candidates[i]!.connectUrl, {
-            method: "POST",
-            headers,
-            body,
-            redirect: "manual",
-            signal: abort.signal,
-            ...(target.serverName ? { tls: { serverName: target.serverName } } : {}),
-          });
+          const init: RequestInit & { tls?: { serverName: string } } = { method: "POST", headers, body, redirect: "manual", signal: abort.signal };
+          if (target.serverName) init.tls = { serverName: target.serverName };
+          res = await fetch(target.candidates[i]!.connectUrl, init);
         } catch (e) {
           if (abort.signal.aborted || i + 1 >= target.candidates.length) throw e;
         }
       }
-      result = { kind: "response", status: res.status, retryAfter: res.headers.get("retry-after") };
+      // Retry-After matters only for 429 and 503 (see retry.ts): no header lookup for the others.
+      const status = res.status;
+      result = { kind: "response", status, retryAfter: status === 429 || status === 503 ? res.headers.get("retry-after") : null };
       responseBody = await readCapped(res, RESPONSE_BODY_LIMIT);
     } catch (e) {
       const reason = abort.signal.aborted ? abort.signal.reason : e;
-      if (reason instanceof ShutdownAbort) {
-        clearTimeout(timer);
-        return { kind: "released", claim };
-      }
+      if (reason instanceof ShutdownAbort) return { kind: "released", claim };
       result = { kind: "error", error: describeError(reason) };
-    } finally {
-      clearTimeout(timer);
     }
-    return { kind: "attempted", claim, startedAt, durationMs: Date.now() - startedAt, url: claim.sub.url, headers, result, responseBody };
+    return {
+      kind: "attempted",
+      attempt: {
+        deliveryId: claim.id,
+        subscriptionId: sub.id,
+        attemptsBefore: claim.attempts,
+        startedAt,
+        durationMs: Date.now() - startedAt,
+        url: sub.url,
+        requestHeaders: JSON.stringify(headers),
+        result,
+        responseBody,
+      },
+    };
   }
 
   /**

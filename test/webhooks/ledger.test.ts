@@ -1,0 +1,133 @@
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { createTestApp } from "../helpers";
+import { EVENTS } from "../../src/webhooks/catalog";
+import { DeliveryLedger, type FinishedAttempt, type LeasedDelivery } from "../../src/webhooks/ledger";
+import { publish } from "../../src/webhooks/publish";
+import type { AttemptResult } from "../../src/webhooks/retry";
+import { webhookSubscriptions } from "../../src/webhooks/tables";
+
+/** The delivery state machine on its own: one tick at a time, no HTTP, explicit clock. */
+
+const LEASE_MS = 35_000;
+const SCHEDULE = [5_000, 60_000];
+let t: ReturnType<typeof createTestApp>;
+let ledger: DeliveryLedger;
+
+beforeEach(() => {
+  t = createTestApp();
+  ledger = new DeliveryLedger(t.ctx.sqlite, { retrySchedule: SCHEDULE, leaseMs: LEASE_MS, perSubscriptionConcurrency: 4 });
+});
+afterEach(() => t.close());
+
+function subscribe(): number {
+  const now = Date.now();
+  return t.ctx.db
+    .insert(webhookSubscriptions)
+    .values({ url: "http://127.0.0.1:9/hook", events: ["*"], secret: "whsec_dGVzdHRlc3R0ZXN0dGVzdHRlc3R0ZXN0", createdAt: now, updatedAt: now })
+    .returning()
+    .get().id;
+}
+
+function publishEvents(n: number): void {
+  t.ctx.db.transaction((tx) => {
+    for (let i = 0; i < n; i++) publish(tx, "case.deleted", { ...EVENTS["case.deleted"].example, id: i + 1 });
+  }, { behavior: "immediate" });
+}
+
+function finished(c: LeasedDelivery, result: AttemptResult, startedAt = Date.now()): FinishedAttempt {
+  return {
+    deliveryId: c.id,
+    subscriptionId: c.subscriptionId,
+    attemptsBefore: c.attempts,
+    startedAt,
+    durationMs: 3,
+    url: "http://127.0.0.1:9/hook",
+    requestHeaders: JSON.stringify({ "webhook-id": c.uid }),
+    result,
+    responseBody: "ok",
+  };
+}
+
+const ok: AttemptResult = { kind: "response", status: 200, retryAfter: null };
+const row = (id: number) =>
+  t.ctx.sqlite.query("SELECT status, attempts, next_attempt_at, locked_until, last_error FROM webhook_deliveries WHERE id = ?1").get(id) as {
+    status: string;
+    attempts: number;
+    next_attempt_at: number;
+    locked_until: number | null;
+    last_error: string | null;
+  };
+const attemptRows = (id: number) => (t.ctx.sqlite.query("SELECT count(*) AS n FROM webhook_attempts WHERE delivery_id = ?1").get(id) as { n: number }).n;
+
+test("a claim leases at most the budget and twice the per-subscription cap, and a leased row is not claimed again", () => {
+  const a = subscribe();
+  const b = subscribe();
+  publishEvents(20);
+  const now = Date.now();
+  const first = ledger.tick({ now, finished: [], released: [], claim: { budget: 100, held: { [b]: 5 } } });
+  const bySub = (claims: LeasedDelivery[], id: number) => claims.filter((c) => c.subscriptionId === id).length;
+  expect(bySub(first.claims, a)).toBe(8); // 2 × cap
+  expect(bySub(first.claims, b)).toBe(3); // 2 × cap − 5 already held
+  expect(first.subscriptions!.map((s) => s.id).sort()).toEqual([a, b].sort());
+  for (const c of first.claims) expect(row(c.id).locked_until).toBe(now + LEASE_MS);
+  const second = ledger.tick({ now, finished: [], released: [], claim: { budget: 5, held: {} } });
+  expect(second.claims.length).toBe(5);
+  const firstIds = new Set(first.claims.map((c) => c.id));
+  for (const c of second.claims) expect(firstIds.has(c.id)).toBe(false);
+  // Once the lease has passed (a crash), the same rows are due again.
+  const later = ledger.tick({ now: now + LEASE_MS, finished: [], released: [], claim: { budget: 100, held: {} } });
+  expect(later.claims.length).toBe(2 * 8); // 20 per subscription, capped at 8 each
+});
+
+test("outcomes: 2xx delivers, 5xx schedules a retry, the last failure dead-letters, each attempt logged", () => {
+  subscribe();
+  publishEvents(2);
+  let now = Date.now();
+  const [c1, c2] = ledger.tick({ now, finished: [], released: [], claim: { budget: 10, held: {} } }).claims;
+  const r1 = ledger.tick({ now, finished: [finished(c1!, ok), finished(c2!, { kind: "response", status: 500, retryAfter: null })], released: [], claim: null });
+  expect(r1.verdicts).toEqual({ delivered: 1, retry: 1 });
+  expect(row(c1!.id)).toMatchObject({ status: "delivered", attempts: 1, locked_until: null });
+  const retried = row(c2!.id);
+  expect(retried).toMatchObject({ status: "pending", attempts: 1, locked_until: null, last_error: "HTTP 500" });
+  expect(retried.next_attempt_at).toBeGreaterThanOrEqual(now + SCHEDULE[0]! * 0.8);
+  expect(retried.next_attempt_at).toBeLessThanOrEqual(now + SCHEDULE[0]! * 1.2);
+  // Not due before the retry time; then two more failures exhaust the schedule.
+  expect(ledger.tick({ now, finished: [], released: [], claim: { budget: 10, held: {} } }).claims.length).toBe(0);
+  for (const verdict of ["retry", "failed"]) {
+    now += 3_600_000;
+    const [again] = ledger.tick({ now, finished: [], released: [], claim: { budget: 10, held: {} } }).claims;
+    expect(again!.id).toBe(c2!.id);
+    const r = ledger.tick({ now, finished: [finished(again!, { kind: "error", error: "ECONNREFUSED" })], released: [], claim: null });
+    expect(r.verdicts).toEqual({ [verdict]: 1 });
+  }
+  expect(row(c2!.id)).toMatchObject({ status: "failed", attempts: 3, last_error: "ECONNREFUSED" });
+  expect(attemptRows(c1!.id)).toBe(1);
+  expect(attemptRows(c2!.id)).toBe(3);
+});
+
+test("410 disables the subscription and reports it; later claims skip it", () => {
+  const sub = subscribe();
+  publishEvents(3);
+  const now = Date.now();
+  const [c] = ledger.tick({ now, finished: [], released: [], claim: { budget: 1, held: {} } }).claims;
+  const r = ledger.tick({ now, finished: [finished(c!, { kind: "response", status: 410, retryAfter: null })], released: [], claim: { budget: 10, held: {} } });
+  expect(r.verdicts).toEqual({ gone: 1 });
+  expect(r.disabled).toEqual([{ subscriptionId: sub, reason: "The endpoint answered 410 Gone" }]);
+  expect(r.subscriptions).toEqual([]);
+  expect(r.claims).toEqual([]);
+  expect(row(c!.id)).toMatchObject({ status: "failed", last_error: "endpoint answered 410 Gone" });
+});
+
+test("a released lease is due again at once without counting an attempt; an outcome for a deleted delivery logs nothing", () => {
+  subscribe();
+  publishEvents(2);
+  const now = Date.now();
+  const [c1, c2] = ledger.tick({ now, finished: [], released: [], claim: { budget: 2, held: {} } }).claims;
+  ledger.tick({ now, finished: [], released: [c1!.id], claim: null });
+  expect(row(c1!.id)).toMatchObject({ status: "pending", attempts: 0, locked_until: null });
+  expect(ledger.tick({ now, finished: [], released: [], claim: { budget: 2, held: {} } }).claims.map((c) => c.id)).toEqual([c1!.id]);
+  t.ctx.sqlite.query("DELETE FROM webhook_deliveries WHERE id = ?1").run(c2!.id);
+  const r = ledger.tick({ now, finished: [finished(c2!, ok)], released: [], claim: null });
+  expect(r.verdicts).toEqual({ delivered: 1 });
+  expect(attemptRows(c2!.id)).toBe(0);
+});
