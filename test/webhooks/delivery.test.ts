@@ -1,4 +1,4 @@
-import { afterAll, afterEach, expect, test } from "bun:test";
+import { afterEach, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { metricsFor } from "../../src/ops/metrics";
 import { EVENTS } from "../../src/webhooks/catalog";

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { SCHEMA_GROUP, SCHEMA_PATCH_OP } from "../protocol";
+import { SCHEMA_PATCH_OP } from "../protocol";
 
 /**
  * A member as IdPs send it. `value` is the user's id, a string per the spec (Entra, Okta) or a

@@ -3,7 +3,7 @@
  * Writes run in `BEGIN IMMEDIATE` transactions (read-then-write); hot reads use prepared
  * bun:sqlite statements (cached by SQL text) because every IdP sync is mostly lookups.
  */
-import { eq, sql, type SQL } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import type { AppContext } from "../../context";
 import type { Tx } from "../../db/connection";
@@ -49,7 +49,7 @@ type RenderedEmail = { value: string; type?: string; primary: boolean };
 const USER_COLUMNS = "u.id, u.user_name, u.external_id, u.given_name, u.family_name, u.formatted_name, u.display_name_given, u.display_name, u.title, u.emails, u.user_type, u.active, u.created_at, u.updated_at";
 
 /** `users.emails` for a state's e-mails: the SCIM rendering, `type` omitted when unset. */
-export function renderEmails(emails: UserState["emails"]): string {
+function renderEmails(emails: UserState["emails"]): string {
   return JSON.stringify(emails.map((e): RenderedEmail => (e.type !== null ? { value: e.value, type: e.type, primary: e.primary } : { value: e.value, primary: e.primary })));
 }
 
