@@ -20,20 +20,25 @@ const MIN_CLAIM = 8;
 /** A subscription as the HTTP side needs it: where to send, and the secrets to sign with. */
 export type SubscriptionTarget = { id: number; url: string; secrets: string[] };
 
-/** A leased delivery, ready to send. `attempts` counts the attempts made before this one in the current cycle. */
-export type LeasedDelivery = { id: number; subscriptionId: number; attempts: number; uid: string; name: string; payload: string; createdAt: number };
+/**
+ * A leased delivery, ready to send. `attempts` counts the attempts made before this one in the
+ * current cycle; `hasLastAttempt`: an earlier attempt is on the row (it moves to the log first).
+ */
+export type LeasedDelivery = { id: number; subscriptionId: number; attempts: number; hasLastAttempt: boolean; uid: string; name: string; payload: string; createdAt: number };
 
 /** One HTTP attempt that finished, to record in the log and to decide the delivery's next state. */
 export type FinishedAttempt = {
   deliveryId: number;
   subscriptionId: number;
-  /** `LeasedDelivery.attempts` of the claim this attempt sent. */
+  /** `LeasedDelivery.attempts` and `.hasLastAttempt` of the claim this attempt sent. */
   attemptsBefore: number;
+  hasLastAttempt: boolean;
   startedAt: number;
   durationMs: number;
   url: string;
-  /** JSON object of the headers sent (they hold no secret). */
-  requestHeaders: string;
+  /** With the URL, the event and the start time these rebuild the request headers (`deliveryHeaders`). */
+  userAgent: string;
+  signature: string;
   result: AttemptResult;
   responseBody: string | null;
 };
@@ -70,7 +75,7 @@ export type LedgerOptions = {
 };
 
 type SubRow = { id: number; url: string; secret: string; previous_secret: string | null; previous_secret_expires_at: number | null };
-type DueRow = { id: number; attempts: number; uid: string; name: string; payload: string; created_at: number };
+type DueRow = { id: number; attempts: number; has_last_attempt: number; uid: string; name: string; payload: string; created_at: number };
 
 export class DeliveryLedger {
   private rotate = 0;
@@ -78,7 +83,7 @@ export class DeliveryLedger {
     subs: Statement<SubRow>;
     due: Statement<DueRow>;
     lease: Statement;
-    attempt: Statement;
+    archiveLastAttempt: Statement;
     finish: Statement;
     release: Statement;
     subSuccess: Statement;
@@ -86,15 +91,17 @@ export class DeliveryLedger {
     subDisable: Statement;
   };
   private readonly transaction: { immediate(req: TickRequest): TickResult };
+  /** The connection's own `synchronous` level, restored after a lazy tick (see `tick`). */
+  private readonly syncLevel: number;
 
   constructor(
-    db: Database,
+    private readonly db: Database,
     private readonly options: LedgerOptions,
   ) {
     this.q = {
       subs: db.query("SELECT id, url, secret, previous_secret, previous_secret_expires_at FROM webhook_subscriptions WHERE enabled = 1 ORDER BY id"),
       due: db.query(
-        `SELECT d.id, d.attempts, e.uid, e.name, e.payload, e.created_at
+        `SELECT d.id, d.attempts, d.last_attempt_at IS NOT NULL AS has_last_attempt, e.uid, e.name, e.payload, e.created_at
            FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
           WHERE d.subscription_id = ?1 AND d.status = 'pending' AND d.next_attempt_at <= ?2
             AND (d.locked_until IS NULL OR d.locked_until <= ?2)
@@ -102,27 +109,52 @@ export class DeliveryLedger {
       ),
       // The lease touches only the row, not the due index (next_attempt_at stays): leased rows are
       // skipped by the due query's locked_until test — at most 2 × the cap of them per subscription.
-      lease: db.query("UPDATE webhook_deliveries SET locked_until = ?2, updated_at = ?3 WHERE id = ?1"),
-      // Run only after `finish` changed the delivery row, so the row exists (see `record`).
-      attempt: db.query(
-        `INSERT INTO webhook_attempts (delivery_id, started_at, duration_ms, url, request_headers, status_code, error, response_body)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`,
+      // One statement per subscription's claim (ids as a JSON array), not one per row: 0.5–1 µs
+      // less per delivery in a microbenchmark of 32-row claims.
+      lease: db.query("UPDATE webhook_deliveries SET locked_until = ?2, updated_at = ?3 WHERE id IN (SELECT value FROM json_each(?1))"),
+      // The previous attempt leaves the row for the log before the next one takes its place. Its
+      // transport error is `last_error` when there was no status code (see `record`).
+      archiveLastAttempt: db.query(
+        `INSERT INTO webhook_attempts (delivery_id, started_at, duration_ms, url, user_agent, signature, status_code, error, response_body)
+         SELECT id, last_attempt_at, last_duration_ms, last_url, last_user_agent, last_signature, last_status_code,
+                CASE WHEN last_status_code IS NULL THEN last_error END, last_response_body
+           FROM webhook_deliveries WHERE id = ?1 AND last_attempt_at IS NOT NULL`,
       ),
       finish: db.query(
         `UPDATE webhook_deliveries SET status = ?2, attempts = attempts + 1, next_attempt_at = ?3, locked_until = NULL,
-                last_status_code = ?4, last_error = ?5, updated_at = ?6, finished_at = ?7 WHERE id = ?1`,
+                last_status_code = ?4, last_error = ?5, updated_at = ?6, finished_at = ?7, last_attempt_at = ?8,
+                last_duration_ms = ?9, last_url = ?10, last_user_agent = ?11, last_signature = ?12, last_response_body = ?13
+          WHERE id = ?1`,
       ),
       release: db.query("UPDATE webhook_deliveries SET locked_until = NULL, updated_at = ?2 WHERE id = ?1 AND status = 'pending'"),
-      subSuccess: db.query("UPDATE webhook_subscriptions SET failing_since = NULL, last_success_at = ?2 WHERE id = ?1"),
+      // `last_success_at` is kept to the second: under load a subscription succeeds in every tick,
+      // and rewriting its row each time would add a page to every commit.
+      subSuccess: db.query(
+        `UPDATE webhook_subscriptions SET failing_since = NULL, last_success_at = ?2
+          WHERE id = ?1 AND (failing_since IS NOT NULL OR last_success_at IS NULL OR last_success_at <= ?2 - 1000)`,
+      ),
       subFailing: db.query("UPDATE webhook_subscriptions SET failing_since = coalesce(failing_since, ?2) WHERE id = ?1 RETURNING failing_since"),
       subDisable: db.query("UPDATE webhook_subscriptions SET enabled = 0, disabled_reason = ?2, updated_at = ?3 WHERE id = ?1 AND enabled = 1"),
     };
     this.transaction = db.transaction((req: TickRequest) => this.body(req));
+    this.syncLevel = (db.query("PRAGMA synchronous").get() as { synchronous: number }).synchronous;
   }
 
-  /** Runs one tick in its own `BEGIN IMMEDIATE` transaction. Throws (nothing committed) on busy or I/O errors. */
-  tick(req: TickRequest): TickResult {
-    return this.transaction.immediate(req);
+  /**
+   * Runs one tick in its own `BEGIN IMMEDIATE` transaction. Throws (nothing committed) on busy or I/O errors.
+   * `durable: false` commits without waiting for the disk; the caller then flushes the WAL itself
+   * and counts this tick's outcomes as recorded only after that (wal-flush.ts explains why that is safe).
+   */
+  tick(req: TickRequest, durable = true): TickResult {
+    if (durable) return this.transaction.immediate(req);
+    // exec, not a cached statement: SQLite applies a `PRAGMA synchronous = …` when it prepares it,
+    // so re-running a prepared one does not reliably set the level again.
+    this.db.exec("PRAGMA synchronous = NORMAL");
+    try {
+      return this.transaction.immediate(req);
+    } finally {
+      this.db.exec(`PRAGMA synchronous = ${this.syncLevel}`);
+    }
   }
 
   private body(req: TickRequest): TickResult {
@@ -181,9 +213,18 @@ export class DeliveryLedger {
         if (room <= 0) continue;
         const rows = this.q.due.all(sub.id, now, room);
         if (rows.length < room) exhausted.add(sub.id);
+        if (rows.length > 0) this.q.lease.run(JSON.stringify(rows.map((r) => r.id)), leaseUntil, now);
         for (const row of rows) {
-          this.q.lease.run(row.id, leaseUntil, now);
-          claims.push({ id: row.id, subscriptionId: sub.id, attempts: row.attempts, uid: row.uid, name: row.name, payload: row.payload, createdAt: row.created_at });
+          claims.push({
+            id: row.id,
+            subscriptionId: sub.id,
+            attempts: row.attempts,
+            hasLastAttempt: row.has_last_attempt === 1,
+            uid: row.uid,
+            name: row.name,
+            payload: row.payload,
+            createdAt: row.created_at,
+          });
         }
         claimedBySub.set(sub.id, (claimedBySub.get(sub.id) ?? 0) + rows.length);
         budget -= rows.length;
@@ -203,16 +244,16 @@ export class DeliveryLedger {
     const verdict = decide(r, f.attemptsBefore + 1, this.options.retrySchedule, now);
     const subId = f.subscriptionId;
     if (verdict.next !== "delivered" && succeeded.delete(subId)) this.q.subSuccess.run(subId, now); // keep the order within the batch
-    // The delivery row first: if it is gone (its subscription was deleted meanwhile) there is
-    // nothing to log the attempt against, and the attempt insert needs no existence check of its own.
+    // `last_error` doubles as the attempt's transport error: it is that error exactly when there
+    // is no status code (the archive statement relies on it). A delivery deleted meanwhile (its
+    // subscription was) matches no row in either statement, so nothing is logged for it.
     const [rowStatus, nextAttemptAt, rowError, finishedAt]: [DeliveryStatus, number, string | null, number | null] =
       verdict.next === "delivered" ? ["delivered", now, null, now]
       : verdict.next === "gone" ? ["failed", now, "endpoint answered 410 Gone", now]
       : verdict.next === "retry" ? ["pending", verdict.at, error, null]
       : ["failed", now, error, now];
-    const finished = this.q.finish.run(f.deliveryId, rowStatus, nextAttemptAt, status, rowError, now, finishedAt);
-    if (finished.changes > 0)
-      this.q.attempt.run(f.deliveryId, f.startedAt, f.durationMs, f.url, f.requestHeaders, status, r.kind === "error" ? r.error : null, f.responseBody);
+    if (f.hasLastAttempt) this.q.archiveLastAttempt.run(f.deliveryId);
+    this.q.finish.run(f.deliveryId, rowStatus, nextAttemptAt, status, rowError, now, finishedAt, f.startedAt, f.durationMs, f.url, f.userAgent, f.signature, f.responseBody);
     if (verdict.next === "delivered") {
       succeeded.add(subId);
       return verdict.next;

@@ -4,7 +4,7 @@ import { ApiError, badRequest, notFound } from "../http/errors";
 import { EVENTS, isEventName } from "./catalog";
 import type { DeliveryDetail, DeliverySummary, Subscription, SubscriptionCreate, SubscriptionPatch } from "./model";
 import { recordEvent } from "./publish";
-import { generateSecret } from "./signer";
+import { deliveryHeaders, generateSecret } from "./signer";
 import { validateTargetUrl } from "./ssrf";
 import { webhookAttempts, webhookDeliveries, webhookEvents, webhookSubscriptions } from "./tables";
 import { wakeAfterCommit } from "./wake";
@@ -204,13 +204,38 @@ export function listDeliveries(
 
 export function getDelivery(ctx: AppContext, id: number): DeliveryDetail {
   const row = ctx.db
-    .select({ ...summaryColumns, payload: webhookEvents.payload, eventCreatedAt: webhookEvents.createdAt })
+    .select({
+      ...summaryColumns,
+      payload: webhookEvents.payload,
+      eventCreatedAt: webhookEvents.createdAt,
+      lastAttemptAt: webhookDeliveries.lastAttemptAt,
+      lastDurationMs: webhookDeliveries.lastDurationMs,
+      lastUrl: webhookDeliveries.lastUrl,
+      lastUserAgent: webhookDeliveries.lastUserAgent,
+      lastSignature: webhookDeliveries.lastSignature,
+      lastResponseBody: webhookDeliveries.lastResponseBody,
+    })
     .from(webhookDeliveries)
     .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
     .where(eq(webhookDeliveries.id, id))
     .get();
   if (!row) throw notFound(`Delivery ${id}`);
+  // Earlier attempts are in the log table; the latest is on the delivery row (tables.ts).
   const attempts = ctx.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, id)).orderBy(webhookAttempts.id).all();
+  if (row.lastAttemptAt !== null)
+    attempts.push({
+      id: 0,
+      deliveryId: id,
+      startedAt: row.lastAttemptAt,
+      durationMs: row.lastDurationMs ?? 0,
+      url: row.lastUrl ?? "",
+      requestHeaders: null,
+      userAgent: row.lastUserAgent,
+      signature: row.lastSignature,
+      statusCode: row.lastStatusCode,
+      error: row.lastStatusCode === null ? row.lastError : null,
+      responseBody: row.lastResponseBody,
+    });
   return {
     ...toSummary(row),
     timestamp: Math.floor(row.eventCreatedAt / 1000),
@@ -219,12 +244,29 @@ export function getDelivery(ctx: AppContext, id: number): DeliveryDetail {
       startedAt: iso(a.startedAt)!,
       durationMs: a.durationMs,
       url: a.url,
-      requestHeaders: a.requestHeaders,
+      // Rows from before migration 0002 kept the headers as sent; newer ones are rebuilt from their parts.
+      requestHeaders:
+        a.requestHeaders ??
+        deliveryHeaders({
+          userAgent: a.userAgent ?? "",
+          webhookId: row.webhookId,
+          timestampSeconds: Math.floor(a.startedAt / 1000),
+          signature: a.signature ?? "",
+          host: hostOf(a.url),
+        }),
       statusCode: a.statusCode,
       error: a.error,
       responseBody: a.responseBody,
     })),
   };
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "";
+  }
 }
 
 /** Sends one delivery again with a fresh retry cycle (same webhook-id, so receivers can dedupe). */

@@ -51,3 +51,18 @@ export function signatureHeader(secrets: readonly string[], msgId: string, times
 export function envelopeBody(event: string, timestampSeconds: number, payloadJson: string): string {
   return `{"event":${JSON.stringify(event)},"timestamp":${timestampSeconds},"payload":${payloadJson}}`;
 }
+
+/**
+ * The headers of one delivery request. The delivery log stores only the parts that cannot be
+ * derived (user agent, signature) and rebuilds the rest with this same function.
+ */
+export function deliveryHeaders(p: { userAgent: string; webhookId: string; timestampSeconds: number; signature: string; host: string }): Record<string, string> {
+  return {
+    "content-type": "application/json",
+    "user-agent": p.userAgent,
+    "webhook-id": p.webhookId,
+    "webhook-timestamp": String(p.timestampSeconds),
+    "webhook-signature": p.signature,
+    host: p.host,
+  };
+}

@@ -61,6 +61,19 @@ export const webhookDeliveries = sqliteTable(
     lockedUntil: integer("locked_until"),
     lastStatusCode: integer("last_status_code"),
     lastError: text("last_error"),
+    /**
+     * The latest attempt lives on the delivery row (start time, duration, URL, user agent,
+     * signature sent, response body; status code and error above); `webhook_attempts` holds the
+     * earlier ones. Recording an attempt is then one row update, and the common case — delivered
+     * at the first attempt — writes no second row at all. The next attempt moves this one into
+     * `webhook_attempts` first. Null until the first attempt.
+     */
+    lastAttemptAt: integer("last_attempt_at"),
+    lastDurationMs: integer("last_duration_ms"),
+    lastUrl: text("last_url"),
+    lastUserAgent: text("last_user_agent"),
+    lastSignature: text("last_signature"),
+    lastResponseBody: text("last_response_body"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
     finishedAt: integer("finished_at"),
@@ -76,7 +89,7 @@ export const webhookDeliveries = sqliteTable(
   ],
 );
 
-/** Every HTTP attempt, for the delivery log. */
+/** Every HTTP attempt before a delivery's latest one (which is on the delivery row), for the delivery log. */
 export const webhookAttempts = sqliteTable(
   "webhook_attempts",
   {
@@ -85,8 +98,14 @@ export const webhookAttempts = sqliteTable(
     startedAt: integer("started_at").notNull(),
     durationMs: integer("duration_ms").notNull(),
     url: text("url").notNull(),
-    /** JSON object of the request headers sent (no secrets are ever in them). */
-    requestHeaders: text("request_headers", { mode: "json" }).$type<Record<string, string>>().notNull(),
+    /**
+     * Rows written before 0002: JSON object of the request headers sent. Newer rows store what
+     * cannot be derived (user agent, signature) and the log rebuilds the rest (`requestHeaders`).
+     */
+    requestHeaders: text("request_headers", { mode: "json" }).$type<Record<string, string>>(),
+    userAgent: text("user_agent"),
+    /** The `webhook-signature` header sent (no secret: an HMAC of this one message). */
+    signature: text("signature"),
     statusCode: integer("status_code"),
     error: text("error"),
     /** First 16 KB of the response body. */

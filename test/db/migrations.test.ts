@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../../src/db/connection";
 import { runMigrations } from "../../src/db/migrate";
 import { migrations } from "../../src/db/migrations.generated";
+import type { AppContext } from "../../src/context";
+import { getDelivery } from "../../src/webhooks/service";
 
 test("0001 backfills users.emails from user_emails, as SCIM renders them, in the IdP's order", () => {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-migrate-"));
@@ -25,6 +27,30 @@ test("0001 backfills users.emails from user_emails, as SCIM renders them, in the
     const emailsOf = (id: number) => JSON.parse((h.sqlite.query("SELECT emails FROM users WHERE id = ?").get(id) as { emails: string }).emails);
     expect(emailsOf(a)).toEqual([{ value: "a@x.example", type: "work", primary: true }, { value: "Home\"é@x.example", primary: false }]);
     expect(emailsOf(b)).toEqual([]);
+  } finally {
+    closeDatabase(h);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("0002 keeps logged attempts and their headers; a delivery's next attempt then goes on its row", () => {
+  const dir = mkdtempSync(join(tmpdir(), "gatehouse-migrate-"));
+  const h = openDatabase(join(dir, "g.db"), { migrate: false });
+  try {
+    const before = migrations.findIndex((m) => m.tag === "0002_latest_attempt_on_delivery");
+    runMigrations(h.db, before); // the database as the release before 0002 left it
+    const now = Date.now();
+    h.sqlite.run("INSERT INTO webhook_subscriptions (id, url, events, secret, created_at, updated_at) VALUES (1, 'http://h.example/x', '[\"*\"]', 'whsec_x', ?, ?)", [now, now]);
+    h.sqlite.run("INSERT INTO webhook_events (id, uid, name, payload, created_at) VALUES (1, 'msg_old', 'case.deleted', '{\"id\":1}', ?)", [now]);
+    h.sqlite.run("INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempts, next_attempt_at, last_status_code, last_error, created_at, updated_at) VALUES (1, 1, 1, 'pending', 1, ?, 500, 'HTTP 500', ?, ?)", [now, now, now]);
+    const headers = { "webhook-id": "msg_old", "webhook-signature": "v1,old" };
+    h.sqlite.run("INSERT INTO webhook_attempts (delivery_id, started_at, duration_ms, url, request_headers, status_code, response_body) VALUES (1, ?, 12, 'http://h.example/x', ?, 500, 'boom')", [now - 1000, JSON.stringify(headers)]);
+
+    expect(runMigrations(h.db)).toBe(migrations.length - before);
+    const ctx = { db: h.db, sqlite: h.sqlite } as unknown as AppContext;
+    expect(getDelivery(ctx, 1).attempts).toEqual([
+      { startedAt: new Date(now - 1000).toISOString(), durationMs: 12, url: "http://h.example/x", requestHeaders: headers, statusCode: 500, error: null, responseBody: "boom" },
+    ]);
   } finally {
     closeDatabase(h);
     rmSync(dir, { recursive: true, force: true });

@@ -83,6 +83,9 @@ test("500 then 200: retried with the same webhook-id and a fresh timestamp per a
   }, "delivered after retry");
   expect(d.attempts.map((x: any) => x.statusCode)).toEqual([500, 200]);
   expect(d.attempts[0].responseBody).toBe("boom");
+  // The log shows each attempt's headers as sent (the first was moved off the delivery row by the second).
+  for (const [i, r] of [a!, b!].entries())
+    for (const k of ["content-type", "user-agent", "webhook-id", "webhook-timestamp", "webhook-signature", "host"]) expect(d.attempts[i].requestHeaders[k]).toBe(r.headers[k]);
 });
 
 test("a receiver slower than the timeout fails the attempt; after the schedule the delivery is failed", async () => {

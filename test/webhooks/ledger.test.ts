@@ -5,6 +5,10 @@ import { DeliveryLedger, type FinishedAttempt, type LeasedDelivery } from "../..
 import { publish } from "../../src/webhooks/publish";
 import type { AttemptResult } from "../../src/webhooks/retry";
 import { webhookSubscriptions } from "../../src/webhooks/tables";
+import { WalFlusher } from "../../src/webhooks/wal-flush";
+import { Database } from "bun:sqlite";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 /** The delivery state machine on its own: one tick at a time, no HTTP, explicit clock. */
 
@@ -39,10 +43,12 @@ function finished(c: LeasedDelivery, result: AttemptResult, startedAt = Date.now
     deliveryId: c.id,
     subscriptionId: c.subscriptionId,
     attemptsBefore: c.attempts,
+    hasLastAttempt: c.hasLastAttempt,
     startedAt,
     durationMs: 3,
     url: "http://127.0.0.1:9/hook",
-    requestHeaders: JSON.stringify({ "webhook-id": c.uid }),
+    userAgent: "Gatehouse-Webhooks/test",
+    signature: `v1,sig-${c.id}-${startedAt}`,
     result,
     responseBody: "ok",
   };
@@ -57,7 +63,13 @@ const row = (id: number) =>
     locked_until: number | null;
     last_error: string | null;
   };
-const attemptRows = (id: number) => (t.ctx.sqlite.query("SELECT count(*) AS n FROM webhook_attempts WHERE delivery_id = ?1").get(id) as { n: number }).n;
+/** Attempts logged for a delivery: the earlier ones in webhook_attempts, the latest on the row. */
+const attemptRows = (id: number) =>
+  (
+    t.ctx.sqlite
+      .query("SELECT (SELECT count(*) FROM webhook_attempts WHERE delivery_id = ?1) + (SELECT count(*) FROM webhook_deliveries WHERE id = ?1 AND last_attempt_at IS NOT NULL) AS n")
+      .get(id) as { n: number }
+  ).n;
 
 test("a claim leases at most the budget and twice the per-subscription cap, and a leased row is not claimed again", () => {
   const a = subscribe();
@@ -130,4 +142,40 @@ test("a released lease is due again at once without counting an attempt; an outc
   const r = ledger.tick({ now, finished: [finished(c2!, ok)], released: [], claim: null });
   expect(r.verdicts).toEqual({ delivered: 1 });
   expect(attemptRows(c2!.id)).toBe(0);
+});
+
+test("a lazy tick records like any other and gives the connection its synchronous level back, also when it fails", () => {
+  const level = () => (t.ctx.sqlite.query("PRAGMA synchronous").get() as { synchronous: number }).synchronous;
+  expect(level()).toBe(2); // FULL, as openDatabase sets it
+  subscribe();
+  publishEvents(3);
+  const claimed = ledger.tick({ now: Date.now(), finished: [], released: [], claim: { budget: 10, held: {} } }, false);
+  expect(claimed.claims.length).toBe(3);
+  expect(level()).toBe(2);
+  const recorded = ledger.tick({ now: Date.now(), finished: claimed.claims.map((c) => finished(c, ok)), released: [], claim: null }, false);
+  expect(recorded.verdicts).toEqual({ delivered: 3 });
+  expect(claimed.claims.map((c) => row(c.id).status)).toEqual(["delivered", "delivered", "delivered"]);
+  expect(level()).toBe(2);
+
+  // Another connection holds the write lock: the tick fails, nothing is committed, the level is restored.
+  const other = new Database(t.ctx.sqlite.filename);
+  other.exec("BEGIN IMMEDIATE");
+  t.ctx.sqlite.exec("PRAGMA busy_timeout = 10");
+  try {
+    expect(() => ledger.tick({ now: Date.now(), finished: [], released: [], claim: { budget: 10, held: {} } }, false)).toThrow();
+    expect(level()).toBe(2);
+  } finally {
+    other.exec("ROLLBACK");
+    other.close();
+  }
+});
+
+test("WalFlusher fsyncs the WAL of a database file; an in-memory database has none", async () => {
+  const flusher = WalFlusher.open(t.ctx.sqlite.filename);
+  expect(flusher).not.toBeNull();
+  await flusher!.flush();
+  flusher!.close();
+  await expect(flusher!.flush()).rejects.toThrow("closed");
+  expect(WalFlusher.open(":memory:")).toBeNull();
+  expect(WalFlusher.open(join(tmpdir(), "gatehouse-no-such-db"))).toBeNull();
 });
