@@ -229,11 +229,13 @@ class DeliveryLoop {
         this.pump();
       },
       (e) => {
-        // Not known to be on disk: stay counted as unrecorded. The next tick commits with FULL,
-        // which puts them on disk (or fails, and the attempts stay queued).
-        this.ctx.log.error("webhook WAL flush failed", { error: String((e as Error)?.message ?? e) });
-        this.unflushed += this.flushing;
+        // The disk refused an fsync: from now on every tick commits with the connection's own
+        // level (FULL), which fsyncs everything before it or fails, keeping outcomes queued. The
+        // outcomes this flush covered stop counting against the window, so a failing disk cannot
+        // wedge the loop; only the power-loss duplicate bound is lost for them (never an event).
+        this.ctx.log.error("webhook WAL flush failed; committing every tick synchronously from now on", { error: String((e as Error)?.message ?? e) });
         this.flushing = 0;
+        this.unflushed = 0;
         this.flushRunning = false;
         this.flusher?.close();
         this.flusher = null;
