@@ -2,10 +2,10 @@
 // Text imports embed each SQL file in the compiled binary.
 import m0 from "../../migrations/0000_init.sql" with { type: "text" };
 import m1 from "../../migrations/0001_user_emails_rendered.sql" with { type: "text" };
-import m2 from "../../migrations/0002_latest_attempt_on_delivery.sql" with { type: "text" };
+import m2 from "../../migrations/0002_attempt_log_chain.sql" with { type: "text" };
 
 export const migrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795319636693, breakpoints: true, sql: m0 },
   { tag: "0001_user_emails_rendered", when: 1795324532377, breakpoints: true, sql: m1 },
-  { tag: "0002_latest_attempt_on_delivery", when: 1795463951269, breakpoints: true, sql: m2 },
+  { tag: "0002_attempt_log_chain", when: 1795467175519, breakpoints: true, sql: m2 },
 ];

@@ -345,7 +345,7 @@ class DeliveryLoop {
         deliveryId: claim.id,
         subscriptionId: sub.id,
         attemptsBefore: claim.attempts,
-        hasLastAttempt: claim.hasLastAttempt,
+        previousAttemptId: claim.lastAttemptId,
         startedAt,
         durationMs: Date.now() - startedAt,
         url: sub.url,
@@ -373,7 +373,7 @@ class DeliveryLoop {
     });
   }
 
-  /** Retention: delivered deliveries (their attempts cascade), old attempts and orphaned events go, in small batches. */
+  /** Retention: delivered deliveries, attempts (by age: the log has no foreign key) and orphaned events go, in small batches. */
   private async purge(): Promise<void> {
     if (this.purging || this.stopping) return;
     this.purging = true;

@@ -22,17 +22,17 @@ export type SubscriptionTarget = { id: number; url: string; secrets: string[] };
 
 /**
  * A leased delivery, ready to send. `attempts` counts the attempts made before this one in the
- * current cycle; `hasLastAttempt`: an earlier attempt is on the row (it moves to the log first).
+ * current cycle; `lastAttemptId` is the delivery's latest logged attempt (the next one links to it).
  */
-export type LeasedDelivery = { id: number; subscriptionId: number; attempts: number; hasLastAttempt: boolean; uid: string; name: string; payload: string; createdAt: number };
+export type LeasedDelivery = { id: number; subscriptionId: number; attempts: number; lastAttemptId: number | null; uid: string; name: string; payload: string; createdAt: number };
 
 /** One HTTP attempt that finished, to record in the log and to decide the delivery's next state. */
 export type FinishedAttempt = {
   deliveryId: number;
   subscriptionId: number;
-  /** `LeasedDelivery.attempts` and `.hasLastAttempt` of the claim this attempt sent. */
+  /** `LeasedDelivery.attempts` and `.lastAttemptId` of the claim this attempt sent. */
   attemptsBefore: number;
-  hasLastAttempt: boolean;
+  previousAttemptId: number | null;
   startedAt: number;
   durationMs: number;
   url: string;
@@ -75,7 +75,7 @@ export type LedgerOptions = {
 };
 
 type SubRow = { id: number; url: string; secret: string; previous_secret: string | null; previous_secret_expires_at: number | null };
-type DueRow = { id: number; attempts: number; has_last_attempt: number; uid: string; name: string; payload: string; created_at: number };
+type DueRow = { id: number; attempts: number; last_attempt_id: number | null; uid: string; name: string; payload: string; created_at: number };
 
 export class DeliveryLedger {
   private rotate = 0;
@@ -83,7 +83,8 @@ export class DeliveryLedger {
     subs: Statement<SubRow>;
     due: Statement<DueRow>;
     lease: Statement;
-    archiveLastAttempt: Statement;
+    logAttempt: Statement;
+    unlogAttempt: Statement;
     finish: Statement;
     release: Statement;
     subSuccess: Statement;
@@ -101,7 +102,7 @@ export class DeliveryLedger {
     this.q = {
       subs: db.query("SELECT id, url, secret, previous_secret, previous_secret_expires_at FROM webhook_subscriptions WHERE enabled = 1 ORDER BY id"),
       due: db.query(
-        `SELECT d.id, d.attempts, d.last_attempt_at IS NOT NULL AS has_last_attempt, e.uid, e.name, e.payload, e.created_at
+        `SELECT d.id, d.attempts, d.last_attempt_id, e.uid, e.name, e.payload, e.created_at
            FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
           WHERE d.subscription_id = ?1 AND d.status = 'pending' AND d.next_attempt_at <= ?2
             AND (d.locked_until IS NULL OR d.locked_until <= ?2)
@@ -112,18 +113,15 @@ export class DeliveryLedger {
       // One statement per subscription's claim (ids as a JSON array), not one per row: 0.5–1 µs
       // less per delivery in a microbenchmark of 32-row claims.
       lease: db.query("UPDATE webhook_deliveries SET locked_until = ?2, updated_at = ?3 WHERE id IN (SELECT value FROM json_each(?1))"),
-      // The previous attempt leaves the row for the log before the next one takes its place. Its
-      // transport error is `last_error` when there was no status code (see `record`).
-      archiveLastAttempt: db.query(
-        `INSERT INTO webhook_attempts (delivery_id, started_at, duration_ms, url, user_agent, signature, status_code, error, response_body)
-         SELECT id, last_attempt_at, last_duration_ms, last_url, last_user_agent, last_signature, last_status_code,
-                CASE WHEN last_status_code IS NULL THEN last_error END, last_response_body
-           FROM webhook_deliveries WHERE id = ?1 AND last_attempt_at IS NOT NULL`,
+      // Appended at the end of the log (tables.ts); `finish` then points the delivery at it.
+      logAttempt: db.query(
+        `INSERT INTO webhook_attempts (delivery_id, previous_attempt_id, started_at, duration_ms, url, user_agent, signature, status_code, error, response_body)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)`,
       ),
+      unlogAttempt: db.query("DELETE FROM webhook_attempts WHERE id = ?1"),
       finish: db.query(
         `UPDATE webhook_deliveries SET status = ?2, attempts = attempts + 1, next_attempt_at = ?3, locked_until = NULL,
-                last_status_code = ?4, last_error = ?5, updated_at = ?6, finished_at = ?7, last_attempt_at = ?8,
-                last_duration_ms = ?9, last_url = ?10, last_user_agent = ?11, last_signature = ?12, last_response_body = ?13
+                last_status_code = ?4, last_error = ?5, updated_at = ?6, finished_at = ?7, last_attempt_id = ?8
           WHERE id = ?1`,
       ),
       release: db.query("UPDATE webhook_deliveries SET locked_until = NULL, updated_at = ?2 WHERE id = ?1 AND status = 'pending'"),
@@ -219,7 +217,7 @@ export class DeliveryLedger {
             id: row.id,
             subscriptionId: sub.id,
             attempts: row.attempts,
-            hasLastAttempt: row.has_last_attempt === 1,
+            lastAttemptId: row.last_attempt_id,
             uid: row.uid,
             name: row.name,
             payload: row.payload,
@@ -244,16 +242,25 @@ export class DeliveryLedger {
     const verdict = decide(r, f.attemptsBefore + 1, this.options.retrySchedule, now);
     const subId = f.subscriptionId;
     if (verdict.next !== "delivered" && succeeded.delete(subId)) this.q.subSuccess.run(subId, now); // keep the order within the batch
-    // `last_error` doubles as the attempt's transport error: it is that error exactly when there
-    // is no status code (the archive statement relies on it). A delivery deleted meanwhile (its
-    // subscription was) matches no row in either statement, so nothing is logged for it.
     const [rowStatus, nextAttemptAt, rowError, finishedAt]: [DeliveryStatus, number, string | null, number | null] =
       verdict.next === "delivered" ? ["delivered", now, null, now]
       : verdict.next === "gone" ? ["failed", now, "endpoint answered 410 Gone", now]
       : verdict.next === "retry" ? ["pending", verdict.at, error, null]
       : ["failed", now, error, now];
-    if (f.hasLastAttempt) this.q.archiveLastAttempt.run(f.deliveryId);
-    this.q.finish.run(f.deliveryId, rowStatus, nextAttemptAt, status, rowError, now, finishedAt, f.startedAt, f.durationMs, f.url, f.userAgent, f.signature, f.responseBody);
+    const attemptId = this.q.logAttempt.run(
+      f.deliveryId,
+      f.previousAttemptId,
+      f.startedAt,
+      f.durationMs,
+      f.url,
+      f.userAgent,
+      f.signature,
+      status,
+      r.kind === "error" ? r.error : null,
+      f.responseBody,
+    ).lastInsertRowid;
+    // A delivery deleted meanwhile (its subscription was) has nothing to log the attempt against.
+    if (this.q.finish.run(f.deliveryId, rowStatus, nextAttemptAt, status, rowError, now, finishedAt, attemptId).changes === 0) this.q.unlogAttempt.run(attemptId);
     if (verdict.next === "delivered") {
       succeeded.add(subId);
       return verdict.next;

@@ -6,7 +6,7 @@ import type { DeliveryDetail, DeliverySummary, Subscription, SubscriptionCreate,
 import { recordEvent } from "./publish";
 import { deliveryHeaders, generateSecret } from "./signer";
 import { validateTargetUrl } from "./ssrf";
-import { webhookAttempts, webhookDeliveries, webhookEvents, webhookSubscriptions } from "./tables";
+import { webhookDeliveries, webhookEvents, webhookSubscriptions } from "./tables";
 import { wakeAfterCommit } from "./wake";
 
 /** Subscriptions, delivery log and replay: plain functions over the tables (no HTTP here). */
@@ -204,61 +204,69 @@ export function listDeliveries(
 
 export function getDelivery(ctx: AppContext, id: number): DeliveryDetail {
   const row = ctx.db
-    .select({
-      ...summaryColumns,
-      payload: webhookEvents.payload,
-      eventCreatedAt: webhookEvents.createdAt,
-      lastAttemptAt: webhookDeliveries.lastAttemptAt,
-      lastDurationMs: webhookDeliveries.lastDurationMs,
-      lastUrl: webhookDeliveries.lastUrl,
-      lastUserAgent: webhookDeliveries.lastUserAgent,
-      lastSignature: webhookDeliveries.lastSignature,
-      lastResponseBody: webhookDeliveries.lastResponseBody,
-    })
+    .select({ ...summaryColumns, payload: webhookEvents.payload, eventCreatedAt: webhookEvents.createdAt })
     .from(webhookDeliveries)
     .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
     .where(eq(webhookDeliveries.id, id))
     .get();
   if (!row) throw notFound(`Delivery ${id}`);
-  // Earlier attempts are in the log table; the latest is on the delivery row (tables.ts).
-  const attempts = ctx.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, id)).orderBy(webhookAttempts.id).all();
-  if (row.lastAttemptAt !== null)
-    attempts.push({
-      id: 0,
-      deliveryId: id,
-      startedAt: row.lastAttemptAt,
-      durationMs: row.lastDurationMs ?? 0,
-      url: row.lastUrl ?? "",
-      requestHeaders: null,
-      userAgent: row.lastUserAgent,
-      signature: row.lastSignature,
-      statusCode: row.lastStatusCode,
-      error: row.lastStatusCode === null ? row.lastError : null,
-      responseBody: row.lastResponseBody,
-    });
   return {
     ...toSummary(row),
     timestamp: Math.floor(row.eventCreatedAt / 1000),
     payload: JSON.parse(row.payload),
-    attempts: attempts.map((a) => ({
-      startedAt: iso(a.startedAt)!,
-      durationMs: a.durationMs,
+    attempts: attemptsOf(ctx, id).map((a) => ({
+      startedAt: iso(a.started_at)!,
+      durationMs: a.duration_ms,
       url: a.url,
-      // Rows from before migration 0002 kept the headers as sent; newer ones are rebuilt from their parts.
-      requestHeaders:
-        a.requestHeaders ??
-        deliveryHeaders({
-          userAgent: a.userAgent ?? "",
-          webhookId: row.webhookId,
-          timestampSeconds: Math.floor(a.startedAt / 1000),
-          signature: a.signature ?? "",
-          host: hostOf(a.url),
-        }),
-      statusCode: a.statusCode,
+      // Attempts logged before migration 0002 kept the headers JSON; newer ones are rebuilt from their parts.
+      requestHeaders: a.request_headers
+        ? (JSON.parse(a.request_headers) as Record<string, string>)
+        : deliveryHeaders({
+            userAgent: a.user_agent ?? "",
+            webhookId: row.webhookId,
+            timestampSeconds: Math.floor(a.started_at / 1000),
+            signature: a.signature ?? "",
+            host: hostOf(a.url),
+          }),
+      statusCode: a.status_code,
       error: a.error,
-      responseBody: a.responseBody,
+      responseBody: a.response_body,
     })),
   };
+}
+
+type AttemptRow = {
+  started_at: number;
+  duration_ms: number;
+  url: string;
+  request_headers: string | null;
+  user_agent: string | null;
+  signature: string | null;
+  status_code: number | null;
+  error: string | null;
+  response_body: string | null;
+};
+
+/**
+ * A delivery's attempts, oldest first, by following its chain from `last_attempt_id` (the log has
+ * no delivery index; see tables.ts). Each step must stay within the delivery and go to a smaller
+ * id, so a pointer left dangling by retention (or an id reused after it) ends the chain.
+ */
+function attemptsOf(ctx: AppContext, deliveryId: number): AttemptRow[] {
+  return ctx.sqlite
+    .query(
+      `WITH RECURSIVE chain(id) AS (
+         SELECT last_attempt_id FROM webhook_deliveries WHERE id = ?1
+         UNION ALL
+         SELECT a.previous_attempt_id FROM webhook_attempts a JOIN chain c ON a.id = c.id
+          WHERE a.delivery_id = ?1 AND a.previous_attempt_id < a.id
+       )
+       SELECT a.started_at, a.duration_ms, a.url, a.request_headers, a.user_agent, a.signature, a.status_code, a.error, a.response_body
+         FROM chain c JOIN webhook_attempts a ON a.id = c.id
+        WHERE a.delivery_id = ?1
+        ORDER BY a.id`,
+    )
+    .all(deliveryId) as AttemptRow[];
 }
 
 function hostOf(url: string): string {

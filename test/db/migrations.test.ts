@@ -33,24 +33,38 @@ test("0001 backfills users.emails from user_emails, as SCIM renders them, in the
   }
 });
 
-test("0002 keeps logged attempts and their headers; a delivery's next attempt then goes on its row", () => {
+test("0002 chains the attempts logged before it, which keep their headers; new attempts link to them", () => {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-migrate-"));
   const h = openDatabase(join(dir, "g.db"), { migrate: false });
   try {
-    const before = migrations.findIndex((m) => m.tag === "0002_latest_attempt_on_delivery");
+    const before = migrations.findIndex((m) => m.tag === "0002_attempt_log_chain");
     runMigrations(h.db, before); // the database as the release before 0002 left it
     const now = Date.now();
     h.sqlite.run("INSERT INTO webhook_subscriptions (id, url, events, secret, created_at, updated_at) VALUES (1, 'http://h.example/x', '[\"*\"]', 'whsec_x', ?, ?)", [now, now]);
     h.sqlite.run("INSERT INTO webhook_events (id, uid, name, payload, created_at) VALUES (1, 'msg_old', 'case.deleted', '{\"id\":1}', ?)", [now]);
-    h.sqlite.run("INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempts, next_attempt_at, last_status_code, last_error, created_at, updated_at) VALUES (1, 1, 1, 'pending', 1, ?, 500, 'HTTP 500', ?, ?)", [now, now, now]);
-    const headers = { "webhook-id": "msg_old", "webhook-signature": "v1,old" };
-    h.sqlite.run("INSERT INTO webhook_attempts (delivery_id, started_at, duration_ms, url, request_headers, status_code, response_body) VALUES (1, ?, 12, 'http://h.example/x', ?, 500, 'boom')", [now - 1000, JSON.stringify(headers)]);
+    for (const id of [1, 2])
+      h.sqlite.run("INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at) VALUES (?, 1, 1, 'pending', 1, ?, ?, ?)", [id, now, now, now]);
+    const attempt = h.sqlite.query("INSERT INTO webhook_attempts (delivery_id, started_at, duration_ms, url, request_headers, status_code, response_body) VALUES (?, ?, 12, 'http://h.example/x', ?, 500, ?)");
+    const headers = (n: number) => ({ "webhook-id": "msg_old", "webhook-signature": `v1,old${n}` });
+    // interleaved, as two deliveries' retries are
+    attempt.run(1, now - 3000, JSON.stringify(headers(1)), "a1");
+    attempt.run(2, now - 2500, JSON.stringify(headers(2)), "b1");
+    attempt.run(1, now - 2000, JSON.stringify(headers(3)), "a2");
 
     expect(runMigrations(h.db)).toBe(migrations.length - before);
     const ctx = { db: h.db, sqlite: h.sqlite } as unknown as AppContext;
-    expect(getDelivery(ctx, 1).attempts).toEqual([
-      { startedAt: new Date(now - 1000).toISOString(), durationMs: 12, url: "http://h.example/x", requestHeaders: headers, statusCode: 500, error: null, responseBody: "boom" },
-    ]);
+    const logged = (id: number) => getDelivery(ctx, id).attempts.map((a) => [a.responseBody, a.requestHeaders["webhook-signature"]]);
+    expect(logged(1)).toEqual([["a1", "v1,old1"], ["a2", "v1,old3"]]);
+    expect(logged(2)).toEqual([["b1", "v1,old2"]]);
+    expect(getDelivery(ctx, 1).attempts[0]).toEqual({
+      startedAt: new Date(now - 3000).toISOString(),
+      durationMs: 12,
+      url: "http://h.example/x",
+      requestHeaders: headers(1),
+      statusCode: 500,
+      error: null,
+      responseBody: "a1",
+    });
   } finally {
     closeDatabase(h);
     rmSync(dir, { recursive: true, force: true });

@@ -3,6 +3,7 @@ import { createTestApp } from "../helpers";
 import { EVENTS } from "../../src/webhooks/catalog";
 import { DeliveryLedger, type FinishedAttempt, type LeasedDelivery } from "../../src/webhooks/ledger";
 import { publish } from "../../src/webhooks/publish";
+import { getDelivery } from "../../src/webhooks/service";
 import type { AttemptResult } from "../../src/webhooks/retry";
 import { webhookSubscriptions } from "../../src/webhooks/tables";
 import { WalFlusher } from "../../src/webhooks/wal-flush";
@@ -43,7 +44,7 @@ function finished(c: LeasedDelivery, result: AttemptResult, startedAt = Date.now
     deliveryId: c.id,
     subscriptionId: c.subscriptionId,
     attemptsBefore: c.attempts,
-    hasLastAttempt: c.hasLastAttempt,
+    previousAttemptId: c.lastAttemptId,
     startedAt,
     durationMs: 3,
     url: "http://127.0.0.1:9/hook",
@@ -63,13 +64,7 @@ const row = (id: number) =>
     locked_until: number | null;
     last_error: string | null;
   };
-/** Attempts logged for a delivery: the earlier ones in webhook_attempts, the latest on the row. */
-const attemptRows = (id: number) =>
-  (
-    t.ctx.sqlite
-      .query("SELECT (SELECT count(*) FROM webhook_attempts WHERE delivery_id = ?1) + (SELECT count(*) FROM webhook_deliveries WHERE id = ?1 AND last_attempt_at IS NOT NULL) AS n")
-      .get(id) as { n: number }
-  ).n;
+const attemptRows = (id: number) => (t.ctx.sqlite.query("SELECT count(*) AS n FROM webhook_attempts WHERE delivery_id = ?1").get(id) as { n: number }).n;
 
 test("a claim leases at most the budget and twice the per-subscription cap, and a leased row is not claimed again", () => {
   const a = subscribe();
@@ -178,4 +173,29 @@ test("WalFlusher fsyncs the WAL of a database file; an in-memory database has no
   await expect(flusher!.flush()).rejects.toThrow("closed");
   expect(WalFlusher.open(":memory:")).toBeNull();
   expect(WalFlusher.open(join(tmpdir(), "gatehouse-no-such-db"))).toBeNull();
+});
+
+test("the attempt log is a chain per delivery: retention's gaps and other deliveries' ids end it", () => {
+  subscribe();
+  publishEvents(2);
+  const now = Date.now();
+  const [c1, c2] = ledger.tick({ now, finished: [], released: [], claim: { budget: 10, held: {} } }).claims;
+  const fail: AttemptResult = { kind: "response", status: 500, retryAfter: null };
+  ledger.tick({ now, finished: [finished(c1!, fail, now), finished(c2!, ok, now)], released: [], claim: null });
+  const [again] = ledger.tick({ now: now + 10 * SCHEDULE[0]!, finished: [], released: [], claim: { budget: 10, held: {} } }).claims;
+  expect(again!.id).toBe(c1!.id);
+  ledger.tick({ now: now + 10 * SCHEDULE[0]!, finished: [finished(again!, ok, now + 1)], released: [], claim: null });
+  const statuses = (id: number) => getDelivery(t.ctx, id).attempts.map((a) => a.statusCode);
+  expect(statuses(c1!.id)).toEqual([500, 200]);
+  expect(statuses(c2!.id)).toEqual([200]);
+  const sig = getDelivery(t.ctx, c1!.id).attempts[1]!.requestHeaders["webhook-signature"];
+  expect(sig).toBe(`v1,sig-${c1!.id}-${now + 1}`);
+
+  // Retention purged the first attempt: the chain ends there.
+  t.ctx.sqlite.run("DELETE FROM webhook_attempts WHERE delivery_id = ?1 AND status_code = 500", [c1!.id]);
+  expect(statuses(c1!.id)).toEqual([200]);
+  // A pointer to an id that now belongs to another delivery shows nothing of that delivery.
+  const other = (t.ctx.sqlite.query("SELECT last_attempt_id AS id FROM webhook_deliveries WHERE id = ?1").get(c2!.id) as { id: number }).id;
+  t.ctx.sqlite.run("UPDATE webhook_deliveries SET last_attempt_id = ?2 WHERE id = ?1", [c1!.id, other]);
+  expect(statuses(c1!.id)).toEqual([]);
 });
