@@ -43,8 +43,12 @@ type Outcome =
   /** Aborted by shutdown: give the lease back without counting an attempt. */
   | { kind: "released"; claim: LeasedDelivery };
 
-export function startDeliveryLoop(ctx: AppContext): { stop(): Promise<void> } {
-  const loop = new DeliveryLoop(ctx);
+/** What the loop needs of a `WalFlusher`; tests pass one whose flushes they control. */
+export type Flusher = Pick<WalFlusher, "flush" | "close">;
+
+/** `flusher`: by default a `WalFlusher` on the database file; null commits every tick synchronously. */
+export function startDeliveryLoop(ctx: AppContext, opts: { flusher?: Flusher | null } = {}): { stop(): Promise<void> } {
+  const loop = new DeliveryLoop(ctx, opts.flusher);
   loop.start();
   return { stop: () => loop.stop() };
 }
@@ -78,7 +82,7 @@ class DeliveryLoop {
   private readonly literalTargets = new Map<string, ResolvedTarget>();
   private readyTotal = 0;
   /** Fsyncs the WAL after lazily committed ticks; null = every tick commits with the connection's own `synchronous`. */
-  private flusher: WalFlusher | null = null;
+  private flusher: Flusher | null = null;
   /** Outcomes committed by lazy ticks and not yet covered by a flush, and those the running flush covers. */
   private unflushed = 0;
   private flushing = 0;
@@ -86,7 +90,10 @@ class DeliveryLoop {
   private purging = false;
   private readonly metrics;
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly givenFlusher?: Flusher | null,
+  ) {
     this.cfg = ctx.config;
     this.ledger = new DeliveryLedger(ctx.sqlite, {
       retrySchedule: ctx.config.webhookRetrySchedule,
@@ -114,7 +121,7 @@ class DeliveryLoop {
   }
 
   start(): void {
-    this.flusher = WalFlusher.open(this.ctx.sqlite.filename);
+    this.flusher = this.givenFlusher !== undefined ? this.givenFlusher : WalFlusher.open(this.ctx.sqlite.filename);
     this.unsubscribe = onEventsCommitted(() => this.requestTick());
     this.pollTimer = setInterval(() => this.requestTick(), this.cfg.webhookPollIntervalMs);
     this.purgeTimer = setInterval(() => void this.purge(), PURGE_EVERY_MS);

@@ -309,3 +309,34 @@ test("after a 410 the queued deliveries of that subscription are not sent", asyn
   expect(page.total).toBeGreaterThanOrEqual(16);
   expect(page.items.every((d: any) => !d.inFlight)).toBe(true);
 });
+
+test("outcomes waiting for their WAL flush hold sending back at 2 × concurrency; the flush lets the rest go", async () => {
+  // A flusher whose fsyncs finish only when the test says so: the disk "stalls".
+  let release: () => void = () => {};
+  let stalled = true;
+  const flushes: number[] = [];
+  const flusher = {
+    flush: () => {
+      flushes.push(Date.now());
+      return stalled ? new Promise<void>((r) => (release = r)) : Promise.resolve();
+    },
+    close() {},
+  };
+  const app = webhookTestApp({ webhookConcurrency: 2, webhookPerSubscriptionConcurrency: 2 }, { flusher });
+  const rx = startReceiver();
+  cleanups.push(() => app.close(), () => rx.stop());
+  await app.subscribe({ url: rx.url });
+  for (let i = 1; i <= 30; i++) app.publish("case.deleted", { id: i });
+  await app.until(() => flushes.length > 0 && rx.received.length >= 4, "the first outcomes");
+  await Bun.sleep(300);
+  // Sent while the flush stalls: at most 2 × concurrency outcomes waiting for the disk, plus the
+  // 2 × concurrency sent-but-unrecorded window — the power-loss duplicate bound (4 × concurrency).
+  const whileStalled = rx.received.length;
+  expect(whileStalled).toBeLessThanOrEqual(8);
+  await Bun.sleep(200);
+  expect(rx.received.length).toBe(whileStalled); // nothing more goes out until the disk answers
+  stalled = false;
+  release();
+  await rx.waitFor(30);
+  expect(new Set(rx.received.map((r) => r.headers["webhook-id"])).size).toBe(30);
+});

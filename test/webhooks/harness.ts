@@ -67,7 +67,7 @@ export function startReceiver(handler: Handler = () => new Response("ok")) {
 export type WebhookTestApp = ReturnType<typeof webhookTestApp>;
 
 /** A test app with a running delivery loop and a fast, short retry schedule (never real minutes). */
-export function webhookTestApp(overrides: Partial<Config> = {}) {
+export function webhookTestApp(overrides: Partial<Config> = {}, loopOptions: Parameters<typeof startDeliveryLoop>[1] = {}) {
   const t = createTestApp({
     webhookAllowPrivateTargets: true,
     webhookPollIntervalMs: 20,
@@ -75,7 +75,7 @@ export function webhookTestApp(overrides: Partial<Config> = {}) {
     webhookRetrySchedule: [50, 100],
     ...overrides,
   });
-  const loop = startDeliveryLoop(t.ctx);
+  const loop = startDeliveryLoop(t.ctx, loopOptions);
   return {
     ...t,
     loop,
