@@ -86,7 +86,8 @@ class DeliveryLoop {
   /** Outcomes committed by lazy ticks and not yet covered by a flush, and those the running flush covers. */
   private unflushed = 0;
   private flushing = 0;
-  private flushRunning = false;
+  /** The running flush, if any (shutdown waits for it). */
+  private flushInFlight: Promise<void> | null = null;
   private purging = false;
   private readonly metrics;
 
@@ -147,7 +148,7 @@ class DeliveryLoop {
     await all();
     if (this.timeoutSweeper) clearInterval(this.timeoutSweeper);
     this.tick(); // durable: stopping
-    while (this.flushRunning) await new Promise((r) => setTimeout(r, 1));
+    while (this.flushInFlight) await this.flushInFlight; // a flush that ends may start the next one
     this.flusher?.close();
     this.flusher = null;
   }
@@ -224,13 +225,12 @@ class DeliveryLoop {
 
   /** Starts an fsync of the WAL for the outcomes committed so far, unless one is running (it restarts when that one ends). */
   private flush(): void {
-    if (this.flushRunning || this.unflushed === 0 || !this.flusher) return;
-    this.flushRunning = true;
+    if (this.flushInFlight || this.unflushed === 0 || !this.flusher) return;
     this.flushing = this.unflushed;
     this.unflushed = 0;
-    this.flusher.flush().then(
+    this.flushInFlight = this.flusher.flush().then(
       () => {
-        this.flushRunning = false;
+        this.flushInFlight = null;
         this.flushing = 0;
         this.flush();
         this.pump();
@@ -243,7 +243,7 @@ class DeliveryLoop {
         this.ctx.log.error("webhook WAL flush failed; committing every tick synchronously from now on", { error: String((e as Error)?.message ?? e) });
         this.flushing = 0;
         this.unflushed = 0;
-        this.flushRunning = false;
+        this.flushInFlight = null;
         this.flusher?.close();
         this.flusher = null;
         this.requestTick();
