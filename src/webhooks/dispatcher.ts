@@ -33,6 +33,8 @@ const LEASE_MARGIN_MS = 5_000;
 /** Retention purge cadence; rows go in batches so no transaction is long. */
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 const PURGE_BATCH = 1000;
+/** Longest an outcome committed by a lazy tick waits before a WAL sync is started for it (see `flush`). */
+const FLUSH_DELAY_MS = 2;
 
 export function deliveryBacklog(ctx: Pick<AppContext, "sqlite">): number {
   return (ctx.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'").get() as { n: number }).n;
@@ -88,6 +90,8 @@ class DeliveryLoop {
   private flushing = 0;
   /** The running flush, if any (shutdown waits for it). */
   private flushInFlight: Promise<void> | null = null;
+  /** Armed while a small batch of outcomes waits for its flush (see `flush`). */
+  private flushTimer: ReturnType<typeof setTimeout> | null = null;
   private purging = false;
   private readonly metrics;
 
@@ -148,6 +152,8 @@ class DeliveryLoop {
     await all();
     if (this.timeoutSweeper) clearInterval(this.timeoutSweeper);
     this.tick(); // durable: stopping
+    if (this.flushTimer) clearTimeout(this.flushTimer); // the durable tick covered what it waited for
+    this.flushTimer = null;
     while (this.flushInFlight) await this.flushInFlight; // a flush that ends may start the next one
     this.flusher?.close();
     this.flusher = null;
@@ -223,8 +229,30 @@ class DeliveryLoop {
     this.pump();
   }
 
-  /** Starts an fsync of the WAL for the outcomes committed so far, unless one is running (it restarts when that one ends). */
+  /**
+   * Starts a sync of the WAL for the outcomes committed so far, unless one is running (it restarts
+   * when that one ends) or the batch is still small. A sync costs about the same whatever it
+   * covers (~0.3 ms of kernel CPU here, plus the journal's), so outcomes are gathered until a
+   * concurrency's worth waits, the loop goes idle, or the oldest has waited `FLUSH_DELAY_MS`:
+   * measured, half the syncs of syncing back to back. Sending is not held back meanwhile (the
+   * window in `pump` counts these outcomes), only their being counted as recorded.
+   */
   private flush(): void {
+    if (this.flushInFlight || this.unflushed === 0 || !this.flusher) return;
+    const idle = this.inflight === 0 && this.readyTotal === 0;
+    if (this.unflushed < this.cfg.webhookConcurrency && !idle && !this.stopping) {
+      this.flushTimer ??= setTimeout(() => {
+        this.flushTimer = null;
+        this.startFlush();
+      }, FLUSH_DELAY_MS);
+      return;
+    }
+    this.startFlush();
+  }
+
+  private startFlush(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
     if (this.flushInFlight || this.unflushed === 0 || !this.flusher) return;
     this.flushing = this.unflushed;
     this.unflushed = 0;

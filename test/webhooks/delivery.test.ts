@@ -340,3 +340,27 @@ test("outcomes waiting for their WAL flush hold sending back at 2 × concurrency
   await rx.waitFor(30);
   expect(new Set(rx.received.map((r) => r.headers["webhook-id"])).size).toBe(30);
 });
+
+test("an outcome recorded while other attempts are open is synced within moments, not held for a full batch", async () => {
+  // Syncs wait to gather a concurrency's worth of outcomes, but never longer than a few
+  // milliseconds: here one attempt is answered and the others hang, so no batch ever fills.
+  const flushes: number[] = [];
+  const flusher = {
+    flush: () => {
+      flushes.push(Date.now());
+      return Promise.resolve();
+    },
+    close() {},
+  };
+  const app = webhookTestApp({ webhookConcurrency: 8, webhookPerSubscriptionConcurrency: 8 }, { flusher });
+  const rx = startReceiver((_req, _rec, n) => (n === 1 ? new Response("ok") : rx.hang()));
+  cleanups.push(() => app.close(), () => rx.stop());
+  const sub = await app.subscribe({ url: rx.url });
+  for (let i = 1; i <= 4; i++) app.publish("case.deleted", { id: i });
+  await rx.waitFor(4);
+  await app.until(() => flushes.length > 0, "a WAL sync for the lone outcome");
+  const answered = rx.received[0]!.at;
+  expect(flushes[0]! - answered).toBeLessThan(1000);
+  const page = await deliveriesOf(app, sub.id, "&status=delivered");
+  expect(page.total).toBe(1);
+});
