@@ -33,6 +33,8 @@ const LEASE_MARGIN_MS = 5_000;
 /** Retention purge cadence; rows go in batches so no transaction is long. */
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 const PURGE_BATCH = 1000;
+/** Delivery ids walked per purge transaction (see `purgeExpired`). */
+const PURGE_SPAN = 2000;
 /** Longest an outcome committed by a lazy tick waits before a WAL sync is started for it (see `flush`). */
 const FLUSH_DELAY_MS = 2;
 
@@ -422,26 +424,47 @@ class DeliveryLoop {
   }
 }
 
-/** Deletes delivered deliveries, attempts and orphaned events older than the retention. Returns rows deleted. */
+/**
+ * Deletes delivered deliveries, attempts and orphaned events older than the retention, in short
+ * transactions with the event loop let through between them. Returns rows deleted.
+ *
+ * Deliveries have no index on `finished_at` (finishing one would have to move an entry in it on
+ * the delivery path). A delivery finishes after it is created and ids grow with creation time, so
+ * every delivery that can go lies below the first id created after the cutoff: the purge walks the
+ * ids upwards in spans of `PURGE_SPAN` rows and stops there. Each run therefore also reads the
+ * failed deliveries kept from before the cutoff (a rowid range scan, cheap), and a clock stepped
+ * back can leave a delivery for the next run.
+ */
 export async function purgeExpired(ctx: Pick<AppContext, "sqlite" | "config">, now: number, cancelled: () => boolean = () => false): Promise<number> {
   const cutoff = now - ctx.config.webhookRetentionDays * 86_400_000;
   const db = ctx.sqlite;
-  const steps = [
-    db.query(`DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE status = 'delivered' AND finished_at < ?1 LIMIT ${PURGE_BATCH})`),
+  const letThrough = () => new Promise((r) => setImmediate(r)); // deliveries and requests go between batches
+  let total = 0;
+  const nextDelivery = db.query<{ id: number; created_at: number }, [number]>("SELECT id, created_at FROM webhook_deliveries WHERE id > ?1 ORDER BY id LIMIT 1");
+  const deleteSpan = db.query("DELETE FROM webhook_deliveries WHERE id >= ?1 AND id < ?2 AND status = 'delivered' AND finished_at < ?3");
+  for (let after = 0; ; ) {
+    if (cancelled()) return total;
+    const first = nextDelivery.get(after);
+    if (!first || first.created_at >= cutoff) break;
+    const end = first.id + PURGE_SPAN;
+    total += db.transaction(() => deleteSpan.run(first.id, end, cutoff).changes).immediate();
+    after = end - 1;
+    await letThrough();
+  }
+  const batches = [
     db.query(`DELETE FROM webhook_attempts WHERE id IN (SELECT id FROM webhook_attempts WHERE started_at < ?1 ORDER BY id LIMIT ${PURGE_BATCH})`),
     db.query(
       `DELETE FROM webhook_events WHERE id IN (SELECT e.id FROM webhook_events e WHERE e.created_at < ?1
          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id) LIMIT ${PURGE_BATCH})`,
     ),
   ];
-  let total = 0;
-  for (const step of steps) {
+  for (const batch of batches) {
     for (;;) {
       if (cancelled()) return total;
-      const n = db.transaction(() => step.run(cutoff).changes).immediate();
+      const n = db.transaction(() => batch.run(cutoff).changes).immediate();
       total += n;
       if (n < PURGE_BATCH) break;
-      await new Promise((r) => setImmediate(r)); // let deliveries and requests through between batches
+      await letThrough();
     }
   }
   return total;

@@ -293,6 +293,45 @@ test("retention purges delivered deliveries, their attempts and orphaned events,
   expect(count("webhook_attempts")).toBe(0);
 });
 
+test("retention walks the delivery ids across many transactions: old delivered rows go; failed, recent and redelivered ones stay", async () => {
+  const { purgeExpired } = await import("../../src/webhooks/dispatcher");
+  const { app } = setup();
+  const sub = await app.subscribe({ url: "http://127.0.0.1:9/hook" });
+  await app.loop.stop(); // the loop must not touch these rows
+  const db = app.ctx.sqlite;
+  const day = 86_400_000;
+  const now = Date.now();
+  const old = now - 40 * day;
+  const recent = now - day;
+  const eventId = (db.query("INSERT INTO webhook_events (uid, name, payload, created_at) VALUES ('msg_purge', 'case.deleted', '{}', ?1) RETURNING id").get(old) as { id: number }).id;
+  const insert = db.query(
+    `INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at, finished_at)
+     VALUES (?1, ?2, ?3, ?4, 1, ?5, ?5, ?5, ?6)`,
+  );
+  const kept: number[] = [];
+  db.transaction(() => {
+    // Ids with gaps, more rows than one purge transaction walks.
+    for (let i = 1; i <= 5000; i++) {
+      const id = i * 3;
+      if (i > 4500) {
+        insert.run(id, eventId, sub.id, "delivered", recent, recent); // within the retention
+        kept.push(id);
+      } else if (i % 7 === 0) {
+        insert.run(id, eventId, sub.id, "failed", old, old); // failed deliveries are kept for recovery
+        kept.push(id);
+      } else if (i === 4000) {
+        insert.run(id, eventId, sub.id, "delivered", old, recent); // created long ago, redelivered lately
+        kept.push(id);
+      } else insert.run(id, eventId, sub.id, "delivered", old, old);
+    }
+  })();
+  const deleted = await purgeExpired(app.ctx, now);
+  const left = (db.query("SELECT id FROM webhook_deliveries ORDER BY id").all() as { id: number }[]).map((r) => r.id);
+  expect(left).toEqual(kept);
+  expect(deleted).toBe(5000 - kept.length);
+  expect(await purgeExpired(app.ctx, now)).toBe(0);
+});
+
 test("after a 410 the queued deliveries of that subscription are not sent", async () => {
   const { app, rx } = setup({ webhookConcurrency: 4, webhookPerSubscriptionConcurrency: 2 });
   rx.setHandler(async () => {
