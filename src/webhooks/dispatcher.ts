@@ -4,6 +4,7 @@ import { DeliveryLedger, type FinishedAttempt, type LeasedDelivery, type Subscri
 import type { AttemptResult } from "./retry";
 import { deliveryHeaders, envelopeBody, signatureHeader } from "./signer";
 import { hasIpLiteralHost, resolveTarget, type ResolvedTarget } from "./ssrf";
+import { deliveryId } from "./tables";
 import { WalFlusher } from "./wal-flush";
 import { onEventsCommitted } from "./wake";
 
@@ -429,27 +430,34 @@ class DeliveryLoop {
  * transactions with the event loop let through between them. Returns rows deleted.
  *
  * Deliveries have no index on `finished_at` (finishing one would have to move an entry in it on
- * the delivery path). A delivery finishes after it is created and ids grow with creation time, so
- * every delivery that can go lies below the first id created after the cutoff: the purge walks the
- * ids upwards in spans of `PURGE_SPAN` rows and stops there. Each run therefore also reads the
- * failed deliveries kept from before the cutoff (a rowid range scan, cheap), and a clock stepped
- * back can leave a delivery for the next run.
+ * the delivery path). Within one subscription's id range (tables.ts `deliveryId`; the ids from
+ * before migration 0004 form one more range) ids grow with creation time, and a delivery finishes
+ * after it is created; so every delivery that can go lies below the range's first one created
+ * after the cutoff. The purge walks each range upwards in spans of `PURGE_SPAN` ids and stops
+ * there. Each run therefore also reads the failed deliveries kept from before the cutoff (a rowid
+ * range scan, cheap), and a clock stepped back can leave a delivery for the next run.
  */
 export async function purgeExpired(ctx: Pick<AppContext, "sqlite" | "config">, now: number, cancelled: () => boolean = () => false): Promise<number> {
   const cutoff = now - ctx.config.webhookRetentionDays * 86_400_000;
   const db = ctx.sqlite;
   const letThrough = () => new Promise((r) => setImmediate(r)); // deliveries and requests go between batches
   let total = 0;
-  const nextDelivery = db.query<{ id: number; created_at: number }, [number]>("SELECT id, created_at FROM webhook_deliveries WHERE id > ?1 ORDER BY id LIMIT 1");
+  const nextDelivery = db.query<{ id: number; created_at: number }, [number, number]>(
+    "SELECT id, created_at FROM webhook_deliveries WHERE id > ?1 AND id < ?2 ORDER BY id LIMIT 1",
+  );
   const deleteSpan = db.query("DELETE FROM webhook_deliveries WHERE id >= ?1 AND id < ?2 AND status = 'delivered' AND finished_at < ?3");
-  for (let after = 0; ; ) {
-    if (cancelled()) return total;
-    const first = nextDelivery.get(after);
-    if (!first || first.created_at >= cutoff) break;
-    const end = first.id + PURGE_SPAN;
-    total += db.transaction(() => deleteSpan.run(first.id, end, cutoff).changes).immediate();
-    after = end - 1;
-    await letThrough();
+  const subscriptions = (db.query("SELECT id FROM webhook_subscriptions ORDER BY id").all() as { id: number }[]).map((s) => s.id);
+  for (const range of [0, ...subscriptions]) {
+    const rangeEnd = deliveryId(range + 1, 0);
+    for (let after = deliveryId(range, 0); ; ) {
+      if (cancelled()) return total;
+      const first = nextDelivery.get(after, rangeEnd);
+      if (!first || first.created_at >= cutoff) break;
+      const end = Math.min(first.id + PURGE_SPAN, rangeEnd);
+      total += db.transaction(() => deleteSpan.run(first.id, end, cutoff).changes).immediate();
+      after = end - 1;
+      await letThrough();
+    }
   }
   const batches = [
     db.query(`DELETE FROM webhook_attempts WHERE id IN (SELECT id FROM webhook_attempts WHERE started_at < ?1 ORDER BY id LIMIT ${PURGE_BATCH})`),

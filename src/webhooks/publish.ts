@@ -2,6 +2,7 @@ import type { Database, Statement } from "bun:sqlite";
 import { randomBytes } from "node:crypto";
 import type { Tx } from "../db/connection";
 import { assertValidPayload, type EventName, type EventPayload } from "./catalog";
+import { deliveryId } from "./tables";
 import { wakeAfterCommit } from "./wake";
 
 export type PublishOptions = {
@@ -42,12 +43,13 @@ export function publish(tx: Tx, event: string, payload: unknown, opts: PublishOp
 
 /**
  * Prepared statements per connection. Producers call `publish` inside hot write paths, so it runs
- * three cached statements on the transaction's own connection instead of building queries each time.
+ * cached statements on the transaction's own connection instead of building queries each time.
  */
 type Statements = {
   enabledSubscriptions: Statement<{ id: number; events: string; project_code: string | null }>;
   insertEvent: Statement<{ id: number }>;
-  insertDelivery: Statement<{ id: number }>;
+  nextDeliverySeq: Statement<{ delivery_seq: number }>;
+  insertDelivery: Statement;
 };
 const statements = new WeakMap<Database, Statements>();
 
@@ -59,9 +61,10 @@ function statementsFor(tx: Tx): Statements {
     s = {
       enabledSubscriptions: client.query("SELECT id, events, project_code FROM webhook_subscriptions WHERE enabled = 1"),
       insertEvent: client.query("INSERT INTO webhook_events (uid, name, project_code, payload, created_at) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id"),
+      nextDeliverySeq: client.query("UPDATE webhook_subscriptions SET delivery_seq = delivery_seq + 1 WHERE id = ?1 RETURNING delivery_seq"),
       insertDelivery: client.query(
-        `INSERT INTO webhook_deliveries (event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
-         VALUES (?1, ?2, 'pending', 0, ?3, ?3, ?3) RETURNING id`,
+        `INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
+         VALUES (?1, ?2, ?3, 'pending', 0, ?4, ?4, ?4)`,
       ),
     };
     statements.set(client, s);
@@ -74,7 +77,12 @@ export function recordEvent(tx: Tx, event: EventName, payload: unknown, projectC
   const q = statementsFor(tx);
   const uid = newMessageId();
   const eventId = q.insertEvent.get(uid, event, projectCode, JSON.stringify(payload), now)!.id;
-  const deliveryIds = subscriptionIds.map((subscriptionId) => q.insertDelivery.get(eventId, subscriptionId, now)!.id);
+  const deliveryIds = subscriptionIds.map((subscriptionId) => {
+    // Ids keep each subscription's deliveries together (tables.ts `deliveryId`).
+    const id = deliveryId(subscriptionId, q.nextDeliverySeq.get(subscriptionId)!.delivery_seq);
+    q.insertDelivery.run(id, eventId, subscriptionId, now);
+    return id;
+  });
   if (deliveryIds.length > 0) wakeAfterCommit();
   return { eventId, uid, deliveryIds };
 }

@@ -1,12 +1,12 @@
 import { and, count, desc, eq, gte } from "drizzle-orm";
 import type { AppContext } from "../context";
-import { ApiError, badRequest, notFound } from "../http/errors";
+import { ApiError, badRequest, conflict, notFound } from "../http/errors";
 import { EVENTS, isEventName } from "./catalog";
 import type { DeliveryDetail, DeliverySummary, Subscription, SubscriptionCreate, SubscriptionPatch } from "./model";
 import { recordEvent } from "./publish";
 import { deliveryHeaders, generateSecret } from "./signer";
 import { validateTargetUrl } from "./ssrf";
-import { webhookDeliveries, webhookEvents, webhookSubscriptions } from "./tables";
+import { MAX_SUBSCRIPTION_ID, webhookDeliveries, webhookEvents, webhookSubscriptions } from "./tables";
 import { wakeAfterCommit } from "./wake";
 
 /** Subscriptions, delivery log and replay: plain functions over the tables (no HTTP here). */
@@ -58,11 +58,19 @@ export function createSubscription(ctx: AppContext, input: SubscriptionCreate): 
   const events = checkEvents(input.events);
   const now = Date.now();
   const secret = generateSecret();
-  const row = ctx.db
-    .insert(webhookSubscriptions)
-    .values({ url, events, projectCode: input.project ?? null, description: input.description ?? "", enabled: input.enabled ?? true, secret, createdAt: now, updatedAt: now })
-    .returning()
-    .get();
+  const row = ctx.db.transaction(
+    (tx) => {
+      const created = tx
+        .insert(webhookSubscriptions)
+        .values({ url, events, projectCode: input.project ?? null, description: input.description ?? "", enabled: input.enabled ?? true, secret, createdAt: now, updatedAt: now })
+        .returning()
+        .get();
+      // Delivery ids carry the subscription id in their high bits (tables.ts `deliveryId`).
+      if (created.id > MAX_SUBSCRIPTION_ID) throw conflict(`No more webhook subscriptions can be created in this database (ids are used up to ${MAX_SUBSCRIPTION_ID})`);
+      return created;
+    },
+    { behavior: "immediate" },
+  );
   return { ...toSubscription(row, now), secret };
 }
 

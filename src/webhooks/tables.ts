@@ -23,6 +23,8 @@ export const webhookSubscriptions = sqliteTable("webhook_subscriptions", {
   /** First failure since the last success; drives the "disable after 5 days failing" rule. */
   failingSince: integer("failing_since"),
   lastSuccessAt: integer("last_success_at"),
+  /** Deliveries made for this subscription so far: the low half of the next delivery's id (`deliveryId`). */
+  deliverySeq: integer("delivery_seq").notNull().default(0),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
 });
@@ -44,6 +46,21 @@ export const webhookEvents = sqliteTable(
 );
 
 export type DeliveryStatus = "pending" | "delivered" | "failed";
+
+/**
+ * A delivery's id: its subscription's id in the high bits and the subscription's own running count
+ * in the low 32, so each subscription's deliveries are stored together in id (= rowid) order, oldest
+ * first. The delivery loop works one subscription at a time; with ids in publish order, the
+ * deliveries of several subscriptions interleave and every tick wrote pages spread over all of
+ * them (measured with 10 subscriptions: 16.6 WAL pages per tick instead of 11.0). Deliveries made
+ * before migration 0004 keep their smaller ids. Stays a safe JavaScript integer up to 2^21
+ * subscriptions (`MAX_SUBSCRIPTION_ID`); the count is never reused (kept on the subscription).
+ */
+export const DELIVERY_ID_SPAN = 2 ** 32;
+export const MAX_SUBSCRIPTION_ID = 2 ** 21 - 1;
+export function deliveryId(subscriptionId: number, seq: number): number {
+  return subscriptionId * DELIVERY_ID_SPAN + seq;
+}
 
 /** One row per (event, subscription). A small state machine: pending → delivered | failed. */
 export const webhookDeliveries = sqliteTable(

@@ -70,3 +70,26 @@ test("0002 chains the attempts logged before it, which keep their headers; new a
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("0004: deliveries made before it keep their ids; new ones go to their subscription's range", async () => {
+  const { publish } = await import("../../src/webhooks/publish");
+  const { deliveryId } = await import("../../src/webhooks/tables");
+  const dir = mkdtempSync(join(tmpdir(), "gatehouse-migrate-"));
+  const h = openDatabase(join(dir, "g.db"), { migrate: false });
+  try {
+    const before = migrations.findIndex((m) => m.tag === "0004_delivery_ids_per_subscription");
+    runMigrations(h.db, before); // the database as the release before 0004 left it
+    const now = Date.now();
+    h.sqlite.run("INSERT INTO webhook_subscriptions (id, url, events, secret, created_at, updated_at) VALUES (1, 'http://h.example/x', '[\"*\"]', 'whsec_x', ?, ?)", [now, now]);
+    h.sqlite.run("INSERT INTO webhook_events (id, uid, name, payload, created_at) VALUES (1, 'msg_old', 'case.deleted', '{\"id\":1}', ?)", [now]);
+    h.sqlite.run("INSERT INTO webhook_deliveries (event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at) VALUES (1, 1, 'failed', 8, ?, ?, ?)", [now, now, now]);
+
+    expect(runMigrations(h.db)).toBe(migrations.length - before);
+    h.db.transaction((tx) => publish(tx, "case.deleted", { id: 2 }), { behavior: "immediate" });
+    const ids = (h.sqlite.query("SELECT id FROM webhook_deliveries ORDER BY id").all() as { id: number }[]).map((r) => r.id);
+    expect(ids).toEqual([1, deliveryId(1, 1)]);
+  } finally {
+    closeDatabase(h);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

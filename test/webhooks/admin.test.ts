@@ -113,3 +113,19 @@ test("the OpenAPI document lists the admin routes and every outbound event under
   expect(doc.paths["/api/admin/webhooks"]).toBeDefined();
   expect(doc.paths["/api/admin/deliveries/{id}/redeliver"]).toBeDefined();
 });
+
+test("once subscription ids would no longer fit in a delivery id, creating one is refused with 409 and nothing is written", async () => {
+  const own = createTestApp();
+  try {
+    const first = await json(await own.admin("POST", "/api/admin/webhooks", { url: "https://hooks.example.com/a", events: ["*"] }));
+    expect(first.status).toBe(201);
+    // As if two million subscriptions had been created (and deleted) before.
+    own.ctx.sqlite.run("UPDATE sqlite_sequence SET seq = ? WHERE name = 'webhook_subscriptions'", [2 ** 21 - 1]);
+    const refused = await json(await own.admin("POST", "/api/admin/webhooks", { url: "https://hooks.example.com/b", events: ["*"] }));
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe("conflict");
+    expect((await json(await own.admin("GET", "/api/admin/webhooks"))).body.total).toBe(1);
+  } finally {
+    own.close();
+  }
+});

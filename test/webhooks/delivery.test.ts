@@ -293,8 +293,9 @@ test("retention purges delivered deliveries, their attempts and orphaned events,
   expect(count("webhook_attempts")).toBe(0);
 });
 
-test("retention walks the delivery ids across many transactions: old delivered rows go; failed, recent and redelivered ones stay", async () => {
+test("retention walks each range of delivery ids across many transactions: old delivered rows go; failed, recent and redelivered ones stay", async () => {
   const { purgeExpired } = await import("../../src/webhooks/dispatcher");
+  const { deliveryId } = await import("../../src/webhooks/tables");
   const { app } = setup();
   const sub = await app.subscribe({ url: "http://127.0.0.1:9/hook" });
   await app.loop.stop(); // the loop must not touch these rows
@@ -310,16 +311,17 @@ test("retention walks the delivery ids across many transactions: old delivered r
   );
   const kept: number[] = [];
   db.transaction(() => {
-    // Ids with gaps, more rows than one purge transaction walks.
+    // Two ranges — ids from before migration 0004, then the subscription's own — each with gaps
+    // and more rows than one purge transaction walks, oldest first.
     for (let i = 1; i <= 5000; i++) {
-      const id = i * 3;
-      if (i > 4500) {
+      const id = i <= 2500 ? i * 3 : deliveryId(sub.id, i * 3);
+      if ((i > 2200 && i <= 2500) || i > 4500) {
         insert.run(id, eventId, sub.id, "delivered", recent, recent); // within the retention
         kept.push(id);
       } else if (i % 7 === 0) {
         insert.run(id, eventId, sub.id, "failed", old, old); // failed deliveries are kept for recovery
         kept.push(id);
-      } else if (i === 4000) {
+      } else if (i === 2000 || i === 4000) {
         insert.run(id, eventId, sub.id, "delivered", old, recent); // created long ago, redelivered lately
         kept.push(id);
       } else insert.run(id, eventId, sub.id, "delivered", old, old);

@@ -1,8 +1,9 @@
 import { afterAll, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
 import { createTestApp } from "../helpers";
 import { EVENTS } from "../../src/webhooks/catalog";
 import { publish } from "../../src/webhooks/publish";
-import { webhookDeliveries, webhookEvents, webhookSubscriptions } from "../../src/webhooks/tables";
+import { deliveryId, webhookDeliveries, webhookEvents, webhookSubscriptions } from "../../src/webhooks/tables";
 
 const t = createTestApp();
 afterAll(() => t.close());
@@ -57,4 +58,38 @@ test("a rolled-back producer transaction leaves no event behind", () => {
     }, { behavior: "immediate" }),
   ).toThrow("entity write failed");
   expect(t.ctx.db.select().from(webhookEvents).all().length).toBe(before);
+});
+
+test("a subscription's deliveries get ids of their own range, in publish order, never reused", () => {
+  const a = addSubscription({ events: ["case.deleted"] });
+  const b = addSubscription({ events: ["case.deleted"] });
+  const ids = (subscriptionId: number) =>
+    t.ctx.db
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.subscriptionId, subscriptionId))
+      .orderBy(webhookDeliveries.id)
+      .all()
+      .map((r) => r.id);
+  for (let i = 1; i <= 3; i++) t.ctx.db.transaction((tx) => publish(tx, "case.deleted", { id: i }), { behavior: "immediate" });
+  // Interleaved in publish order, yet each subscription's ids are contiguous: its deliveries sit together.
+  expect(ids(a.id)).toEqual([1, 2, 3].map((n) => deliveryId(a.id, n)));
+  expect(ids(b.id)).toEqual([1, 2, 3].map((n) => deliveryId(b.id, n)));
+  expect(deliveryId(a.id, 1)).toBe(a.id * 2 ** 32 + 1);
+  // Deleting the newest delivery (as retention may) does not hand its id out again.
+  t.ctx.sqlite.run("DELETE FROM webhook_deliveries WHERE id = ?", [deliveryId(a.id, 3)]);
+  t.ctx.db.transaction((tx) => publish(tx, "case.deleted", { id: 4 }), { behavior: "immediate" });
+  expect(ids(a.id)).toEqual([1, 2, 4].map((n) => deliveryId(a.id, n)));
+  // A rolled-back publish leaves the count where it was.
+  expect(() =>
+    t.ctx.db.transaction(
+      (tx) => {
+        publish(tx, "case.deleted", { id: 5 });
+        throw new Error("producer failed");
+      },
+      { behavior: "immediate" },
+    ),
+  ).toThrow("producer failed");
+  t.ctx.db.transaction((tx) => publish(tx, "case.deleted", { id: 6 }), { behavior: "immediate" });
+  expect(ids(b.id)).toEqual([1, 2, 3, 4, 5].map((n) => deliveryId(b.id, n)));
 });
