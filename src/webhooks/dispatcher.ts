@@ -235,9 +235,10 @@ class DeliveryLoop {
   /**
    * Starts a sync of the WAL for the outcomes committed so far, unless one is running (it restarts
    * when that one ends) or the batch is still small. A sync costs about the same whatever it
-   * covers (~0.3 ms of kernel CPU here, plus the journal's), so outcomes are gathered until a
-   * concurrency's worth waits, the loop goes idle, or the oldest has waited `FLUSH_DELAY_MS`:
-   * measured, half the syncs of syncing back to back. Sending is not held back meanwhile (the
+   * covers (~0.2 ms of CPU on the I/O thread here, and 20–40 µs on the main thread to hand it
+   * over), so outcomes are gathered until a concurrency's worth waits, the loop goes idle, or the
+   * oldest has waited `FLUSH_DELAY_MS`: measured, 0.023 syncs per delivery under load instead of
+   * 0.032 back to back. Sending is not held back meanwhile (the
    * window in `pump` counts these outcomes), only their being counted as recorded.
    */
   private flush(): void {
