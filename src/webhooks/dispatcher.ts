@@ -241,23 +241,18 @@ class DeliveryLoop {
    * 0.032 back to back. Sending is not held back meanwhile (the
    * window in `pump` counts these outcomes), only their being counted as recorded.
    */
-  private flush(): void {
+  private flush(waited = false): void {
     if (this.flushInFlight || this.unflushed === 0 || !this.flusher) return;
     const idle = this.inflight === 0 && this.readyTotal === 0;
-    if (this.unflushed < this.cfg.webhookConcurrency && !idle && !this.stopping) {
+    if (!waited && this.unflushed < this.cfg.webhookConcurrency && !idle && !this.stopping) {
       this.flushTimer ??= setTimeout(() => {
         this.flushTimer = null;
-        this.startFlush();
+        this.flush(true);
       }, FLUSH_DELAY_MS);
       return;
     }
-    this.startFlush();
-  }
-
-  private startFlush(): void {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = null;
-    if (this.flushInFlight || this.unflushed === 0 || !this.flusher) return;
     this.flushing = this.unflushed;
     this.unflushed = 0;
     this.flushInFlight = this.flusher.flush().then(
