@@ -6,7 +6,29 @@ import { closeDatabase, openDatabase } from "../../src/db/connection";
 import { runMigrations } from "../../src/db/migrate";
 import { migrations } from "../../src/db/migrations.generated";
 import type { AppContext } from "../../src/context";
+import { publish } from "../../src/webhooks/publish";
 import { getDelivery } from "../../src/webhooks/service";
+import { deliveryId } from "../../src/webhooks/tables";
+
+/**
+ * Runs `body` on a fresh database migrated up to (not including) `tag`, as the release before it
+ * left it, with one webhook subscription (id 1) and one event (id 1).
+ */
+function beforeMigration(tag: string, body: (h: ReturnType<typeof openDatabase>, before: number, now: number) => void) {
+  const dir = mkdtempSync(join(tmpdir(), "gatehouse-migrate-"));
+  const h = openDatabase(join(dir, "g.db"), { migrate: false });
+  try {
+    const before = migrations.findIndex((m) => m.tag === tag);
+    runMigrations(h.db, before);
+    const now = Date.now();
+    h.sqlite.run("INSERT INTO webhook_subscriptions (id, url, events, secret, created_at, updated_at) VALUES (1, 'http://h.example/x', '[\"*\"]', 'whsec_x', ?, ?)", [now, now]);
+    h.sqlite.run("INSERT INTO webhook_events (id, uid, name, payload, created_at) VALUES (1, 'msg_old', 'case.deleted', '{\"id\":1}', ?)", [now]);
+    body(h, before, now);
+  } finally {
+    closeDatabase(h);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 test("0001 backfills users.emails from user_emails, as SCIM renders them, in the IdP's order", () => {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-migrate-"));
@@ -34,14 +56,7 @@ test("0001 backfills users.emails from user_emails, as SCIM renders them, in the
 });
 
 test("0002 chains the attempts logged before it, which keep their headers; new attempts link to them", () => {
-  const dir = mkdtempSync(join(tmpdir(), "gatehouse-migrate-"));
-  const h = openDatabase(join(dir, "g.db"), { migrate: false });
-  try {
-    const before = migrations.findIndex((m) => m.tag === "0002_attempt_log_chain");
-    runMigrations(h.db, before); // the database as the release before 0002 left it
-    const now = Date.now();
-    h.sqlite.run("INSERT INTO webhook_subscriptions (id, url, events, secret, created_at, updated_at) VALUES (1, 'http://h.example/x', '[\"*\"]', 'whsec_x', ?, ?)", [now, now]);
-    h.sqlite.run("INSERT INTO webhook_events (id, uid, name, payload, created_at) VALUES (1, 'msg_old', 'case.deleted', '{\"id\":1}', ?)", [now]);
+  beforeMigration("0002_attempt_log_chain", (h, before, now) => {
     for (const id of [1, 2])
       h.sqlite.run("INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at) VALUES (?, 1, 1, 'pending', 1, ?, ?, ?)", [id, now, now, now]);
     const attempt = h.sqlite.query("INSERT INTO webhook_attempts (delivery_id, started_at, duration_ms, url, request_headers, status_code, response_body) VALUES (?, ?, 12, 'http://h.example/x', ?, 500, ?)");
@@ -65,31 +80,15 @@ test("0002 chains the attempts logged before it, which keep their headers; new a
       error: null,
       responseBody: "a1",
     });
-  } finally {
-    closeDatabase(h);
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
-test("0004: deliveries made before it keep their ids; new ones go to their subscription's range", async () => {
-  const { publish } = await import("../../src/webhooks/publish");
-  const { deliveryId } = await import("../../src/webhooks/tables");
-  const dir = mkdtempSync(join(tmpdir(), "gatehouse-migrate-"));
-  const h = openDatabase(join(dir, "g.db"), { migrate: false });
-  try {
-    const before = migrations.findIndex((m) => m.tag === "0004_delivery_ids_per_subscription");
-    runMigrations(h.db, before); // the database as the release before 0004 left it
-    const now = Date.now();
-    h.sqlite.run("INSERT INTO webhook_subscriptions (id, url, events, secret, created_at, updated_at) VALUES (1, 'http://h.example/x', '[\"*\"]', 'whsec_x', ?, ?)", [now, now]);
-    h.sqlite.run("INSERT INTO webhook_events (id, uid, name, payload, created_at) VALUES (1, 'msg_old', 'case.deleted', '{\"id\":1}', ?)", [now]);
+test("0004: deliveries made before it keep their ids; new ones go to their subscription's range", () => {
+  beforeMigration("0004_delivery_ids_per_subscription", (h, before, now) => {
     h.sqlite.run("INSERT INTO webhook_deliveries (event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at) VALUES (1, 1, 'failed', 8, ?, ?, ?)", [now, now, now]);
-
     expect(runMigrations(h.db)).toBe(migrations.length - before);
     h.db.transaction((tx) => publish(tx, "case.deleted", { id: 2 }), { behavior: "immediate" });
     const ids = (h.sqlite.query("SELECT id FROM webhook_deliveries ORDER BY id").all() as { id: number }[]).map((r) => r.id);
     expect(ids).toEqual([1, deliveryId(1, 1)]);
-  } finally {
-    closeDatabase(h);
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
