@@ -88,6 +88,27 @@ test("500 then 200: retried with the same webhook-id and a fresh timestamp per a
     for (const k of ["content-type", "user-agent", "webhook-id", "webhook-timestamp", "webhook-signature", "host"]) expect(d.attempts[i].requestHeaders[k]).toBe(r.headers[k]);
 });
 
+test("the log keeps the first 16 KB of a response body, with or without a Content-Length; an empty answer logs empty", async () => {
+  const { app, rx } = setup();
+  const big = "x".repeat(100 * 1024);
+  const streamed = () =>
+    new ReadableStream({
+      pull(c) {
+        c.enqueue(new TextEncoder().encode("y".repeat(8 * 1024)));
+      },
+    });
+  rx.setHandler((_req, _rec, n) => (n === 1 ? new Response(big) : n === 2 ? new Response(streamed()) : new Response(null, { status: 204 })));
+  const sub = await app.subscribe({ url: rx.url });
+  for (const id of [1, 2, 3]) app.publish("case.updated", { id });
+  await rx.waitFor(3);
+  const bodies = await app.until(async () => {
+    const { items } = await deliveriesOf(app, sub.id);
+    const all = await Promise.all(items.map((i: { id: number }) => delivery(app, i.id)));
+    return all.every((d: any) => d.status === "delivered") && all.map((d: any) => d.attempts[0].responseBody);
+  }, "all delivered");
+  expect([...bodies].map((b: string | null) => b ?? "").sort()).toEqual(["", "x".repeat(16 * 1024), "y".repeat(16 * 1024)]);
+});
+
 test("a receiver slower than the timeout fails the attempt; after the schedule the delivery is failed", async () => {
   const { app, rx } = setup({ webhookTimeoutMs: 200, webhookRetrySchedule: [30] });
   rx.setHandler(async () => {
