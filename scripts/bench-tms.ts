@@ -27,14 +27,11 @@ import { testConfig } from "../src/config";
 import { closeDatabase, openDatabase } from "../src/db/connection";
 import { silentLogger } from "../src/log";
 import { startDeliveryLoop } from "../src/webhooks/dispatcher";
+import { numberArg } from "./args";
 
-const arg = (name: string, dflt: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const RESULTS = arg("results", 10_000);
-const BATCH = arg("batch", 200);
-const ROUNDS = arg("rounds", 3);
+const RESULTS = numberArg("results", 10_000);
+const BATCH = numberArg("batch", 200);
+const ROUNDS = numberArg("rounds", 3);
 const CASES = 1000; // 10 results per case on average: most results overwrite an earlier one
 const ADMIN = "bench-admin-token";
 const STATUSES = ["passed", "failed", "blocked", "skipped", "passed", "passed"];

@@ -32,6 +32,7 @@ import { publish } from "../src/webhooks/publish";
 import { envelopeBody, generateSecret, signatureHeader } from "../src/webhooks/signer";
 import { webhookEvents, webhookSubscriptions } from "../src/webhooks/tables";
 import { inArray } from "drizzle-orm";
+import { numberArg } from "./args";
 
 const now = () => performance.timeOrigin + performance.now();
 
@@ -71,14 +72,10 @@ if (process.argv.includes("--receiver")) {
 }
 
 // ---------------------------------------------------------------- helpers
-function arg(name: string, def: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : def;
-}
-const EVENTS_N = arg("events", 100_000);
-const BACKLOG = arg("backlog", 1_000_000);
-const LATENCY_SECONDS = arg("latency-seconds", 10);
-const CONCURRENCY = arg("concurrency", 32);
+const EVENTS_N = numberArg("events", 100_000);
+const BACKLOG = numberArg("backlog", 1_000_000);
+const LATENCY_SECONDS = numberArg("latency-seconds", 10);
+const CONCURRENCY = numberArg("concurrency", 32);
 
 async function startReceiverProcess() {
   const proc = Bun.spawn([process.execPath, import.meta.path, "--receiver"], { stdout: "pipe", stderr: "inherit" });

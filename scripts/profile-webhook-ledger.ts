@@ -20,14 +20,11 @@ import { DeliveryLedger, type FinishedAttempt, type LeasedDelivery } from "../sr
 import { publish } from "../src/webhooks/publish";
 import { generateSecret } from "../src/webhooks/signer";
 import { webhookSubscriptions } from "../src/webhooks/tables";
+import { numberArg } from "./args";
 
-function arg(name: string, def: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : def;
-}
-const EVENTS_N = arg("events", 60_000);
-const SUBS = arg("subs", 1);
-const BATCH = arg("batch", 32);
+const EVENTS_N = numberArg("events", 60_000);
+const SUBS = numberArg("subs", 1);
+const BATCH = numberArg("batch", 32);
 
 const dir = mkdtempSync(join(tmpdir(), "gatehouse-ledger-"));
 const handle = openDatabase(join(dir, "gatehouse.db"));
