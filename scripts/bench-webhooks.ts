@@ -30,9 +30,10 @@ import { EVENTS } from "../src/webhooks/catalog";
 import { startDeliveryLoop } from "../src/webhooks/dispatcher";
 import { publish } from "../src/webhooks/publish";
 import { envelopeBody, generateSecret, signatureHeader } from "../src/webhooks/signer";
-import { webhookEvents, webhookSubscriptions } from "../src/webhooks/tables";
+import { webhookEvents } from "../src/webhooks/tables";
 import { inArray } from "drizzle-orm";
 import { numberArg } from "./args";
+import { addSubscriptions, enqueueEvents } from "./webhook-backlog";
 
 const now = () => performance.timeOrigin + performance.now();
 
@@ -112,19 +113,8 @@ function engine(overrides: Partial<Config> = {}) {
   const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, log: silentLogger, version: "bench" };
   return {
     ctx,
-    addSubscriptions(url: string, n: number) {
-      const t = Date.now();
-      for (let i = 0; i < n; i++)
-        ctx.db.insert(webhookSubscriptions).values({ url, events: ["*"], secret: generateSecret(), createdAt: t, updatedAt: t }).run();
-    },
-    /** Enqueues `n` events in transactions of 1000 (publish per event, as producers do). */
-    enqueue(n: number) {
-      const payload = EVENTS["case.created"].example;
-      for (let done = 0; done < n; done += 1000)
-        ctx.db.transaction((tx) => {
-          for (let i = done; i < Math.min(n, done + 1000); i++) publish(tx, "case.created", { ...payload, id: i + 1 }, { projectCode: "BENCH" });
-        }, { behavior: "immediate" });
-    },
+    addSubscriptions: (url: string, n: number) => addSubscriptions(ctx.db, url, n),
+    enqueue: (n: number) => enqueueEvents(ctx.db, n),
     pending: () => (ctx.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'").get() as { n: number }).n,
     close() {
       closeDatabase(handle);

@@ -15,12 +15,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../src/db/connection";
-import { EVENTS } from "../src/webhooks/catalog";
 import { DeliveryLedger, type FinishedAttempt, type LeasedDelivery } from "../src/webhooks/ledger";
-import { publish } from "../src/webhooks/publish";
-import { generateSecret } from "../src/webhooks/signer";
-import { webhookSubscriptions } from "../src/webhooks/tables";
 import { numberArg } from "./args";
+import { addSubscriptions, enqueueEvents } from "./webhook-backlog";
 
 const EVENTS_N = numberArg("events", 60_000);
 const SUBS = numberArg("subs", 1);
@@ -30,13 +27,8 @@ const dir = mkdtempSync(join(tmpdir(), "gatehouse-ledger-"));
 const handle = openDatabase(join(dir, "gatehouse.db"));
 const db = handle.sqlite;
 const url = "http://127.0.0.1:9/hook";
-const t0 = Date.now();
-for (let i = 0; i < SUBS; i++) handle.db.insert(webhookSubscriptions).values({ url, events: ["*"], secret: generateSecret(), createdAt: t0, updatedAt: t0 }).run();
-const example = EVENTS["case.created"].example;
-for (let done = 0; done < EVENTS_N; done += 1000)
-  handle.db.transaction((tx) => {
-    for (let i = done; i < Math.min(EVENTS_N, done + 1000); i++) publish(tx, "case.created", { ...example, id: i + 1 }, { projectCode: "BENCH" });
-  }, { behavior: "immediate" });
+addSubscriptions(handle.db, url, SUBS);
+enqueueEvents(handle.db, EVENTS_N);
 db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
 Bun.gc(true);
 
