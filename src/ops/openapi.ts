@@ -26,6 +26,9 @@ const SCALAR_PATH = `/openapi/assets/scalar-${scalarPackage.version}.js`;
 type Operation = { security?: unknown[]; tags?: string[] } & Record<string, unknown>;
 type Document = { paths: Record<string, Record<string, Operation>> } & Record<string, unknown>;
 
+/** The test-management API's root mounts (/v1, /v2) repeat /api/v1 and /api/v2: documented once. */
+const ROOT_ALIASES = [/^\/v[12]\//];
+
 /** Bearer schemes by path prefix; the first match wins. */
 const SECURITY_BY_PREFIX: [prefix: string, scheme: string][] = [
   ["/scim/v2/", "scimBearer"],
@@ -145,7 +148,7 @@ export function openapiRoutes(ctx: AppContext) {
         // document cached while plugins were still being added.
         const routeCount = plugin.routes.length;
         if (!cached || cached.routeCount !== routeCount) {
-          const generated = toOpenAPISchema(plugin, { staticFile: true }, undefined, undefined, "3.1.2");
+          const generated = toOpenAPISchema(plugin, { staticFile: true, paths: ROOT_ALIASES }, undefined, undefined, "3.1.2");
           const doc = applyDefaultSecurity({
             openapi: "3.1.2",
             ...documentation,

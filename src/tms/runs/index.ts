@@ -52,7 +52,7 @@ export function runRoutes(ctx: AppContext) {
 
 /** The Qase v2 results API the reporters (playwright-qase-reporter, qase-javascript-commons…) post to. */
 export function runV2Routes(ctx: AppContext) {
-  return tmsApi(ctx, "/api/v2")
+  return tmsApi(ctx, "/v2")
     .post("/:code/run/:runId/result", ({ params, body, caller }) => {
       const r = recordResults(ctx.db, ctx.sqlite, caller, params.code, params.runId, (f) => fromV2(body, f));
       return ok({ case_id: r[0]!.case_id, hash: r[0]!.hash });

@@ -3,11 +3,12 @@ import type { AppContext } from "../../context";
 import { authenticate } from "./auth";
 
 /**
- * The base of every entity controller: prefix `/api/v1` (or `/api/v2`) and the `Token` header
- * check, resolving `caller` for the handlers. Each controller builds its own instance, so the
- * guard is local to those routes and never leaks onto other features' routes.
+ * The base of every entity controller: prefix `/v1` (or `/v2`) and the `Token` header check,
+ * resolving `caller` for the handlers. Each controller builds its own instance, so the guard is
+ * local to those routes and never leaks onto other features' routes. `tmsRoutes` mounts the
+ * controllers twice: under `/api` and at the root (where @qase/mcp-server looks).
  */
-export function tmsApi(ctx: AppContext, prefix: "/api/v1" | "/api/v2" = "/api/v1") {
+export function tmsApi(ctx: AppContext, prefix: "/v1" | "/v2" = "/v1") {
   // derive (not resolve) runs before validation, so an unauthenticated call is a 401 whatever its body.
   return new Elysia({ prefix }).derive(({ request }) => ({ caller: authenticate(ctx, request) }));
 }
