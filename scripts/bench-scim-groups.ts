@@ -24,9 +24,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase, closeDatabase } from "../src/db/connection";
-import { users } from "../src/scim/users/tables";
-import { groups, groupMembers, displayNameKey } from "../src/scim/groups/tables";
-import { newGroupId } from "../src/scim/groups/service";
+import { displayNameKey, groupMembers, groups, users } from "../src/directory/tables";
+import { newGroupId } from "../src/directory/groups";
 import { createScimToken } from "../src/scim/tokens/service";
 
 const GROUP_SIZE = 10_000;

@@ -1,4 +1,5 @@
 import { ApiError, apiErrorResponse } from "./errors";
+import { DirectoryError } from "../directory/errors";
 import { ScimError, scimErrorResponse } from "../scim/errors";
 import type { Logger } from "../log";
 
@@ -13,6 +14,8 @@ export function mapError(args: { code: string | number; error: unknown; request:
   const scim = path === "/scim" || path.startsWith("/scim/");
 
   if (error instanceof ScimError) return scimErrorResponse(error);
+  if (error instanceof DirectoryError)
+    return scim ? scimErrorResponse(new ScimError(error.status, error.message, error.scimType)) : apiErrorResponse(new ApiError(error.status, error.code, error.message));
   if (error instanceof ApiError) return scim ? scimErrorResponse(new ScimError(error.status, error.message, undefined, error.headers)) : apiErrorResponse(error);
 
   let status = 500;

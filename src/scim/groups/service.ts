@@ -1,27 +1,18 @@
-import { randomBytes } from "node:crypto";
-import { and, asc, count, desc, eq, ne, sql, type SQL } from "drizzle-orm";
+import { asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { AppContext } from "../../context";
 import type { Db, Tx } from "../../db/connection";
-import { duplicateError, ScimError } from "../errors";
+import { addMembers, assertDisplayNameFree, newGroupId, removeMembers, replaceMembers } from "../../directory/groups";
+import { displayNameKey, groupMembers, groups, users, type GroupRow } from "../../directory/tables";
+import { ScimError } from "../errors";
 import { compileFilter, parseFilter, type AttrPath, type AttributeResolver } from "../filter";
 import { SCHEMA_GROUP } from "../protocol";
 import { listResponse, projectResource, type ListParams } from "../query";
-import { onUserDeactivated } from "../users/service";
-import { users } from "../users/tables";
 import { type GroupMember, type GroupResource, type GroupWrite } from "./model";
 import { memberIds, planGroupPatch, type GroupPatchStep } from "./patch";
-import { displayNameKey, groupMembers, groups } from "./tables";
-
-type GroupRow = typeof groups.$inferSelect;
 /** Either the database or an open transaction: reads work on both. */
 type Reader = Db | Tx;
 
 const groupNotFound = (id: string) => new ScimError(404, `Group ${JSON.stringify(id)} not found`);
-
-/** A fresh opaque group id: 128 random bits, hex. Reveals nothing about order or count. */
-export function newGroupId(): string {
-  return randomBytes(16).toString("hex");
-}
 
 /**
  * Group persistence and membership rules. Every write is one BEGIN IMMEDIATE transaction that
@@ -119,53 +110,11 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
     return reader.select().from(groups).where(eq(groups.id, id)).get();
   }
 
-  function assertDisplayNameFree(tx: Tx, displayName: string, exceptId: string | null): void {
-    const key = displayNameKey(displayName);
-    const clash = tx
-      .select({ id: groups.id })
-      .from(groups)
-      .where(exceptId === null ? eq(groups.displayNameKey, key) : and(eq(groups.displayNameKey, key), ne(groups.id, exceptId)))
-      .get();
-    if (clash) throw duplicateError(config.scimDuplicateStatus, `A group with displayName ${JSON.stringify(displayName)} already exists`);
-  }
-
-  /**
-   * Adds the named users that exist and are active; the rest are skipped silently (spec 2.2).
-   * One statement whatever the count: the ids travel as one JSON array parameter and the
-   * existence/active check is the join, so there is no race between "check" and "insert".
-   * CROSS JOIN pins the join order (SQLite never reorders it): ids first, then a rowid probe per
-   * id. Left to itself the planner walked every active user through the `active` index and
-   * scanned the id list for each — 100 ms instead of 2 ms for 100 ids into a 10 000-user table.
-   */
-  function addMembers(tx: Tx, groupId: string, userIds: number[]): void {
-    if (userIds.length === 0) return;
-    tx.run(sql`INSERT OR IGNORE INTO ${groupMembers} (group_id, user_id)
-      SELECT ${groupId}, ${users.id} FROM json_each(${JSON.stringify(userIds)}) AS j
-      CROSS JOIN ${users} ON ${users.id} = j.value WHERE ${users.active} = 1`);
-  }
-
-  function removeMembers(tx: Tx, groupId: string, userIds: number[]): void {
-    if (userIds.length === 0) return;
-    tx.run(sql`DELETE FROM ${groupMembers} WHERE group_id = ${groupId}
-      AND user_id IN (SELECT value FROM json_each(${JSON.stringify(userIds)}))`);
-  }
-
-  /** Full replacement: drop who is not named, then add who is (no churn for members who stay). */
-  function replaceMembers(tx: Tx, groupId: string, userIds: number[]): void {
-    if (userIds.length === 0) {
-      tx.delete(groupMembers).where(eq(groupMembers.groupId, groupId)).run();
-      return;
-    }
-    tx.run(sql`DELETE FROM ${groupMembers} WHERE group_id = ${groupId}
-      AND user_id NOT IN (SELECT value FROM json_each(${JSON.stringify(userIds)}))`);
-    addMembers(tx, groupId, userIds);
-  }
-
   function runStep(tx: Tx, group: GroupRow, step: GroupPatchStep): void {
     switch (step.kind) {
       case "setDisplayName":
         if (step.displayName === group.displayName) return;
-        assertDisplayNameFree(tx, step.displayName, group.id);
+        assertDisplayNameFree(tx, config.scimDuplicateStatus, step.displayName, group.id);
         tx.update(groups).set({ displayName: step.displayName, displayNameKey: displayNameKey(step.displayName) }).where(eq(groups.id, group.id)).run();
         group.displayName = step.displayName;
         return;
@@ -223,7 +172,7 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
       const userIds = memberIds(body.members ?? [], "members");
       return db.transaction(
         (tx) => {
-          assertDisplayNameFree(tx, displayName, null);
+          assertDisplayNameFree(tx, config.scimDuplicateStatus, displayName, null);
           const now = new Date().toISOString();
           const row: GroupRow = {
             id: newGroupId(),
@@ -249,7 +198,7 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
         (tx) => {
           const row = findRow(tx, id);
           if (!row) throw groupNotFound(id);
-          if (displayName !== row.displayName) assertDisplayNameFree(tx, displayName, id);
+          if (displayName !== row.displayName) assertDisplayNameFree(tx, config.scimDuplicateStatus, displayName, id);
           const now = new Date().toISOString();
           const next: GroupRow = { ...row, displayName, displayNameKey: displayNameKey(displayName), externalId: body.externalId ?? null, updatedAt: now };
           tx.update(groups).set({ displayName, displayNameKey: next.displayNameKey, externalId: next.externalId, updatedAt: now }).where(eq(groups.id, id)).run();
@@ -289,18 +238,6 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
 
 export type GroupService = ReturnType<typeof createGroupService>;
 
-/**
- * Deactivation hook (registered with the users service): a deactivated user leaves every team,
- * inside the deactivation's own transaction so no reader ever sees an inactive member.
- * Reactivation does not restore anything — the IdP's next group push rebuilds membership.
- */
-export function removeUserFromAllGroups(tx: Tx, userId: number): void {
-  // The teams' member lists change, so their meta.lastModified moves too (IdPs and audits read it).
-  tx.run(sql`UPDATE ${groups} SET updated_at = ${new Date().toISOString()}
-    WHERE id IN (SELECT group_id FROM ${groupMembers} WHERE user_id = ${userId})`);
-  tx.delete(groupMembers).where(eq(groupMembers.userId, userId)).run();
-}
-onUserDeactivated(removeUserFromAllGroups);
 
 const isGroupPath = (p: AttrPath) => !p.uri || p.uri.toLowerCase() === SCHEMA_GROUP.toLowerCase();
 

@@ -3,7 +3,8 @@ import { adminGuard } from "../../admin/auth";
 import type { AppContext } from "../../context";
 import { notFound } from "../../http/errors";
 import { CreateScimTokenBody, CreatedScimToken, PatchScimSettingsBody, ScimSettings, ScimTokenIdParams, ScimTokenInfo } from "./model";
-import { createScimToken, listScimTokens, revokeScimToken, scimEnabledReader, seatUsage, setScimEnabled } from "./service";
+import { seatUsage } from "../../directory/users";
+import { createScimToken, listScimTokens, revokeScimToken, scimEnabledReader, setScimEnabled } from "./service";
 
 const tags = ["Admin: SCIM"];
 

@@ -5,9 +5,7 @@ import { settings } from "../../db/tables";
 import { timingSafeEqual } from "node:crypto";
 import { generateToken, hashToken } from "../../lib/tokens";
 import type { Config } from "../../config";
-import { users } from "../users/tables";
 import { scimTokens, type ScimTokenRow } from "./tables";
-import { count } from "drizzle-orm";
 
 /**
  * In-process answers to "is this token valid?" and "is SCIM enabled?" are cached for
@@ -113,13 +111,4 @@ export function setScimEnabled(db: Db, enabled: boolean): void {
   db.insert(settings).values({ key: ENABLED_KEY, value: String(enabled) })
     .onConflictDoUpdate({ target: settings.key, set: { value: String(enabled) } }).run();
   invalidateCaches();
-}
-
-export type SeatUsage = { limit: number | null; regular: number; readOnly: number; billing: number };
-
-/** Active users per seat type; only `regular` counts against GATEHOUSE_LICENSE_SEATS. */
-export function seatUsage(db: Db, config: Config): SeatUsage {
-  const rows = db.select({ type: users.userType, n: count() }).from(users).where(eq(users.active, true)).groupBy(users.userType).all();
-  const by = (t: string) => rows.find((r) => r.type === t)?.n ?? 0;
-  return { limit: config.licenseSeats, regular: by("regular"), readOnly: by("read-only"), billing: by("billing") };
 }

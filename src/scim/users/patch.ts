@@ -20,7 +20,8 @@
 import { ScimError } from "../errors";
 import { parsePatchPath, type FilterNode, type PatchPath } from "../filter";
 import { SCHEMA_ENTERPRISE_USER, SCHEMA_USER } from "../protocol";
-import { toBoolean, toText, toUserType, type EmailState, type UserState } from "./rules";
+import type { EmailState, UserState } from "../../directory/users";
+import { toBoolean, toText, toUserType } from "./rules";
 
 export type PatchOp = { op: string; path?: string | null; value?: unknown };
 

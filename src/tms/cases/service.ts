@@ -1,7 +1,7 @@
 import { and, count, eq, inArray, isNull, like, max, type SQL } from "drizzle-orm";
 import type { Db, Tx } from "../../db/connection";
 import { ApiError, badRequest } from "../../http/errors";
-import { users } from "../../scim/users/tables";
+import { users } from "../../directory/tables";
 import { publish } from "../../webhooks/publish";
 import { caseFieldsFor } from "../custom-fields/service";
 import { milestones } from "../milestones/tables";

@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { users } from "../../scim/users/tables";
+import { users } from "../../directory/tables";
 import { milestones } from "../milestones/tables";
 import { projects } from "../projects/tables";
 import { suites } from "../suites/tables";

@@ -1,5 +1,5 @@
 import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { users } from "../../scim/users/tables";
+import { users } from "../../directory/tables";
 
 /** Custom fields are workspace-wide (as in Qase), optionally enabled for some projects only. */
 export const customFields = sqliteTable("tms_custom_fields", {

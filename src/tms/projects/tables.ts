@@ -1,5 +1,5 @@
 import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { users } from "../../scim/users/tables";
+import { users } from "../../directory/tables";
 
 /** Projects: every other test-management entity belongs to one, addressed by its `code`. */
 export const projects = sqliteTable("tms_projects", {

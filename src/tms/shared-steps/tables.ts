@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { users } from "../../scim/users/tables";
+import { users } from "../../directory/tables";
 import { projects } from "../projects/tables";
 
 /** Shared steps are addressed by an opaque hash (as in Qase), referenced from case steps by `shared_hash`. */

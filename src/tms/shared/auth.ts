@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { ApiError } from "../../http/errors";
 import { constantTimeEqual, hashToken } from "../../lib/tokens";
 import type { AppContext } from "../../context";
-import { users } from "../../scim/users/tables";
+import { users } from "../../directory/tables";
 import { apiTokens } from "../tokens/tables";
 import { isoMicro } from "./time";
 

@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text, type AnySQLiteColumn } from "drizzle-orm/sqlite-core";
-import { users } from "../../scim/users/tables";
+import { users } from "../../directory/tables";
 import { projects } from "../projects/tables";
 
 /** Suites form a tree per project through `parentId` (null at the root). */

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../../db/connection";
 import { badRequest, notFound } from "../../http/errors";
 import { generateToken, hashToken } from "../../lib/tokens";
-import { users } from "../../scim/users/tables";
+import { users } from "../../directory/tables";
 import { isoMicro } from "../shared/time";
 import type { ApiTokenCreateBody } from "./model";
 import { apiTokens } from "./tables";

@@ -1,5 +1,5 @@
 import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { users } from "../../scim/users/tables";
+import { users } from "../../directory/tables";
 
 /**
  * API tokens for /api/v1 (`Token: <token>` header), created by admins. Only the SHA-256 of the

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { applyUserPatch } from "../../../src/scim/users/patch";
-import type { UserState } from "../../../src/scim/users/rules";
+import type { UserState } from "../../../src/directory/users";
 import { ScimError } from "../../../src/scim/errors";
 import { createScimTestApp, expectScimError, json, newUser, PATCH_SCHEMA } from "../helpers";
 

@@ -253,7 +253,7 @@ describe("list", () => {
 
 describe("onUserDeactivated hook", () => {
   test("runs in the deactivating transaction on DELETE and PATCH active=false; a throw aborts the deactivation", async () => {
-    const { onUserDeactivated } = await import("../../../src/scim/users/service");
+    const { onUserDeactivated } = await import("../../../src/directory/users");
     const calls: number[] = [];
     let fail = false;
     const off = onUserDeactivated((tx, userId) => {

@@ -1,7 +1,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { createTestApp } from "../../helpers";
-import { users } from "../../../src/scim/users/tables";
+import { users } from "../../../src/directory/tables";
 import { apiTokens } from "../../../src/tms/tokens/tables";
 import { hashToken } from "../../../src/lib/tokens";
 

@@ -1,0 +1,70 @@
+/**
+ * Teams of the organization (SCIM Groups) and their membership, as set-based statements whose
+ * cost follows the request, not the team: adding 100 members to a 10 000-member team touches
+ * 100 rows. Callers own the transaction (`BEGIN IMMEDIATE`).
+ */
+import { randomBytes } from "node:crypto";
+import { and, eq, ne, sql } from "drizzle-orm";
+import type { Tx } from "../db/connection";
+import { duplicate } from "./errors";
+import { displayNameKey, groupMembers, groups, users } from "./tables";
+
+/** A fresh opaque group id: 128 random bits, hex. Reveals nothing about order or count. */
+export function newGroupId(): string {
+  return randomBytes(16).toString("hex");
+}
+
+/** Group display names are unique case-insensitively (with full Unicode folding: `displayNameKey`). */
+export function assertDisplayNameFree(tx: Tx, duplicateStatus: 400 | 409, displayName: string, exceptId: string | null): void {
+  const key = displayNameKey(displayName);
+  const clash = tx
+    .select({ id: groups.id })
+    .from(groups)
+    .where(exceptId === null ? eq(groups.displayNameKey, key) : and(eq(groups.displayNameKey, key), ne(groups.id, exceptId)))
+    .get();
+  if (clash) throw duplicate(duplicateStatus, `A group with displayName ${JSON.stringify(displayName)} already exists`);
+}
+
+/**
+ * Adds the named users that exist and are active; the rest are skipped silently (spec 2.2).
+ * One statement whatever the count: the ids travel as one JSON array parameter and the
+ * existence/active check is the join, so there is no race between "check" and "insert".
+ * CROSS JOIN pins the join order (SQLite never reorders it): ids first, then a rowid probe per
+ * id. Left to itself the planner walked every active user through the `active` index and
+ * scanned the id list for each — 100 ms instead of 2 ms for 100 ids into a 10 000-user table.
+ */
+export function addMembers(tx: Tx, groupId: string, userIds: number[]): void {
+  if (userIds.length === 0) return;
+  tx.run(sql`INSERT OR IGNORE INTO ${groupMembers} (group_id, user_id)
+    SELECT ${groupId}, ${users.id} FROM json_each(${JSON.stringify(userIds)}) AS j
+    CROSS JOIN ${users} ON ${users.id} = j.value WHERE ${users.active} = 1`);
+}
+
+export function removeMembers(tx: Tx, groupId: string, userIds: number[]): void {
+  if (userIds.length === 0) return;
+  tx.run(sql`DELETE FROM ${groupMembers} WHERE group_id = ${groupId}
+    AND user_id IN (SELECT value FROM json_each(${JSON.stringify(userIds)}))`);
+}
+
+/** Full replacement: drop who is not named, then add who is (no churn for members who stay). */
+export function replaceMembers(tx: Tx, groupId: string, userIds: number[]): void {
+  if (userIds.length === 0) {
+    tx.delete(groupMembers).where(eq(groupMembers.groupId, groupId)).run();
+    return;
+  }
+  tx.run(sql`DELETE FROM ${groupMembers} WHERE group_id = ${groupId}
+    AND user_id NOT IN (SELECT value FROM json_each(${JSON.stringify(userIds)}))`);
+  addMembers(tx, groupId, userIds);
+}
+
+/**
+ * A deactivated user leaves every team, inside the deactivation's own transaction so no reader
+ * ever sees an inactive member. Reactivation does not restore anything — the IdP's next group
+ * push rebuilds membership.
+ */
+export function removeUserFromAllGroups(tx: Tx, userId: number): void {
+  // The teams' member lists change, so their meta.lastModified moves too (IdPs and audits read it).
+  tx.run(sql`UPDATE ${groups} SET updated_at = ${new Date().toISOString()}
+    WHERE id IN (SELECT group_id FROM ${groupMembers} WHERE user_id = ${userId})`);
+  tx.delete(groupMembers).where(eq(groupMembers.userId, userId)).run();
+}
