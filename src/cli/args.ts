@@ -27,7 +27,7 @@ Commands:
   backup <file>         Write a consistent copy of the database to <file>; safe while serving
   scim-token create --name NAME | list | revoke ID
                         Manage the bearer tokens identity providers use for SCIM
-  version               Print the version
+  version               Print the version, commit, build date, Bun version and target
   help                  Show this help
 
 Options:

@@ -6,12 +6,12 @@ import { readFileSync } from "node:fs";
 import { parseConfig, parseEnvFile, type Config } from "../config";
 import type { AppContext } from "../context";
 import { closeDatabase } from "../db/connection";
-import { runMigrations } from "../db/migrate";
+import { DatabaseNewerThanBinaryError, runMigrations } from "../db/migrate";
 import { createLogger } from "../log";
 import { backupDatabase, BackupError } from "../ops/backup";
 import { scimTokenCli } from "../scim/cli";
 import { databaseFile, openDataDir, startGatehouse, StartupConfigError } from "../server";
-import { VERSION } from "../version";
+import { buildInfo, describeBuild, VERSION } from "../version";
 import { parseCommandLine, USAGE, type Command } from "./args";
 
 export type CliIo = { out(text: string): void; err(text: string): void };
@@ -49,7 +49,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     return 0;
   }
   if (command.name === "version") {
-    io.out(`gatehouse ${VERSION} (bun ${Bun.version})\n`);
+    io.out(`${describeBuild(buildInfo())}\n`);
     return 0;
   }
 
@@ -62,7 +62,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   try {
     return await runCommand(command, config, io);
   } catch (e) {
-    if (e instanceof StartupConfigError) {
+    if (e instanceof StartupConfigError || e instanceof DatabaseNewerThanBinaryError) {
       io.err(`gatehouse: ${e.message}\n`);
       return 2;
     }
@@ -117,7 +117,7 @@ async function serveUntilSignalled(config: Config, io: CliIo): Promise<number> {
   try {
     running = await startGatehouse(config, log);
   } catch (e) {
-    if (e instanceof StartupConfigError) throw e; // exit 2, reported by runCli
+    if (e instanceof StartupConfigError || e instanceof DatabaseNewerThanBinaryError) throw e; // exit 2, reported by runCli
     const code = (e as NodeJS.ErrnoException).code;
     const message = code === "EADDRINUSE" ? `cannot listen: address in use (GATEHOUSE_HOST/GATEHOUSE_PORT/GATEHOUSE_HTTP_REDIRECT_PORT): ${(e as Error).message}` : String((e as Error)?.stack ?? e);
     log.error("startup failed", { error: message });

@@ -10,8 +10,11 @@ import { migrations } from "./migrations.generated";
  * `__drizzle_migrations` exactly as drizzle's own migrator does.
  */
 export function runMigrations(db: BunSQLiteDatabase, upTo: number = migrations.length): number {
-  // `upTo` (a count of migrations) lets tests build a database as an older release left it.
-  const metas = migrations.slice(0, upTo).map((m) => ({
+  // `upTo` (a count of migrations) lets tests build a database as an older release left it, and
+  // stands for an older binary that knows only those.
+  const known = migrations.slice(0, upTo);
+  refuseUnknownMigrations(db, known.map((m) => m.when));
+  const metas = known.map((m) => ({
     sql: m.sql.split("--> statement-breakpoint"),
     bps: m.breakpoints,
     folderMillis: m.when,
@@ -21,6 +24,33 @@ export function runMigrations(db: BunSQLiteDatabase, upTo: number = migrations.l
   const before = countApplied(db);
   anyDb.dialect.migrate(metas, anyDb.session, {});
   return countApplied(db) - before;
+}
+
+/**
+ * The database records a migration this binary does not carry: a newer Gatehouse migrated it
+ * (an older binary started after an upgrade, or a rollback without restoring the backup).
+ * Running on would mean serving a schema the code does not know; the CLI exits 2.
+ */
+export class DatabaseNewerThanBinaryError extends Error {}
+
+/**
+ * Throws DatabaseNewerThanBinaryError before anything is written. Migrations are known by their
+ * journal time (`when`, stored as `created_at`), which is how drizzle itself tells them apart.
+ */
+function refuseUnknownMigrations(db: BunSQLiteDatabase, known: number[]): void {
+  const client = (db as unknown as { $client: import("bun:sqlite").Database }).$client;
+  const exists = client.query("SELECT 1 FROM sqlite_master WHERE type='table' AND name='__drizzle_migrations'").get();
+  if (!exists) return;
+  const knownTimes = new Set(known);
+  const applied = (client.query("SELECT created_at FROM __drizzle_migrations").all() as { created_at: number | string }[]).map((r) => Number(r.created_at));
+  const unknown = applied.filter((when) => !knownTimes.has(when));
+  if (unknown.length === 0) return;
+  const day = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toISOString().slice(0, 10) : "unknown date");
+  throw new DatabaseNewerThanBinaryError(
+    `the database was migrated by a newer Gatehouse: it records ${unknown.length} migration(s) this version does not know ` +
+      `(newest applied ${day(Math.max(...unknown))}, newest known ${known.length ? day(Math.max(...known)) : "none"}). ` +
+      `Run the newer version, or restore the backup taken before the upgrade; nothing was changed.`,
+  );
 }
 
 function countApplied(db: BunSQLiteDatabase): number {

@@ -5,8 +5,10 @@ import { consoleRoutes } from "./console";
 import { metricsFor, PROMETHEUS_CONTENT_TYPE } from "./metrics";
 import { isDirectLoopbackRequest } from "./observe";
 import { openapiRoutes } from "./openapi";
+import { buildInfo } from "../version";
 
 const Status = t.Object({ status: t.String() });
+const Build = t.Object({ version: t.String(), commit: t.String(), builtAt: t.Union([t.String(), t.Null()]), bun: t.String(), target: t.String() });
 
 /** Health, readiness, metrics, OpenAPI docs and the admin console. */
 export function opsRoutes(ctx: AppContext) {
@@ -17,6 +19,23 @@ export function opsRoutes(ctx: AppContext) {
       response: { 200: Status },
       detail: { tags: ["Operations"], summary: "Process is up", description: "Answers 200 while the process runs; does not touch the database." },
     })
+    .get(
+      "/version",
+      ({ request }) => {
+        // The exact commit tells an attacker which fixes are missing: same access as /metrics.
+        if (!isDirectLoopbackRequest(request)) assertAdmin(ctx, request);
+        return buildInfo();
+      },
+      {
+        response: { 200: Build },
+        detail: {
+          tags: ["Operations"],
+          summary: "What build runs",
+          description: "Version, git commit, build date (null when run from source), Bun version and target platform, as `gatehouse version` prints them. Open to direct connections from loopback; from anywhere else send the admin token.",
+          security: [{}, { adminBearer: [] }],
+        },
+      },
+    )
     .get(
       "/readyz",
       ({ set }) => {

@@ -1,12 +1,13 @@
 import { statSync } from "node:fs";
 import type { AppContext } from "../context";
-import { VERSION } from "../version";
+import { buildInfo } from "../version";
 import { metricsFor } from "./metrics";
 
 /** Process and storage gauges, read at scrape time. */
 export function registerProcessMetrics(ctx: AppContext, databaseFile: string): void {
   const r = metricsFor(ctx);
-  r.gauge("gatehouse_build_info", "Always 1; the version label says which build is running.", ["version"]).set({ version: VERSION }, 1);
+  const build = buildInfo();
+  r.gauge("gatehouse_build_info", "Always 1; the labels say which build is running.", ["version", "commit", "target"]).set({ version: build.version, commit: build.commit, target: build.target }, 1);
   r.gauge("process_start_time_seconds", "Start time of the process since the Unix epoch, in seconds.").set(undefined, Math.floor(Date.now() / 1000 - process.uptime()));
   const rss = r.gauge("process_resident_memory_bytes", "Resident memory size in bytes.");
   const heap = r.gauge("process_heap_used_bytes", "JavaScript heap in use, in bytes.");

@@ -14,7 +14,7 @@ import { runMigrations } from "../db/migrate";
 import type { Logger } from "../log";
 import { instrumentedHandler } from "../ops/observe";
 import { registerProcessMetrics } from "../ops/process-metrics";
-import { VERSION } from "../version";
+import { buildInfo, VERSION } from "../version";
 import { startDeliveryLoop } from "../webhooks/dispatcher";
 import { redirectTarget } from "./redirect";
 
@@ -78,10 +78,16 @@ export type StartOptions = {
 
 export async function startGatehouse(config: Config, log: Logger, opts: StartOptions = {}): Promise<RunningGatehouse> {
   const tls = readTls(config);
-  log.info("starting", { version: VERSION, pid: process.pid, dataDir: config.dataDir });
+  log.info("starting", { ...buildInfo(), pid: process.pid, dataDir: config.dataDir });
 
   const handle = openDataDir(config);
-  const applied = runMigrations(handle.db);
+  let applied: number;
+  try {
+    applied = runMigrations(handle.db);
+  } catch (e) {
+    closeDatabase(handle);
+    throw e;
+  }
   if (applied > 0) log.info("migrations applied", { applied });
 
   const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, log, version: VERSION };

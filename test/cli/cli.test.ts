@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "../../src/cli";
 import { migrations } from "../../src/db/migrations.generated";
+import pkg from "../../package.json" with { type: "json" };
 
 const ROOT = join(import.meta.dir, "../..");
 const dir = mkdtempSync(join(tmpdir(), "gatehouse-cli-"));
@@ -73,7 +74,10 @@ test("help and version print on stdout and exit 0", async () => {
   expect(help.out).toContain("backup <file>");
   const version = gatehouse(["version"]);
   expect(version.code).toBe(0);
-  expect(version.stdout).toMatch(/^gatehouse \d+\.\d+\.\d+ \(bun /);
+  // From source: the checkout's commit, no build date, the host platform.
+  const git = (...args: string[]) => Bun.spawnSync(["git", ...args], { cwd: ROOT }).stdout.toString().trim();
+  const commit = git("rev-parse", "--short=12", "HEAD") + (git("status", "--porcelain", "--untracked-files=no") ? "-dirty" : "");
+  expect(version.stdout).toBe(`gatehouse ${pkg.version} (commit ${commit}, built from source, bun ${Bun.version}, target source (${process.platform}-${process.arch}))\n`);
 });
 
 test("migrate applies every migration to a fresh database, then nothing on a re-run", async () => {
