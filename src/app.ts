@@ -1,10 +1,10 @@
 import { Elysia } from "elysia";
+import { adminRoutes } from "./admin";
 import type { AppContext } from "./context";
 import { mapError } from "./http/error-mapping";
 import { opsRoutes } from "./ops";
 import { noteRoute, requestIdOf } from "./ops/observe";
 import { scimRoutes } from "./scim";
-import { webhookRoutes } from "./webhooks";
 import { tmsRoutes } from "./tms";
 
 /**
@@ -30,7 +30,7 @@ export function createApp(ctx: AppContext) {
     })
     .use(opsRoutes(ctx))
     .use(scimRoutes(ctx))
-    .use(webhookRoutes(ctx))
+    .use(adminRoutes(ctx))
     .use(tmsRoutes(ctx));
 }
 

@@ -1,3 +1,4 @@
+import { clipMessage, quoteValue } from "./body";
 import { ApiError, apiErrorResponse } from "./errors";
 import { DirectoryError } from "../directory/errors";
 import { ScimError, scimErrorResponse } from "../scim/errors";
@@ -9,7 +10,11 @@ import type { Logger } from "../log";
  * logged (with the request id) and never sent to the client.
  */
 export function mapError(args: { code: string | number; error: unknown; request: Request; requestId?: string; log: Logger }): Response {
-  const { code, error, request, log } = args;
+  const { code, request, log } = args;
+  // A hook that reads the body (auth, byte limit, JSON) throws a protocol error; Elysia wraps
+  // whatever a parser throws in its generic PARSE error, so unwrap it here.
+  const cause = code === "PARSE" ? (args.error as Error | undefined)?.cause : undefined;
+  const error = cause instanceof ScimError || cause instanceof ApiError ? cause : args.error;
   const path = new URL(request.url).pathname;
   const scim = path === "/scim" || path.startsWith("/scim/");
 
@@ -25,7 +30,7 @@ export function mapError(args: { code: string | number; error: unknown; request:
   let field: string | undefined;
   switch (code) {
     case "NOT_FOUND":
-      status = 404; message = `No route for ${request.method} ${path}`; apiCode = "not_found";
+      status = 404; message = `No route for ${request.method} ${clipMessage(path, 200)}`; apiCode = "not_found";
       break;
     case "PARSE":
       status = 400; message = "The request body is not valid JSON"; apiCode = "invalid_json"; scimType = "invalidSyntax";
@@ -34,13 +39,14 @@ export function mapError(args: { code: string | number; error: unknown; request:
       status = 400; apiCode = "invalid_request"; scimType = "invalidValue";
       const first = (error as { all?: { path?: string; message?: string; summary?: string }[] }).all?.[0];
       field = first?.path ? first.path.replace(/^\//, "").replace(/\//g, ".") : undefined;
-      message = field ? `Invalid value for "${field}": ${first?.summary ?? first?.message ?? "invalid"}` : `Invalid request: ${first?.summary ?? first?.message ?? "invalid"}`;
+      const why = clipMessage(first?.summary ?? first?.message ?? "invalid", 200);
+      message = field ? `Invalid value for ${quoteValue(field)}: ${why}` : `Invalid request: ${why}`;
       break;
     }
     default: {
       const explicit = (error as { status?: unknown })?.status;
       if (typeof explicit === "number" && explicit >= 400 && explicit < 500) {
-        status = explicit; message = (error as Error).message || "Bad request"; apiCode = "bad_request";
+        status = explicit; message = clipMessage((error as Error).message || "Bad request"); apiCode = "bad_request";
       } else {
         log.error("unhandled error", { requestId: args.requestId, method: request.method, path, error: String((error as Error)?.stack ?? error) });
       }

@@ -31,3 +31,9 @@ export function apiErrorResponse(e: ApiError): Response {
 export const notFound = (what: string) => new ApiError(404, "not_found", `${what} not found`);
 export const badRequest = (message: string, field?: string) => new ApiError(400, "invalid_request", message, field);
 export const conflict = (message: string) => new ApiError(409, "conflict", message);
+
+/** The JSON APIs' 413 and 400 for the shared body reader (src/http/body.ts). */
+export const apiBodyErrors = {
+  tooLarge: (limit: number) => new ApiError(413, "payload_too_large", `The request body exceeds ${limit} bytes`),
+  malformed: (detail: string) => new ApiError(400, "invalid_json", detail),
+};

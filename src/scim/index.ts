@@ -4,7 +4,6 @@ import { bearerToken } from "../lib/tokens";
 import { ScimError, SCIM_CONTENT_TYPE } from "./errors";
 import { assertScimMediaType, readScimJsonBody } from "./protocol";
 import { createRateLimiter } from "./rate-limit";
-import { scimAdminRoutes } from "./tokens";
 import { scimEnabledReader, tokenVerifier } from "./tokens/service";
 import { usersRoutes } from "./users";
 import { groupsRoutes } from "./groups";
@@ -24,7 +23,7 @@ const SCIM_PATHS: Record<string, string[]> = {
 };
 
 /**
- * The SCIM 2.0 service provider under /scim/v2 (plus its admin API under /api/admin). This plugin
+ * The SCIM 2.0 service provider under /scim/v2 (its admin API is mounted by src/admin). This plugin
  * owns what every SCIM route shares; the resource folders own their routes. Its hooks are local
  * to this instance and so reach every route of the plugins `.use()`d below (users, groups,
  * discovery):
@@ -67,7 +66,7 @@ export function scimRoutes(ctx: AppContext) {
     }, { detail: { hide: true } });
   }
 
-  const protocol = new Elysia({ name: "scim", prefix: "/scim/v2" })
+  return new Elysia({ name: "scim", prefix: "/scim/v2" })
     .onParse(async ({ request }) => {
       try {
         gate(request);
@@ -88,6 +87,4 @@ export function scimRoutes(ctx: AppContext) {
     .use(groupsRoutes(ctx))
     .use(discoveryRoutes(ctx))
     .use(methodNotAllowed);
-
-  return new Elysia({ name: "scim-all" }).use(scimAdminRoutes(ctx)).use(protocol);
 }

@@ -3,6 +3,7 @@
  * body (media type check, 800000-byte limit also for chunked bodies, JSON syntax), and resource
  * locations. Pure or request-local; no Elysia imports, so resource services can use it.
  */
+import { readJsonBodyWithin, type BodyErrors } from "../http/body";
 import { ScimError } from "./errors";
 
 export const SCIM_MEDIA_TYPE = "application/scim+json";
@@ -69,47 +70,11 @@ export function assertScimMediaType(contentType: string | null): void {
   throw new ScimError(415, `Unsupported media type ${JSON.stringify(type)}: send application/scim+json or application/json`);
 }
 
-/** The 413 error: also used when Content-Length already says too much. */
-export const payloadTooLarge = () => new ScimError(413, `The request body exceeds ${MAX_BODY_BYTES} bytes`);
+/** SCIM's 413 and 400 invalidSyntax for the shared body reader. */
+const SCIM_BODY_ERRORS: BodyErrors = {
+  tooLarge: (limit) => new ScimError(413, `The request body exceeds ${limit} bytes`),
+  malformed: (detail) => new ScimError(400, detail, "invalidSyntax"),
+};
 
-/**
- * Reads the body stream, stopping (413) as soon as more than MAX_BODY_BYTES arrived — a chunked
- * body has no Content-Length to check up front. Returns `undefined` for an empty body.
- */
-export async function readScimJsonBody(request: Request): Promise<unknown> {
-  const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw payloadTooLarge();
-  if (!request.body) return undefined;
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      reader.cancel().catch(() => {});
-      throw payloadTooLarge();
-    }
-    chunks.push(value);
-  }
-  if (size === 0) return undefined;
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    bytes.set(c, at);
-    at += c.byteLength;
-  }
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new ScimError(400, "The request body is not valid UTF-8", "invalidSyntax");
-  }
-  if (text.trim() === "") return undefined;
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new ScimError(400, `The request body is not valid JSON: ${(e as Error).message}`, "invalidSyntax");
-  }
-}
+/** Reads a SCIM body within MAX_BODY_BYTES (chunked bodies counted too); `undefined` when empty. */
+export const readScimJsonBody = (request: Request): Promise<unknown> => readJsonBodyWithin(request, MAX_BODY_BYTES, SCIM_BODY_ERRORS);

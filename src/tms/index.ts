@@ -1,5 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
+import { readJsonApiBody } from "../http/body";
+import { callerOf } from "./shared/auth";
 import { caseRoutes } from "./cases";
 import { customFieldRoutes } from "./custom-fields";
 import { defectRoutes } from "./defects";
@@ -9,23 +11,35 @@ import { projectRoutes } from "./projects";
 import { runRoutes, runV2Routes } from "./runs";
 import { sharedStepRoutes } from "./shared-steps";
 import { suiteRoutes } from "./suites";
-import { apiTokenAdminRoutes } from "./tokens";
+
+/** The largest /api/v1 or /api/v2 request body (bytes); bulk writes also have row budgets. */
+export const TMS_MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 /**
  * Test-management entities behind a Qase-v1-shaped API (plus the v2 results endpoints the Qase
  * reporters use), served under /api/v1 and /api/v2 and, with the same handlers, at /v1 and /v2
  * (Qase clients that build `<host>/v1/...` themselves, such as @qase/mcp-server, take no path).
  * Every mutation publishes its webhook event in its own transaction. API tokens are managed
- * under /api/admin/api-tokens.
+ * under /api/admin/api-tokens (mounted by src/admin).
  */
 export function tmsRoutes(ctx: AppContext) {
   const controllers = [
     projectRoutes, caseRoutes, suiteRoutes, milestoneRoutes, sharedStepRoutes,
     planRoutes, runRoutes, runV2Routes, defectRoutes, customFieldRoutes,
   ];
+  // The body hooks reach every controller's routes (they are used below them): the `Token` is
+  // checked before one byte is read (401), then the JSON body within TMS_MAX_BODY_BYTES (413).
+  const withBodyHooks = (mounted: Elysia) => mounted
+    .onParse(({ request }) => {
+      callerOf(ctx, request);
+      return readJsonApiBody(request, TMS_MAX_BODY_BYTES);
+    })
+    // Never reached (the reader above always answers): the OpenAPI generator lists a body's
+    // media types only from named parsers, so this documents the bodies as JSON.
+    .onParse({ fn: "json" } as never);
   // Folded one by one: chaining them all in one expression exceeds TypeScript's union limit,
   // and nothing consumes the combined route types (no typed client over this API).
   const mount = (prefix: string) =>
-    controllers.reduce((app, controller) => app.use(controller(ctx) as unknown as Elysia), new Elysia({ prefix }));
-  return new Elysia({ name: "tms" }).use(apiTokenAdminRoutes(ctx)).use(mount("/api")).use(mount(""));
+    controllers.reduce((app, controller) => app.use(controller(ctx) as unknown as Elysia), withBodyHooks(new Elysia({ prefix })) as unknown as Elysia);
+  return new Elysia({ name: "tms" }).use(mount("/api")).use(mount(""));
 }

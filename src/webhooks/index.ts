@@ -1,5 +1,4 @@
 import { Elysia, t } from "elysia";
-import { adminGuard } from "../admin/auth";
 import type { AppContext } from "../context";
 import * as m from "./model";
 import * as svc from "./service";
@@ -7,11 +6,9 @@ import * as svc from "./service";
 const IdParam = t.Object({ id: t.Numeric({ minimum: 1 }) });
 const tags = ["Webhooks (admin)"];
 
-/** Webhook subscriptions, delivery log and replay under /api/admin (bearer GATEHOUSE_ADMIN_TOKEN). */
-export function webhookRoutes(ctx: AppContext) {
-  return new Elysia({ name: "webhooks", prefix: "/api/admin" })
-    // onTransform runs before body validation, so an unauthenticated caller learns nothing from 400s.
-    .onTransform(adminGuard(ctx))
+/** Webhook subscriptions, delivery log and replay; mounted under /api/admin by src/admin. */
+export function webhookAdminRoutes(ctx: AppContext) {
+  return new Elysia({ name: "webhooks-admin" })
     .post(
       "/webhooks",
       ({ body, set }) => {

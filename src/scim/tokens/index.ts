@@ -1,5 +1,4 @@
 import { Elysia, t } from "elysia";
-import { adminGuard } from "../../admin/auth";
 import type { AppContext } from "../../context";
 import { notFound } from "../../http/errors";
 import { CreateScimTokenBody, CreatedScimToken, PatchScimSettingsBody, ScimSettings, ScimTokenIdParams, ScimTokenInfo } from "./model";
@@ -8,12 +7,11 @@ import { createScimToken, listScimTokens, revokeScimToken, scimEnabledReader, se
 
 const tags = ["Admin: SCIM"];
 
-/** Admin API for SCIM: bearer tokens for IdPs, the on/off switch and seat usage. */
+/** Admin API for SCIM: bearer tokens for IdPs, the on/off switch and seat usage; mounted under /api/admin by src/admin. */
 export function scimAdminRoutes(ctx: AppContext) {
   const enabled = scimEnabledReader(ctx.sqlite, ctx.config);
   const settingsView = () => ({ enabled: enabled(), seats: seatUsage(ctx.db, ctx.config) });
-  return new Elysia({ name: "scim-admin", prefix: "/api/admin" })
-    .onBeforeHandle(adminGuard(ctx))
+  return new Elysia({ name: "scim-admin" })
     .post("/scim-tokens", ({ body, set }) => {
       set.status = 201;
       const { id, name, token, createdAt } = createScimToken(ctx.db, body.name.trim());

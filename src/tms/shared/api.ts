@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
-import { authenticate } from "./auth";
+import { callerOf } from "./auth";
 
 /**
  * The base of every entity controller: prefix `/v1` (or `/v2`) and the `Token` header check,
@@ -9,6 +9,7 @@ import { authenticate } from "./auth";
  * controllers twice: under `/api` and at the root (where @qase/mcp-server looks).
  */
 export function tmsApi(ctx: AppContext, prefix: "/v1" | "/v2" = "/v1") {
-  // derive (not resolve) runs before validation, so an unauthenticated call is a 401 whatever its body.
-  return new Elysia({ prefix }).derive(({ request }) => ({ caller: authenticate(ctx, request) }));
+  // A route with a body authenticated in tmsRoutes' parser already (before reading the body);
+  // callerOf answers from that. derive runs before validation, so a GET is a 401 first too.
+  return new Elysia({ prefix }).derive(({ request }) => ({ caller: callerOf(ctx, request) }));
 }

@@ -14,6 +14,15 @@ const LAST_USED_RESOLUTION_MS = 5 * 60 * 1000;
 const unauthorized = () =>
   new ApiError(401, "unauthorized", "A valid API token is required in the `Token` header", undefined, { "www-authenticate": "Token" });
 
+const callers = new WeakMap<Request, Caller>();
+
+/** `authenticate`, once per request: the body parser and the route's derive both ask. */
+export function callerOf(ctx: AppContext, request: Request): Caller {
+  let caller = callers.get(request);
+  if (!caller) callers.set(request, (caller = authenticate(ctx, request)));
+  return caller;
+}
+
 /**
  * Authenticates a `/api/v1` or `/api/v2` request by its `Token` header (as Qase clients send it).
  * The token is looked up by its SHA-256 (the stored hash is unique and indexed); tokens are 256-bit

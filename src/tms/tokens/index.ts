@@ -1,15 +1,13 @@
 import { Elysia, t } from "elysia";
-import { adminGuard } from "../../admin/auth";
 import type { AppContext } from "../../context";
 import { ApiTokenCreate, ApiTokenCreated, ApiTokenView, TokenIdParam } from "./model";
 import { createApiToken, listApiTokens, revokeApiToken } from "./service";
 
 const detail = (summary: string) => ({ tags: ["Admin: API tokens"], summary });
 
-/** Admin management of the `Token`-header credentials used by /api/v1 and /api/v2. */
+/** Admin management of the `Token`-header credentials used by /api/v1 and /api/v2; mounted under /api/admin by src/admin. */
 export function apiTokenAdminRoutes(ctx: AppContext) {
-  return new Elysia({ prefix: "/api/admin/api-tokens" })
-    .onBeforeHandle(adminGuard(ctx))
+  return new Elysia({ prefix: "/api-tokens" })
     .post("/", ({ body, set }) => {
       set.status = 201;
       return createApiToken(ctx.db, body);
