@@ -29,7 +29,7 @@ export function tmsRoutes(ctx: AppContext) {
   ];
   // The body hooks reach every controller's routes (they are used below them): the `Token` is
   // checked before one byte is read (401), then the JSON body within TMS_MAX_BODY_BYTES (413).
-  const withBodyHooks = (mounted: Elysia) => mounted
+  const withBodyHooks = (mounted: Elysia<any>) => mounted
     .onParse(({ request }) => {
       callerOf(ctx, request);
       return readJsonApiBody(request, TMS_MAX_BODY_BYTES);
@@ -40,6 +40,6 @@ export function tmsRoutes(ctx: AppContext) {
   // Folded one by one: chaining them all in one expression exceeds TypeScript's union limit,
   // and nothing consumes the combined route types (no typed client over this API).
   const mount = (prefix: string) =>
-    controllers.reduce((app, controller) => app.use(controller(ctx) as unknown as Elysia), withBodyHooks(new Elysia({ prefix })) as unknown as Elysia);
+    controllers.reduce((app, controller) => app.use(controller(ctx) as unknown as Elysia), withBodyHooks(new Elysia({ prefix }) as Elysia<any>) as unknown as Elysia);
   return new Elysia({ name: "tms" }).use(mount("/api")).use(mount(""));
 }

@@ -82,22 +82,22 @@ test("admin bodies over the limit → 413 JSON error, declared or counted while 
   expect(declared.status).toBe(413);
   const streamed = await t.app.handle(new Request("http://localhost/api/admin/webhooks", { method: "POST", headers: auth, body: chunked(ADMIN_MAX_BODY_BYTES + 1) }));
   expect(streamed.status).toBe(413);
-  expect(await streamed.json()).toMatchObject({ status: false, error: { code: "payload_too_large" } });
+  expect(await streamed.json() as object).toMatchObject({ status: false, error: { code: "payload_too_large" } });
 });
 
 test("v1/v2 bodies over the limit → 413 JSON error, counted while reading", async () => {
-  const token = (await (await t.admin("POST", "/api/admin/api-tokens", { name: "limit" })).json()).token as string;
+  const token = ((await (await t.admin("POST", "/api/admin/api-tokens", { name: "limit" })).json()) as any).token as string;
   for (const path of ["/api/v1/project", "/api/v2/DEMO/run/1/results", "/v1/project"]) {
     const r = await t.app.handle(new Request(`http://localhost${path}`, { method: "POST", headers: { token, "content-type": "application/json" }, body: chunked(TMS_MAX_BODY_BYTES + 1) }));
     expect(r.status).toBe(413);
-    expect(await r.json()).toMatchObject({ status: false, error: { code: "payload_too_large" } });
+    expect(await r.json() as object).toMatchObject({ status: false, error: { code: "payload_too_large" } });
   }
 });
 
 test("a JSON API body of another media type → 415; an empty one with any label is no body", async () => {
   const r = await t.request("POST", "/api/admin/scim-tokens", { rawBody: "name=x", headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/x-www-form-urlencoded" } });
   expect(r.status).toBe(415);
-  expect((await r.json()).error.code).toBe("unsupported_media_type");
+  expect(((await r.json()) as any).error.code).toBe("unsupported_media_type");
 });
 
 test("error messages quote at most a short prefix of the offending value", async () => {
