@@ -58,8 +58,8 @@ function batches(caseIds: number[]) {
 /** One Gatehouse round: returns results/s and ms from the complete call to run.completed received. */
 async function gatehouseRound(): Promise<{ rps: number; completeToReceivedMs: number; completeCallMs: number }> {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-bench-"));
-  const handle = openDatabase(join(dir, "gatehouse.db"));
-  const ctx = { config: testConfig({ dataDir: dir, adminToken: ADMIN, webhookAllowPrivateTargets: true }), db: handle.db, sqlite: handle.sqlite, log: silentLogger, version: "bench" };
+  const handle = openDatabase(join(dir, "gatehouse.db"), { groupCommit: true });
+  const ctx = { config: testConfig({ dataDir: dir, adminToken: ADMIN, webhookAllowPrivateTargets: true }), db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log: silentLogger, version: "bench" };
   const app = createApp(ctx);
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (r) => app.handle(r) });
   let completedAt = 0;

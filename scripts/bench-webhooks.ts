@@ -109,8 +109,8 @@ function engine(overrides: Partial<Config> = {}) {
     webhookTimeoutMs: 15_000,
     ...overrides,
   });
-  const handle = openDatabase(join(dir, "gatehouse.db"));
-  const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, log: silentLogger, version: "bench" };
+  const handle = openDatabase(join(dir, "gatehouse.db"), { groupCommit: true });
+  const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log: silentLogger, version: "bench" };
   return {
     ctx,
     addSubscriptions: (url: string, n: number) => addSubscriptions(ctx.db, url, n),

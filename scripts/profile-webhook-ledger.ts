@@ -24,7 +24,7 @@ const SUBS = numberArg("subs", 1);
 const BATCH = numberArg("batch", 32);
 
 const dir = mkdtempSync(join(tmpdir(), "gatehouse-ledger-"));
-const handle = openDatabase(join(dir, "gatehouse.db"));
+const handle = openDatabase(join(dir, "gatehouse.db"), { groupCommit: true });
 const db = handle.sqlite;
 const url = "http://127.0.0.1:9/hook";
 addSubscriptions(handle.db, url, SUBS);
@@ -72,7 +72,7 @@ function drain(limit: number, held: LeasedDelivery[], state: { finished: Finishe
     const now = Date.now();
     const bySub: Record<number, number> = {};
     for (const c of held) bySub[c.subscriptionId] = (bySub[c.subscriptionId] ?? 0) + 1;
-    const r = ledger.tick({ now, finished: state.finished, released: [], claim: { budget: 2 * BATCH - held.length, held: bySub } }, false);
+    const r = ledger.tick({ now, finished: state.finished, released: [], claim: { budget: 2 * BATCH - held.length, held: bySub } });
     ticks++;
     done += state.finished.length;
     held.push(...r.claims);

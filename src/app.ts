@@ -13,7 +13,13 @@ import { tmsRoutes } from "./tms";
  * The error handler is registered before every route so it covers them all.
  * The request hooks give every response an `x-request-id` and note the matched route
  * template for logs and metrics (see src/ops/observe.ts).
+ * Durable writes: a write request's answer waits until the WAL sync covering its commit has
+ * finished (src/db/group-commit.ts), so no route ever answers 2xx before its write is on disk —
+ * routes just commit. A failed sync becomes a 503 through the error handler.
  */
+/** Methods that never write on a client's behalf; every other method's answer waits for durability. */
+const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
 export function createApp(ctx: AppContext) {
   return new Elysia({ name: "gatehouse" })
     .onRequest(({ request, set }) => {
@@ -22,6 +28,7 @@ export function createApp(ctx: AppContext) {
     .onTransform(({ request, route }) => {
       noteRoute(request, route);
     })
+    .onAfterHandle(({ request }) => (READ_METHODS.has(request.method) ? undefined : ctx.groupCommit.durable()))
     .onError(({ code, error, request, route }) => {
       // A body that fails to parse never reaches onTransform; note the route here instead.
       // (No onParse hook: a function parse hook makes @elysiajs/openapi drop request bodies.)

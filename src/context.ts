@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Config } from "./config";
 import type { Db } from "./db/connection";
+import type { GroupCommit } from "./db/group-commit";
 import type { Logger } from "./log";
 
 /** What every feature plugin gets: built once by `serve` (or by tests) and passed to createApp. */
@@ -8,6 +9,8 @@ export type AppContext = {
   config: Config;
   db: Db;
   sqlite: Database;
+  /** The durability barrier of `sqlite`'s writes (src/db/group-commit.ts); write requests await it in createApp. */
+  groupCommit: GroupCommit;
   log: Logger;
   version: string;
 };

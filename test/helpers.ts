@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { createApp } from "../src/app";
 import { testConfig, type Config } from "../src/config";
 import { closeDatabase, openDatabase } from "../src/db/connection";
+import type { WalSync } from "../src/db/group-commit";
 import { silentLogger } from "../src/log";
 import type { AppContext } from "../src/context";
 
@@ -11,13 +12,15 @@ export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
 /**
  * A real app over a real SQLite file in a fresh temp directory. Tests talk to it through
- * `app.handle(new Request(...))`, exactly the surface clients see.
+ * `app.handle(new Request(...))`, exactly the surface clients see. `walSync` replaces the WAL's
+ * fdatasync (a test that holds or fails syncs).
  */
-export function createTestApp(overrides: Partial<Config> = {}) {
+export function createTestApp(overrides: Partial<Config> = {}, opts: { walSync?: WalSync } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-test-"));
   const config = testConfig({ dataDir: dir, adminToken: ADMIN_TOKEN, baseUrl: "https://gatehouse.test", ...overrides });
-  const handle = openDatabase(join(dir, "gatehouse.db"));
-  const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, log: silentLogger, version: "test" };
+  // Group commit as `serve` runs it: with fdatasync of the WAL, or the test's own syncs.
+  const handle = openDatabase(join(dir, "gatehouse.db"), { groupCommit: opts.walSync ?? true });
+  const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log: silentLogger, version: "test" };
   const app = createApp(ctx);
   const request = (method: string, path: string, init: { body?: unknown; headers?: Record<string, string>; rawBody?: string | Uint8Array | ReadableStream | Blob } = {}) => {
     const headers: Record<string, string> = { ...init.headers };

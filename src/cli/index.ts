@@ -100,7 +100,7 @@ async function runCommand(command: Exclude<Command, { name: "help" | "version" }
     case "scim-token": {
       const handle = openDataDir(config);
       runMigrations(handle.db);
-      const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, log: createLogger(config.logLevel, (l) => process.stderr.write(l + "\n")), version: VERSION };
+      const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log: createLogger(config.logLevel, (l) => process.stderr.write(l + "\n")), version: VERSION };
       try {
         return await scimTokenCli(command.args, ctx);
       } finally {
@@ -133,6 +133,12 @@ async function serveUntilSignalled(config: Config, io: CliIo): Promise<number> {
   process.on("uncaughtException", crash("uncaught exception"));
   process.on("unhandledRejection", crash("unhandled promise rejection"));
   return new Promise<number>((resolve) => {
+    // A failed WAL sync leaves the disk's copy of the WAL unknown (a retried fsync can succeed
+    // without the lost pages): stop, as after a crash; the restart recovers from what is on disk.
+    running.ctx.groupCommit.onFailure((e) => {
+      log.error("WAL sync failed: stopping; writes since the last good sync answered 503", { error: e.message });
+      running.shutdown("WAL sync failed").finally(() => resolve(1));
+    });
     let signals = 0;
     const onSignal = (signal: NodeJS.Signals) => {
       signals++;

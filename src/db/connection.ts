@@ -2,17 +2,29 @@ import { Database } from "bun:sqlite";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { GroupCommit, WalFile, type WalSync } from "./group-commit";
 import { runMigrations } from "./migrate";
 
 export type Db = BunSQLiteDatabase;
 /** The transaction handle drizzle passes to `db.transaction(cb)`; `publish` takes it. */
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
-export type DbHandle = { sqlite: Database; db: Db; file: string };
+export type DbHandle = { sqlite: Database; db: Db; file: string; groupCommit: GroupCommit };
+
+export type OpenOptions = {
+  migrate?: boolean;
+  /**
+   * The server's durability: commits with `synchronous=NORMAL` and one shared WAL sync per group
+   * (group-commit.ts), the WAL synced by `fdatasync` or by the given `WalSync` (tests). Without it
+   * (the CLI commands) every COMMIT syncs itself (`synchronous=FULL`).
+   */
+  groupCommit?: true | WalSync;
+};
 
 /**
  * Opens the database with the pragmas the product promises:
  * - WAL so readers never block the writer;
- * - synchronous=FULL because every 2xx answer must survive power loss;
+ * - synchronous=FULL (or NORMAL under group commit, which syncs the WAL itself before any 2xx)
+ *   because every 2xx answer must survive power loss;
  * - busy_timeout so a second writer (backup, CLI) waits instead of failing;
  * - foreign_keys=ON so a membership can never point at nothing;
  * - cache_size 64 MiB so random single-row lookups stay in memory.
@@ -20,7 +32,7 @@ export type DbHandle = { sqlite: Database; db: Db; file: string };
  * (BEGIN IMMEDIATE): a deferred transaction that upgrades to a writer can fail with SQLITE_BUSY
  * without waiting on busy_timeout.
  */
-export function openDatabase(file: string, opts: { migrate?: boolean } = {}): DbHandle {
+export function openDatabase(file: string, opts: OpenOptions = {}): DbHandle {
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
   const sqlite = new Database(file, { create: true, strict: true });
   sqlite.exec("PRAGMA journal_mode = WAL");
@@ -33,10 +45,36 @@ export function openDatabase(file: string, opts: { migrate?: boolean } = {}): Db
   sqlite.exec("PRAGMA cache_size = -65536");
   const db = drizzle(sqlite);
   if (opts.migrate !== false) runMigrations(db);
-  return { sqlite, db, file };
+  const handle: DbHandle = { sqlite, db, file, groupCommit: new GroupCommit(sqlite, null) };
+  if (opts.groupCommit) useGroupCommit(handle, opts.groupCommit === true ? undefined : opts.groupCommit);
+  return handle;
 }
 
+/**
+ * Switches an open handle to group commit (call it after migrations, which stay FULL). Falls back
+ * to FULL — every commit syncs itself — when the database has no WAL file to sync (in memory).
+ */
+export function useGroupCommit(handle: DbHandle, wal?: WalSync): GroupCommit {
+  // A read transaction opens (creates) the -wal file if this connection has not yet.
+  handle.sqlite.query("SELECT count(*) FROM sqlite_master").get();
+  const sync = wal ?? WalFile.open(handle.file);
+  if (sync) handle.sqlite.exec("PRAGMA synchronous = NORMAL");
+  // A previous run killed between a commit and its sync left frames the OS holds but the disk may
+  // not: sync once, so everything this process starts from (events to deliver) is on disk.
+  if (sync instanceof WalFile) sync.syncNow();
+  handle.groupCommit = new GroupCommit(handle.sqlite, sync);
+  return handle.groupCommit;
+}
+
+/** Waits for the last WAL sync, then closes (SQLite checkpoints and removes the WAL on the last close). */
+export async function closeDatabaseDurably(h: DbHandle): Promise<void> {
+  await h.groupCommit.close();
+  closeDatabase(h);
+}
+
+/** Closes now: a sync still running finishes on its own (and closing checkpoints, which syncs the WAL first). */
 export function closeDatabase(h: DbHandle): void {
+  void h.groupCommit.close();
   try {
     h.sqlite.exec("PRAGMA optimize");
   } catch {

@@ -3,6 +3,7 @@ import { ApiError, apiErrorResponse } from "./errors";
 import { DirectoryError } from "../directory/errors";
 import { ScimError, scimErrorResponse } from "../scim/errors";
 import type { Logger } from "../log";
+import { DurabilityError } from "../db/group-commit";
 
 /**
  * The one place where a thrown error becomes an HTTP answer. The protocol is chosen by path:
@@ -22,6 +23,13 @@ export function mapError(args: { code: string | number; error: unknown; request:
   if (error instanceof DirectoryError)
     return scim ? scimErrorResponse(new ScimError(error.status, error.message, error.scimType)) : apiErrorResponse(new ApiError(error.status, error.code, error.message));
   if (error instanceof ApiError) return scim ? scimErrorResponse(new ScimError(error.status, error.message, undefined, error.headers)) : apiErrorResponse(error);
+
+  if (error instanceof DurabilityError) {
+    // The commit happened but may not survive a power loss; the process stops (see `serve`).
+    log.error("write not durable", { requestId: args.requestId, method: request.method, path, error: error.message });
+    const message = "The change could not be written to disk; it may or may not have been applied. Retry later.";
+    return scim ? scimErrorResponse(new ScimError(503, message)) : apiErrorResponse(new ApiError(503, "unavailable", message));
+  }
 
   let status = 500;
   let message = "Internal server error";

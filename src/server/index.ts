@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { createApp } from "../app";
 import type { Config } from "../config";
 import type { AppContext } from "../context";
-import { closeDatabase, openDatabase, type DbHandle } from "../db/connection";
+import { closeDatabase, closeDatabaseDurably, openDatabase, useGroupCommit, type DbHandle } from "../db/connection";
 import { runMigrations } from "../db/migrate";
 import type { Logger } from "../log";
 import { instrumentedHandler } from "../ops/observe";
@@ -89,8 +89,10 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
     throw e;
   }
   if (applied > 0) log.info("migrations applied", { applied });
+  // Migrations committed with FULL; from here on writes share WAL syncs (src/db/group-commit.ts).
+  if (!useGroupCommit(handle).grouped) log.warn("no WAL file to sync: every commit syncs itself (synchronous=FULL)", { file: handle.file });
 
-  const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, log, version: VERSION };
+  const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log, version: VERSION };
   registerProcessMetrics(ctx, handle.file);
   const app = (opts.buildApp ?? createApp)(ctx);
   const handler = instrumentedHandler(app, ctx);
@@ -160,7 +162,7 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
       }
       // After HTTP (no new events can be published), before the database closes.
       await deliveryLoop.stop();
-      closeDatabase(handle);
+      await closeDatabaseDurably(handle);
       log.info("stopped", { reason });
     })());
 

@@ -5,7 +5,6 @@ import type { AttemptResult } from "./retry";
 import { deliveryHeaders, envelopeBody, signatureHeader } from "./signer";
 import { hasIpLiteralHost, resolveTarget, type ResolvedTarget } from "./ssrf";
 import { deliveryId } from "./tables";
-import { WalFlusher } from "./wal-flush";
 import { onEventsCommitted } from "./wake";
 
 /**
@@ -20,9 +19,11 @@ import { onEventsCommitted } from "./wake";
  * lease: `locked_until` moves to now + 2 × timeout + margin, and a leased row is not due before it
  * passes, so after a kill -9 the delivery simply becomes due again then (at-least-once, same webhook-id).
  * Ticks run on publish (woken after commit), when an attempt finishes, and on a poll timer.
- * Batching outcomes into the next tick is group commit: under load one fsync covers many attempts,
- * and that fsync runs off the main thread (`WalFlusher`): an outcome counts as recorded only once
- * it is on disk, but the loop does not stand still while the disk works.
+ * Ticks commit without waiting for the disk, like every write of the server: the process's group
+ * commit (src/db/group-commit.ts) syncs the WAL off the main thread, one sync for many ticks and
+ * requests. An outcome counts as recorded only once a sync covers it, and a claim is sent only
+ * once the events it carries are on disk (an event never goes out for a change a power loss could
+ * still take back); the loop does not stand still while the disk works.
  * Claims wait in per-subscription `ready` queues (up to twice the caps) so a finished attempt starts
  * the next one at once; sent-but-unrecorded attempts never exceed 2 × concurrency, which bounds
  * the duplicates a crash can cause.
@@ -36,8 +37,6 @@ const PURGE_EVERY_MS = 10 * 60 * 1000;
 const PURGE_BATCH = 1000;
 /** Delivery ids walked per purge transaction (see `purgeExpired`). */
 const PURGE_SPAN = 2000;
-/** Longest an outcome committed by a lazy tick waits before a WAL sync is started for it (see `flush`). */
-const FLUSH_DELAY_MS = 2;
 
 export function deliveryBacklog(ctx: Pick<AppContext, "sqlite">): number {
   return (ctx.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'").get() as { n: number }).n;
@@ -48,12 +47,8 @@ type Outcome =
   /** Aborted by shutdown: give the lease back without counting an attempt. */
   | { kind: "released"; claim: LeasedDelivery };
 
-/** What the loop needs of a `WalFlusher`; tests pass one whose flushes they control. */
-export type Flusher = Pick<WalFlusher, "flush" | "close">;
-
-/** `flusher`: by default a `WalFlusher` on the database file; null commits every tick synchronously. */
-export function startDeliveryLoop(ctx: AppContext, opts: { flusher?: Flusher | null } = {}): { stop(): Promise<void> } {
-  const loop = new DeliveryLoop(ctx, opts.flusher);
+export function startDeliveryLoop(ctx: AppContext): { stop(): Promise<void> } {
+  const loop = new DeliveryLoop(ctx);
   loop.start();
   return { stop: () => loop.stop() };
 }
@@ -86,22 +81,23 @@ class DeliveryLoop {
   private readonly ledger: DeliveryLedger;
   private readonly literalTargets = new Map<string, ResolvedTarget>();
   private readyTotal = 0;
-  /** Fsyncs the WAL after lazily committed ticks; null = every tick commits with the connection's own `synchronous`. */
-  private flusher: Flusher | null = null;
-  /** Outcomes committed by lazy ticks and not yet covered by a flush, and those the running flush covers. */
-  private unflushed = 0;
-  private flushing = 0;
-  /** The running flush, if any (shutdown waits for it). */
-  private flushInFlight: Promise<void> | null = null;
-  /** Armed while a small batch of outcomes waits for its flush (see `flush`). */
-  private flushTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Outcomes committed but not yet on disk (see `pump`). */
+  private unsynced = 0;
+  /** Claimed ticks whose events are not on disk yet: their claims wait here, counted in `readyTotal`. */
+  private readonly awaitingSync = new Set<LeasedDelivery[]>();
+  /**
+   * The group commit's mark just after the latest commit that published events (the wake runs
+   * right after COMMIT): a claim is sent only once everything up to it is on disk. Events are only
+   * written by `publish`, which wakes the loop; events from before the start are on disk already
+   * (`useGroupCommit` syncs once).
+   */
+  private eventsMark = 0;
+  /** Set once a WAL sync failed: nothing more is sent (the process is stopping; see `serve`). */
+  private syncFailed = false;
   private purging = false;
   private readonly metrics;
 
-  constructor(
-    private readonly ctx: AppContext,
-    private readonly givenFlusher?: Flusher | null,
-  ) {
+  constructor(private readonly ctx: AppContext) {
     this.cfg = ctx.config;
     this.ledger = new DeliveryLedger(ctx.sqlite, {
       retrySchedule: ctx.config.webhookRetrySchedule,
@@ -129,8 +125,11 @@ class DeliveryLoop {
   }
 
   start(): void {
-    this.flusher = this.givenFlusher !== undefined ? this.givenFlusher : WalFlusher.open(this.ctx.sqlite.filename);
-    this.unsubscribe = onEventsCommitted(() => this.requestTick());
+    this.eventsMark = this.ctx.groupCommit.mark();
+    this.unsubscribe = onEventsCommitted(() => {
+      this.eventsMark = this.ctx.groupCommit.mark();
+      this.requestTick();
+    });
     this.pollTimer = setInterval(() => this.requestTick(), this.cfg.webhookPollIntervalMs);
     this.purgeTimer = setInterval(() => void this.purge(), PURGE_EVERY_MS);
     // Checked ten times per timeout (at most once per second): an attempt is cut off between
@@ -154,12 +153,12 @@ class DeliveryLoop {
     for (const r of this.running.values()) r.abort.abort(new ShutdownAbort());
     await all();
     if (this.timeoutSweeper) clearInterval(this.timeoutSweeper);
-    this.tick(); // durable: stopping
-    if (this.flushTimer) clearTimeout(this.flushTimer); // the durable tick covered what it waited for
-    this.flushTimer = null;
-    while (this.flushInFlight) await this.flushInFlight; // a flush that ends may start the next one
-    this.flusher?.close();
-    this.flusher = null;
+    // Claims waiting for their events' sync join the ready queues (and are given back below).
+    await this.ctx.groupCommit.durable().catch(() => {});
+    for (const claims of this.awaitingSync) this.enqueue(claims);
+    this.awaitingSync.clear();
+    this.tick();
+    await this.ctx.groupCommit.durable().catch(() => {}); // the last outcomes, on disk before the database closes
   }
 
   private requestTick(): void {
@@ -187,14 +186,14 @@ class DeliveryLoop {
       const held: Record<number, number> = {};
       for (const [subId, n] of this.inflightBySub) held[subId] = n;
       for (const [subId, queue] of this.ready) held[subId] = (held[subId] ?? 0) + queue.length;
+      for (const claims of this.awaitingSync) for (const c of claims) held[c.subscriptionId] = (held[c.subscriptionId] ?? 0) + 1;
       claim = { budget, held };
     }
     if (finished.length === 0 && released.length === 0 && !claim) return;
     let result: TickResult;
-    // The last tick on shutdown waits for the disk itself (nothing would flush after it).
-    const durable = this.flusher === null || this.stopping;
+    const eventsMark = this.eventsMark;
     try {
-      result = this.ledger.tick({ now: Date.now(), finished, released, claim }, durable);
+      result = this.ledger.tick({ now: Date.now(), finished, released, claim });
     } catch (e) {
       // Busy or I/O error: nothing was committed; outcomes stay queued and the poll retries.
       this.ctx.log.error("webhook delivery tick failed", { error: String((e as Error)?.message ?? e) });
@@ -203,11 +202,7 @@ class DeliveryLoop {
     // The tick is synchronous: nothing was appended meanwhile.
     this.finished = [];
     this.released = [];
-    if (durable) this.unflushed = 0; // a synchronous commit put everything before it on disk
-    else if (finished.length > 0) {
-      this.unflushed += finished.length;
-      this.flush();
-    }
+    if (finished.length > 0) this.awaitSync(finished.length);
     // Metrics once per tick, and only after the commit.
     for (const [outcome, n] of Object.entries(result.verdicts)) this.metrics.attempts.inc({ outcome }, n!);
     for (const f of finished) this.metrics.duration.observe(undefined, f.durationMs / 1000);
@@ -222,60 +217,67 @@ class DeliveryLoop {
       // meanwhile are not sent: their leases are given back at the next tick.
       for (const subId of this.ready.keys()) if (!this.subscriptions.has(subId)) this.dropQueued(subId);
     }
-    for (const c of result.claims) {
-      let queue = this.ready.get(c.subscriptionId);
-      if (!queue) this.ready.set(c.subscriptionId, (queue = []));
-      queue.push(c);
-    }
     this.readyTotal += result.claims.length;
+    if (result.claims.length > 0) {
+      if (this.ctx.groupCommit.isDurable(eventsMark)) this.enqueue(result.claims);
+      else this.enqueueWhenSynced(result.claims, eventsMark);
+    }
     if (this.released.length > 0) this.requestTick();
     this.pump();
   }
 
-  /**
-   * Starts a sync of the WAL for the outcomes committed so far, unless one is running (it restarts
-   * when that one ends) or the batch is still small. A sync costs about the same whatever it
-   * covers (~0.2 ms of CPU on the I/O thread here, and 20–40 µs on the main thread to hand it
-   * over), so outcomes are gathered until a concurrency's worth waits, the loop goes idle, or the
-   * oldest has waited `FLUSH_DELAY_MS`: measured, 0.023 syncs per delivery under load instead of
-   * 0.032 back to back. Sending is not held back meanwhile (the
-   * window in `pump` counts these outcomes), only their being counted as recorded.
-   */
-  private flush(waited = false): void {
-    if (this.flushInFlight || this.unflushed === 0 || !this.flusher) return;
-    const idle = this.inflight === 0 && this.readyTotal === 0;
-    if (!waited && this.unflushed < this.cfg.webhookConcurrency && !idle && !this.stopping) {
-      this.flushTimer ??= setTimeout(() => {
-        this.flushTimer = null;
-        this.flush(true);
-      }, FLUSH_DELAY_MS);
-      return;
+  /** Queues claims for sending (already counted in `readyTotal`); those of subscriptions gone meanwhile are given back. */
+  private enqueue(claims: LeasedDelivery[]): void {
+    for (const c of claims) {
+      if (!this.subscriptions.has(c.subscriptionId)) {
+        this.readyTotal--;
+        this.released.push(c.id);
+        continue;
+      }
+      let queue = this.ready.get(c.subscriptionId);
+      if (!queue) this.ready.set(c.subscriptionId, (queue = []));
+      queue.push(c);
     }
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    this.flushTimer = null;
-    this.flushing = this.unflushed;
-    this.unflushed = 0;
-    this.flushInFlight = this.flusher.flush().then(
+    if (this.released.length > 0) this.requestTick();
+  }
+
+  private enqueueWhenSynced(claims: LeasedDelivery[], mark: number): void {
+    this.awaitingSync.add(claims);
+    this.ctx.groupCommit.durable(mark).then(
       () => {
-        this.flushInFlight = null;
-        this.flushing = 0;
-        this.flush();
+        if (!this.awaitingSync.delete(claims)) return; // shutdown took them
+        this.enqueue(claims);
         this.pump();
       },
-      (e) => {
-        // The disk refused an fsync: from now on every tick commits with the connection's own
-        // level (FULL), which fsyncs everything before it or fails, keeping outcomes queued. The
-        // outcomes this flush covered stop counting against the window, so a failing disk cannot
-        // wedge the loop; only the power-loss duplicate bound is lost for them (never an event).
-        this.ctx.log.error("webhook WAL flush failed; committing every tick synchronously from now on", { error: String((e as Error)?.message ?? e) });
-        this.flushing = 0;
-        this.unflushed = 0;
-        this.flushInFlight = null;
-        this.flusher?.close();
-        this.flusher = null;
-        this.requestTick();
-      },
+      (e) => this.onSyncFailed(e),
     );
+  }
+
+  /**
+   * Counts `n` committed outcomes as unrecorded until the WAL sync covering them returns. Syncs
+   * are shared with every other write of the process, so a busy loop does not add syncs of its
+   * own: its outcomes ride on the ones requests trigger, and vice versa.
+   */
+  private awaitSync(n: number): void {
+    this.unsynced += n;
+    this.ctx.groupCommit.durable().then(
+      () => {
+        this.unsynced -= n;
+        this.pump();
+      },
+      (e) => this.onSyncFailed(e),
+    );
+  }
+
+  /**
+   * The disk refused a sync: what it covered may be lost on a power loss, so nothing more is sent —
+   * the outcomes stay counted as unrecorded, which closes the sending window, and queued claims stay
+   * leased (due again after their lease). `serve` stops the process; a restart recovers.
+   */
+  private onSyncFailed(e: unknown): void {
+    if (this.syncFailed) return;
+    this.syncFailed = true;
+    this.ctx.log.error("webhook delivery stopped: WAL sync failed", { error: String((e as Error)?.message ?? e) });
   }
 
   private dropQueued(subId: number): void {
@@ -298,7 +300,7 @@ class DeliveryLoop {
     // them in the bound above instead was measured: it throttled sending by ~10 points of
     // throughput, as a flush takes 1–2 ms under load.) After a power loss, duplicates are therefore
     // bounded by 4 × concurrency; after a kill -9 by 2 × concurrency, as before.
-    const unrecordedLimit = this.unflushed + this.flushing >= 2 * this.cfg.webhookConcurrency ? 0 : 2 * this.cfg.webhookConcurrency;
+    const unrecordedLimit = this.syncFailed || this.unsynced >= 2 * this.cfg.webhookConcurrency ? 0 : 2 * this.cfg.webhookConcurrency;
     while (progressed && this.readyTotal > 0 && this.inflight < this.cfg.webhookConcurrency && this.inflight + this.finished.length < unrecordedLimit) {
       progressed = false;
       for (const [subId, queue] of this.ready) {

@@ -92,8 +92,6 @@ export class DeliveryLedger {
     subDisable: Statement;
   };
   private readonly transaction: { immediate(req: TickRequest): TickResult };
-  /** The connection's own `synchronous` level, restored after a lazy tick (see `tick`). */
-  private readonly syncLevel: number;
 
   constructor(
     private readonly db: Database,
@@ -135,24 +133,14 @@ export class DeliveryLedger {
       subDisable: db.query("UPDATE webhook_subscriptions SET enabled = 0, disabled_reason = ?2, updated_at = ?3 WHERE id = ?1 AND enabled = 1"),
     };
     this.transaction = db.transaction((req: TickRequest) => this.body(req));
-    this.syncLevel = (db.query("PRAGMA synchronous").get() as { synchronous: number }).synchronous;
   }
 
   /**
    * Runs one tick in its own `BEGIN IMMEDIATE` transaction. Throws (nothing committed) on busy or I/O errors.
-   * `durable: false` commits without waiting for the disk; the caller then flushes the WAL itself
-   * and counts this tick's outcomes as recorded only after that (wal-flush.ts explains why that is safe).
+   * The commit is durable once the connection's group commit says so (dispatcher.ts waits for it).
    */
-  tick(req: TickRequest, durable = true): TickResult {
-    if (durable) return this.transaction.immediate(req);
-    // exec, not a cached statement: SQLite applies a `PRAGMA synchronous = …` when it prepares it,
-    // so re-running a prepared one does not reliably set the level again.
-    this.db.exec("PRAGMA synchronous = NORMAL");
-    try {
-      return this.transaction.immediate(req);
-    } finally {
-      this.db.exec(`PRAGMA synchronous = ${this.syncLevel}`);
-    }
+  tick(req: TickRequest): TickResult {
+    return this.transaction.immediate(req);
   }
 
   private body(req: TickRequest): TickResult {

@@ -372,57 +372,68 @@ test("after a 410 the queued deliveries of that subscription are not sent", asyn
   expect(page.items.every((d: any) => !d.inFlight)).toBe(true);
 });
 
-test("outcomes waiting for their WAL flush hold sending back at 2 × concurrency; the flush lets the rest go", async () => {
-  // A flusher whose fsyncs finish only when the test says so: the disk "stalls".
-  let release: () => void = () => {};
-  let stalled = true;
-  const flushes: number[] = [];
-  const flusher = {
-    flush: () => {
-      flushes.push(Date.now());
-      return stalled ? new Promise<void>((r) => (release = r)) : Promise.resolve();
+test("outcomes waiting for their WAL sync hold sending back at 2 × concurrency; the sync lets the rest go", async () => {
+  // Syncs that finish only when the test says so: the disk "stalls".
+  const held: (() => void)[] = [];
+  let stalled = false;
+  let syncs = 0;
+  const walSync = {
+    sync: () => {
+      syncs++;
+      return stalled ? new Promise<void>((r) => held.push(r)) : Promise.resolve();
     },
     close() {},
   };
-  const app = webhookTestApp({ webhookConcurrency: 2, webhookPerSubscriptionConcurrency: 2 }, { flusher });
+  const app = webhookTestApp({ webhookConcurrency: 2, webhookPerSubscriptionConcurrency: 2 }, { walSync });
   const rx = startReceiver();
   cleanups.push(() => app.close(), () => rx.stop());
   await app.subscribe({ url: rx.url });
   for (let i = 1; i <= 30; i++) app.publish("case.deleted", { id: i });
-  await app.until(() => flushes.length > 0 && rx.received.length >= 4, "the first outcomes");
+  await app.ctx.groupCommit.durable(); // the events are on disk; from here on the disk stalls
+  stalled = true;
+  const before = syncs;
+  await app.until(() => syncs > before && rx.received.length >= 4, "the first outcomes");
   await Bun.sleep(300);
-  // Sent while the flush stalls: at most 2 × concurrency outcomes waiting for the disk, plus the
+  // Sent while the sync stalls: at most 2 × concurrency outcomes waiting for the disk, plus the
   // 2 × concurrency sent-but-unrecorded window — the power-loss duplicate bound (4 × concurrency).
   const whileStalled = rx.received.length;
   expect(whileStalled).toBeLessThanOrEqual(8);
   await Bun.sleep(200);
   expect(rx.received.length).toBe(whileStalled); // nothing more goes out until the disk answers
   stalled = false;
-  release();
+  for (const release of held.splice(0)) release();
   await rx.waitFor(30);
   expect(new Set(rx.received.map((r) => r.headers["webhook-id"])).size).toBe(30);
 });
 
+test("an event goes out only once the commit that wrote it is on disk", async () => {
+  const held: (() => void)[] = [];
+  let stalled = false;
+  const walSync = { sync: () => (stalled ? new Promise<void>((r) => held.push(r)) : Promise.resolve()), close() {} };
+  const app = webhookTestApp({}, { walSync });
+  const rx = startReceiver();
+  cleanups.push(() => app.close(), () => rx.stop());
+  await app.subscribe({ url: rx.url });
+  stalled = true;
+  app.publish("case.deleted", { id: 1 });
+  await app.until(() => held.length > 0, "a sync of the event");
+  await Bun.sleep(300); // polls and wakes come and go: the claim waits for the disk
+  expect(rx.received.length).toBe(0);
+  stalled = false;
+  for (const release of held.splice(0)) release();
+  await rx.waitFor(1);
+});
+
 test("an outcome recorded while other attempts are open is synced within moments, not held for a full batch", async () => {
-  // Syncs wait to gather a concurrency's worth of outcomes, but never longer than a few
-  // milliseconds: here one attempt is answered and the others hang, so no batch ever fills.
-  const flushes: number[] = [];
-  const flusher = {
-    flush: () => {
-      flushes.push(Date.now());
-      return Promise.resolve();
-    },
-    close() {},
-  };
-  const app = webhookTestApp({ webhookConcurrency: 8, webhookPerSubscriptionConcurrency: 8 }, { flusher });
+  // Here one attempt is answered and the others hang: the lone outcome is synced at once, not
+  // held until more outcomes gather (nobody else asks for a sync meanwhile).
+  const app = webhookTestApp({ webhookConcurrency: 8, webhookPerSubscriptionConcurrency: 8 });
   const rx = startReceiver((_req, _rec, n) => (n === 1 ? new Response("ok") : rx.hang()));
   cleanups.push(() => app.close(), () => rx.stop());
   const sub = await app.subscribe({ url: rx.url });
   for (let i = 1; i <= 4; i++) app.publish("case.deleted", { id: i });
   await rx.waitFor(4);
-  await app.until(() => flushes.length > 0, "a WAL sync for the lone outcome");
-  const answered = rx.received[0]!.at;
-  expect(flushes[0]! - answered).toBeLessThan(1000);
-  const page = await deliveriesOf(app, sub.id, "&status=delivered");
-  expect(page.total).toBe(1);
+  await app.until(async () => (await deliveriesOf(app, sub.id, "&status=delivered")).total === 1, "the outcome recorded");
+  const recorded = app.ctx.groupCommit.mark();
+  await app.until(() => app.ctx.groupCommit.isDurable(recorded), "a WAL sync for the lone outcome", 1000);
 });

@@ -67,15 +67,15 @@ export function startReceiver(handler: Handler = () => new Response("ok")) {
 export type WebhookTestApp = ReturnType<typeof webhookTestApp>;
 
 /** A test app with a running delivery loop and a fast, short retry schedule (never real minutes). */
-export function webhookTestApp(overrides: Partial<Config> = {}, loopOptions: Parameters<typeof startDeliveryLoop>[1] = {}) {
+export function webhookTestApp(overrides: Partial<Config> = {}, opts: Parameters<typeof createTestApp>[1] = {}) {
   const t = createTestApp({
     webhookAllowPrivateTargets: true,
     webhookPollIntervalMs: 20,
     webhookTimeoutMs: 1000,
     webhookRetrySchedule: [50, 100],
     ...overrides,
-  });
-  const loop = startDeliveryLoop(t.ctx, loopOptions);
+  }, opts);
+  const loop = startDeliveryLoop(t.ctx);
   return {
     ...t,
     loop,
