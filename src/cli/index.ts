@@ -77,7 +77,7 @@ async function runCommand(command: Exclude<Command, { name: "help" | "version" }
     case "migrate": {
       const handle = openDataDir(config);
       try {
-        const applied = runMigrations(handle.db);
+        const applied = runMigrations(handle.db, undefined, (line) => io.err(`gatehouse: warning: ${line}\n`));
         io.out(`gatehouse: ${applied} migration(s) applied to ${handle.file}\n`);
         return 0;
       } finally {

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { describeCollision, refoldUserKeys } from "../directory/refold";
 import { migrations } from "./migrations.generated";
 
 /**
@@ -8,8 +9,11 @@ import { migrations } from "./migrations.generated";
  * turns migrations/ into text imports (src/db/migrations.generated.ts) and we hand the same
  * structures to drizzle's dialect. Idempotent: applied migrations are recorded in
  * `__drizzle_migrations` exactly as drizzle's own migrator does.
+ *
+ * Then the data steps SQL cannot express (user keys folded in JavaScript, src/directory/refold.ts);
+ * what they must leave for an admin to resolve is passed to `report`, one line each.
  */
-export function runMigrations(db: BunSQLiteDatabase, upTo: number = migrations.length): number {
+export function runMigrations(db: BunSQLiteDatabase, upTo: number = migrations.length, report: (line: string) => void = () => {}): number {
   // `upTo` (a count of migrations) lets tests build a database as an older release left it, and
   // stands for an older binary that knows only those.
   const known = migrations.slice(0, upTo);
@@ -23,7 +27,9 @@ export function runMigrations(db: BunSQLiteDatabase, upTo: number = migrations.l
   const anyDb = db as unknown as { dialect: { migrate: Function }; session: unknown };
   const before = countApplied(db);
   anyDb.dialect.migrate(metas, anyDb.session, {});
-  return countApplied(db) - before;
+  const applied = countApplied(db) - before;
+  if (upTo === migrations.length) for (const c of refoldUserKeys((db as unknown as { $client: import("bun:sqlite").Database }).$client)) report(describeCollision(c));
+  return applied;
 }
 
 /**

@@ -11,8 +11,8 @@ import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "driz
  * string) and the group member `value`. Deactivation flips `active`; rows are never deleted,
  * because authored test-management history keeps pointing at them.
  *
- * `user_name_key` is `userName` lower-cased in JavaScript (full Unicode folding, which SQLite's
- * `lower()`/NOCASE do not do); its unique index makes userName unique case-insensitively and
+ * `user_name_key` is `caseFoldKey(userName)` (NFC and full case folding, which SQLite's
+ * `lower()`/NOCASE do not do); its unique index makes userName unique under that folding and
  * serves `userName eq` filters without a scan.
  */
 export const users = sqliteTable(
@@ -60,7 +60,7 @@ export const userEmails = sqliteTable(
     userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
     position: integer("position").notNull(),
     value: text("value").notNull(),
-    /** `value` lower-cased in JavaScript; e-mail filters compare case-insensitively on it. */
+    /** `caseFoldKey(value)`; e-mail filters compare case-insensitively on it. */
     valueKey: text("value_key").notNull(),
     type: text("type"),
     primary: integer("is_primary", { mode: "boolean" }).notNull().default(false),
@@ -108,6 +108,16 @@ export const groupMembers = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.groupId, t.userId] }), index("group_members_user_id_idx").on(t.userId)],
 );
+
+/**
+ * The key under which user names (and e-mail addresses) are unique and compared: Unicode NFC,
+ * then full case folding, so "josé" in NFC and NFD, "straße"/"STRASSE" and "ﬁle"/"file" are one
+ * name. Full folding is upper- then lower-casing (ß → SS → ss, ﬁ → FI → fi, ς → Σ → σ); it
+ * also folds the Turkish dotless ı with i, which only makes uniqueness stricter.
+ */
+export function caseFoldKey(value: string): string {
+  return value.normalize("NFC").toUpperCase().toLowerCase().normalize("NFC");
+}
 
 /** The case-folded form under which display names are unique and compared. */
 export function displayNameKey(displayName: string): string {

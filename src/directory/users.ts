@@ -10,7 +10,7 @@ import type { AppContext } from "../context";
 import type { Db, Tx } from "../db/connection";
 import { duplicate, invalidUser, noFreeSeat } from "./errors";
 import { removeUserFromAllGroups } from "./groups";
-import { userEmails, users } from "./tables";
+import { caseFoldKey, userEmails, users } from "./tables";
 
 export const USER_TYPES = ["regular", "read-only", "billing"] as const;
 export type UserType = (typeof USER_TYPES)[number];
@@ -37,10 +37,16 @@ export type UserState = {
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 export const isEmail = (s: string) => EMAIL.test(s) && s.length <= 320;
 
+// NUL and the other C0 controls (and DEL) in a name or address are never data, only trouble
+// (log injection, truncation in C clients); a lone surrogate is not text at all.
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const plainText = (s: string) => !CONTROL.test(s) && s.isWellFormed();
+
 /** Checks every rule; returns the state with e-mails normalised (one primary at most). */
 export function validateUser(s: UserState): UserState {
   if (typeof s.userName !== "string" || s.userName.trim() === "") throw invalidUser("userName is required");
   const userName = s.userName.trim();
+  if (!plainText(s.userName)) throw invalidUser("userName must not contain control characters or unpaired surrogates");
   if (!isEmail(userName)) throw invalidUser(`userName ${JSON.stringify(s.userName)} must be an e-mail address`);
   for (const [label, v] of [["name.givenName", s.givenName], ["name.familyName", s.familyName]] as const)
     if (v !== null && [...v].length > MAX_NAME_PART) throw invalidUser(`${label} is longer than ${MAX_NAME_PART} characters`);
@@ -49,6 +55,7 @@ export function validateUser(s: UserState): UserState {
   if (s.emails.length > 100) throw invalidUser("At most 100 emails");
   let primarySeen = false;
   const emails = s.emails.map((e) => {
+    if (typeof e.value === "string" && !plainText(e.value)) throw invalidUser("emails.value must not contain control characters or unpaired surrogates");
     if (typeof e.value !== "string" || !isEmail(e.value.trim())) throw invalidUser(`emails: ${JSON.stringify(e.value)} is not an e-mail address`);
     if (e.type !== null && e.type.length > 64) throw invalidUser("emails.type is longer than 64 characters");
     const primary = e.primary && !primarySeen;
@@ -142,8 +149,8 @@ export function createUserDirectory(ctx: Pick<AppContext, "sqlite" | "config">) 
   const activeRegularOthers = sqlite.query<{ n: number }, [number]>("SELECT count(*) AS n FROM users WHERE active = 1 AND user_type = 'regular' AND id <> ?");
 
   const assertUniqueUserName = (userName: string, selfId: number | null) => {
-    const hit = idByUserNameKey.get(userName.toLowerCase());
-    if (hit && hit.id !== selfId) throw duplicate(config.scimDuplicateStatus, `userName ${JSON.stringify(userName)} is already taken (user names are unique, case-insensitively)`);
+    const hit = idByUserNameKey.get(caseFoldKey(userName));
+    if (hit && hit.id !== selfId) throw duplicate(config.scimDuplicateStatus, `userName ${JSON.stringify(userName)} is already taken (user names are unique, compared case-insensitively after Unicode normalization)`);
   };
 
   /** Seat rule: an active `regular` user needs a free seat; only a transition into that state checks. */
@@ -157,7 +164,7 @@ export function createUserDirectory(ctx: Pick<AppContext, "sqlite" | "config">) 
 
   const columnsOf = (s: UserState) => ({
     userName: s.userName,
-    userNameKey: s.userName.toLowerCase(),
+    userNameKey: caseFoldKey(s.userName),
     externalId: s.externalId,
     givenName: s.givenName,
     familyName: s.familyName,
@@ -173,7 +180,7 @@ export function createUserDirectory(ctx: Pick<AppContext, "sqlite" | "config">) 
   const writeEmails = (tx: Tx, userId: number, emails: UserState["emails"], fresh = false) => {
     if (!fresh) tx.delete(userEmails).where(eq(userEmails.userId, userId)).run();
     if (emails.length)
-      tx.insert(userEmails).values(emails.map((e, i) => ({ userId, position: i, value: e.value, valueKey: e.value.toLowerCase(), type: e.type, primary: e.primary }))).run();
+      tx.insert(userEmails).values(emails.map((e, i) => ({ userId, position: i, value: e.value, valueKey: caseFoldKey(e.value), type: e.type, primary: e.primary }))).run();
   };
 
   return {
@@ -198,9 +205,13 @@ export function createUserDirectory(ctx: Pick<AppContext, "sqlite" | "config">) 
     save(tx: Tx, id: number, before: UserState, after: UserState): void {
       const next = validateUser(after);
       if (JSON.stringify(next) === JSON.stringify(before)) return; // nothing changed: keep lastModified
-      if (next.userName.toLowerCase() !== before.userName.toLowerCase()) assertUniqueUserName(next.userName, id);
+      const renamed = next.userName !== before.userName;
+      if (renamed && caseFoldKey(next.userName) !== caseFoldKey(before.userName)) assertUniqueUserName(next.userName, id);
       assertSeat(before, next, id);
-      tx.update(users).set({ ...columnsOf(next), updatedAt: new Date().toISOString() }).where(eq(users.id, id)).run();
+      // An unchanged name keeps its stored key: one of a collision pair left by the key
+      // migration (src/directory/refold.ts) must stay writable.
+      const { userNameKey, ...columns } = columnsOf(next);
+      tx.update(users).set({ ...columns, ...(renamed ? { userNameKey } : {}), updatedAt: new Date().toISOString() }).where(eq(users.id, id)).run();
       if (JSON.stringify(next.emails) !== JSON.stringify(before.emails)) writeEmails(tx, id, next.emails);
       if (before.active && !next.active) afterDeactivation(tx, id);
     },

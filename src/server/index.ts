@@ -83,7 +83,7 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
   const handle = openDataDir(config);
   let applied: number;
   try {
-    applied = runMigrations(handle.db);
+    applied = runMigrations(handle.db, undefined, (line) => log.warn(line));
   } catch (e) {
     closeDatabase(handle);
     throw e;

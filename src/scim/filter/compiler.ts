@@ -21,8 +21,8 @@ export type ScalarAttribute = {
   column: SQL;
   /** RFC 7643 caseExact; false (the default) compares case-insensitively. */
   caseExact?: boolean;
-  /** The column already holds the JavaScript-lower-cased value (an indexable key column). */
-  folded?: boolean;
+  /** The column holds a folded key (an indexable key column); this folds a literal the same way. */
+  folded?: (value: string) => string;
   /** Converts/validates a filter literal into the bound parameter (throw ScimError to refuse). */
   toParam?: (value: FilterValue) => unknown;
   /** For sub-attributes of a multi-valued attribute: wraps the condition (e.g. `id IN (SELECT …)`). */
@@ -118,7 +118,7 @@ function compareCondition(a: ScalarAttribute, op: CompareOp, value: FilterValue,
   let col: SQL = a.column;
   let p: SQL = sql`${param}`;
   if (isText && !a.caseExact) {
-    if (a.folded) p = sql`${String(param).toLowerCase()}`;
+    if (a.folded) p = sql`${a.folded(String(param))}`;
     else {
       col = sql`lower(${a.column})`;
       p = sql`lower(${param})`;

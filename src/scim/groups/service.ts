@@ -251,7 +251,7 @@ const resolveGroupFilterAttribute: AttributeResolver = (path) => {
       kind: "scalar",
       type: "string",
       column: sql`${groups.displayNameKey}`,
-      folded: true,
+      folded: displayNameKey,
       toParam: (v) => {
         if (typeof v !== "string") throw new ScimError(400, "displayName is a string; write the value in double quotes", "invalidFilter");
         return v.normalize("NFC");

@@ -7,6 +7,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { ScimError } from "../errors";
 import type { AttrPath, AttributeResolver, MultiValuedAttribute, ScalarAttribute } from "../filter";
+import { caseFoldKey } from "../../directory/tables";
 import { SCHEMA_USER } from "../protocol";
 
 const col = (c: string) => sql.raw(c);
@@ -22,7 +23,7 @@ const emails: MultiValuedAttribute = {
   resolveSub: (sub: string) => {
     switch (sub.toLowerCase()) {
       case "value":
-        return str("e.value_key", { folded: true });
+        return str("e.value_key", { folded: caseFoldKey });
       case "type":
         return str("e.type");
       case "primary":
@@ -72,7 +73,7 @@ export const userFilterResolver: AttributeResolver = (p) => {
     case "id":
       return idAttribute;
     case "username":
-      return str("u.user_name_key", { folded: true });
+      return str("u.user_name_key", { folded: caseFoldKey });
     case "externalid":
       return str("u.external_id", { caseExact: true }); // RFC 7643: externalId is caseExact
     case "displayname":

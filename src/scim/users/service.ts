@@ -7,6 +7,7 @@
  */
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import type { AppContext } from "../../context";
+import { caseFoldKey } from "../../directory/tables";
 import { createUserDirectory, USER_COLUMNS, type UserDbRow, type UserState } from "../../directory/users";
 import { scimNotFound } from "../errors";
 import { compileFilter, parseFilter, type FilterNode } from "../filter";
@@ -109,7 +110,7 @@ export function createUsersService(ctx: AppContext) {
       // Same answer as the general path (test/scim/users/filter.test.ts compares them).
       if (filter && !params.sortBy && filter.op === "compare" && filter.compare === "eq" && typeof filter.value === "string" &&
         !filter.attr.sub && filter.attr.name.toLowerCase() === "username" && (!filter.attr.uri || filter.attr.uri.toLowerCase() === SCHEMA_USER.toLowerCase())) {
-        const found = byUserNameKey.get(filter.value.toLowerCase());
+        const found = byUserNameKey.get(caseFoldKey(filter.value));
         const total = found ? 1 : 0;
         const page = found && params.count > 0 && params.startIndex === 1 ? [projectResource(render(found), params, SCHEMA_USER)] : [];
         return listResponse<Record<string, unknown>>(page, total, params.startIndex);

@@ -1,0 +1,82 @@
+import { afterAll, expect, test } from "bun:test";
+import { runMigrations } from "../../src/db/migrate";
+import { caseFoldKey } from "../../src/directory/tables";
+import { createScimTestApp, expectScimError, json, USER_SCHEMA } from "../scim/helpers";
+
+const t = createScimTestApp();
+afterAll(() => t.close());
+
+const user = (userName: string, extra: Record<string, unknown> = {}) => ({
+  schemas: [USER_SCHEMA], userName, name: { givenName: "A", familyName: "B" }, ...extra,
+});
+
+test("caseFoldKey: NFC and full case folding", () => {
+  expect(caseFoldKey("jose\u0301")).toBe(caseFoldKey("jos\u00e9"));
+  expect(caseFoldKey("straße")).toBe(caseFoldKey("STRASSE"));
+  expect(caseFoldKey("ﬁle")).toBe("file");
+  expect(caseFoldKey("ΟΔΟΣ")).toBe(caseFoldKey("οδος"));
+  expect(caseFoldKey("Ana@Example.COM")).toBe("ana@example.com");
+});
+
+test.each([
+  ["jos\u00e9@example.com", "jose\u0301@example.com"],
+  ["straße@example.com", "STRASSE@example.com"],
+  ["ﬁle@example.com", "file@example.com"],
+])("%s and %s are one userName: the second is a duplicate (no second user, no second seat)", async (first, second) => {
+  const created = await t.scim("POST", "/Users", user(first));
+  expect(created.status).toBe(201);
+  await expectScimError(await t.scim("POST", "/Users", user(second)), 400, "invalidValue");
+  const found = await json(await t.scim("GET", `/Users?filter=${encodeURIComponent(`userName eq "${second}"`)}`));
+  expect(found.totalResults).toBe(1);
+  expect(found.Resources[0].userName).toBe(first);
+});
+
+test.each([
+  ["NUL", "a\u0000b@example.com"],
+  ["a C0 control", "a\u0007b@example.com"],
+  ["a newline", "a\nb@example.com"],
+  ["a lone surrogate", "a\ud800b@example.com"],
+])("a userName with %s → 400 invalidValue", async (_, userName) => {
+  const body = await expectScimError(await t.scim("POST", "/Users", user(userName)), 400, "invalidValue");
+  expect(body.detail).toContain("control characters or unpaired surrogates");
+});
+
+test("an e-mail value with a control character or a lone surrogate → 400 invalidValue", async () => {
+  for (const value of ["x\u0001y@example.com", "x\udc00y@example.com"])
+    await expectScimError(await t.scim("POST", "/Users", user("clean@example.com", { emails: [{ value, primary: true }] })), 400, "invalidValue");
+});
+
+test("existing databases: the key migration re-keys users, and reports collisions instead of merging them", async () => {
+  const db = t.ctx.sqlite;
+  const insert = (userName: string, key: string) =>
+    (db.query("INSERT INTO users (user_name, user_name_key, display_name, created_at, updated_at) VALUES (?, ?, ?, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z') RETURNING id").get(userName, key, userName) as { id: number }).id;
+  // As an older release stored them: keys lower-cased only.
+  const a = insert("Maß@legacy.example", "maß@legacy.example");
+  const b = insert("MASS@legacy.example", "mass@legacy.example");
+  const c = insert("ﬂow@legacy.example", "ﬂow@legacy.example");
+  db.query("DELETE FROM settings WHERE key = 'directory.user_keys_folded'").run();
+
+  const reported: string[] = [];
+  runMigrations(t.ctx.db, undefined, (line) => reported.push(line));
+  expect(reported).toHaveLength(1);
+  expect(reported[0]).toContain(`id ${a} "Maß@legacy.example"`);
+  expect(reported[0]).toContain(`id ${b} "MASS@legacy.example"`);
+  expect(reported[0]).toContain("never merged");
+  const keyOf = (id: number) => (db.query("SELECT user_name_key AS k FROM users WHERE id = ?").get(id) as { k: string }).k;
+  expect([keyOf(a), keyOf(b), keyOf(c)]).toEqual(["maß@legacy.example", "mass@legacy.example", "flow@legacy.example"]);
+
+  // Both of the pair stay usable, and a newcomer folding to them is refused.
+  expect((await t.scim("PATCH", `/Users/${a}`, { schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], Operations: [{ op: "replace", path: "title", value: "kept" }] })).status).toBe(200);
+  await expectScimError(await t.scim("POST", "/Users", user("mass@LEGACY.example")), 400, "invalidValue");
+
+  // Reported at every start until an admin resolves it; then silent, and the marker is set.
+  const again: string[] = [];
+  runMigrations(t.ctx.db, undefined, (line) => again.push(line));
+  expect(again).toHaveLength(1);
+  expect((await t.scim("PATCH", `/Users/${b}`, { schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], Operations: [{ op: "replace", path: "userName", value: "mass.renamed@legacy.example" }] })).status).toBe(200);
+  const resolved: string[] = [];
+  runMigrations(t.ctx.db, undefined, (line) => resolved.push(line));
+  expect(resolved).toEqual([]);
+  expect(keyOf(a)).toBe("mass@legacy.example");
+  expect(db.query("SELECT value FROM settings WHERE key = 'directory.user_keys_folded'").get()).toEqual({ value: "1" });
+});
