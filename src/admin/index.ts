@@ -5,6 +5,9 @@ import { scimAdminRoutes } from "../scim/tokens";
 import { apiTokenAdminRoutes } from "../tms/tokens";
 import { webhookAdminRoutes } from "../webhooks";
 import { ADMIN_PREFIX, assertAdmin, isAdminPath } from "./auth";
+import { directoryAdminRoutes } from "./directory";
+import { instanceAdminRoutes } from "./instance";
+import { provisioningLogAdminRoutes } from "./provisioning-log";
 
 /** The largest admin request body (bytes): admin bodies are a few small fields. */
 export const ADMIN_MAX_BODY_BYTES = 64 * 1024;
@@ -21,6 +24,9 @@ const ADMIN_ROUTERS: ((ctx: AppContext) => Elysia<any, any, any, any, any, any, 
   scimAdminRoutes,
   apiTokenAdminRoutes,
   webhookAdminRoutes,
+  provisioningLogAdminRoutes,
+  directoryAdminRoutes,
+  instanceAdminRoutes,
 ];
 
 /**

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { bearerToken } from "../lib/tokens";
+import { activityObserver } from "./activity/observer";
 import { ScimError, SCIM_CONTENT_TYPE } from "./errors";
 import { assertScimMediaType, readScimJsonBody } from "./protocol";
 import { createRateLimiter } from "./rate-limit";
@@ -34,7 +35,8 @@ const SCIM_PATHS: Record<string, string[]> = {
  * 2. the body: JSON with `application/json`, `application/scim+json` or no Content-Type; other
  *    media types → 415; over 800000 bytes → 413 (counted while streaming, so chunked bodies too);
  *    malformed JSON → 400 invalidSyntax;
- * 3. `application/scim+json` on every response (errors get it from the one error mapping).
+ * 3. `application/scim+json` on every response (errors get it from the one error mapping);
+ * 4. every write by a verified token goes to the provisioning activity log (activity/observer.ts).
  * Unknown SCIM routes fall through to the app's 404, rendered as a SCIM error by path.
  */
 export function scimRoutes(ctx: AppContext) {
@@ -42,6 +44,7 @@ export function scimRoutes(ctx: AppContext) {
   const isEnabled = scimEnabledReader(ctx.sqlite, ctx.config);
   const takeRequest = createRateLimiter(ctx.config.scimRateLimit, ctx.config.scimRateBurst);
   const admitted = new WeakSet<Request>();
+  const activity = activityObserver(ctx);
   // Elysia turns anything thrown in a parser into its generic PARSE error, so the parser stashes
   // its ScimError (401/403/429/413/415/400) here and the transform hook rethrows it unchanged.
   const parseFailures = new WeakMap<Request, unknown>();
@@ -52,6 +55,7 @@ export function scimRoutes(ctx: AppContext) {
     const tokenId = token ? verifyToken(token) : null;
     if (tokenId === null)
       throw new ScimError(401, token ? "The bearer token is unknown or revoked" : "A bearer token is required (Authorization: Bearer <token>)", undefined, { "www-authenticate": 'Bearer realm="scim"' });
+    activity.admitted(request, tokenId);
     if (!isEnabled()) throw new ScimError(403, "SCIM provisioning is disabled for this organization");
     const wait = takeRequest(tokenId);
     if (wait > 0) throw new ScimError(429, `Rate limit exceeded; retry in ${wait} s`, undefined, { "retry-after": String(wait) });
@@ -83,6 +87,10 @@ export function scimRoutes(ctx: AppContext) {
       gate(request);
       set.headers["content-type"] = SCIM_CONTENT_TYPE;
     })
+    .onAfterResponse((c) =>
+      // Named fields, not the whole context: Elysia infers what to parse from what hooks read (test/app.test.ts).
+      activity.afterResponse({ request: c.request, set: c.set, responseValue: c.responseValue, body: c.body, error: (c as { error?: unknown }).error, code: (c as { code?: unknown }).code }),
+    )
     .use(usersRoutes(ctx))
     .use(groupsRoutes(ctx))
     .use(discoveryRoutes(ctx))

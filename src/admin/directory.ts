@@ -1,0 +1,157 @@
+import { and, asc, count, eq, exists, inArray, or, sql } from "drizzle-orm";
+import { Elysia, t } from "elysia";
+import type { AppContext } from "../context";
+import { containsText } from "../db/contains";
+import { notFound } from "../http/errors";
+import { groupMembers, groups, userEmails, users } from "../directory/tables";
+import { apiTokens } from "../tms/tokens/tables";
+
+/**
+ * The directory as the admin sees it, read-only (the IdP owns users and groups; SCIM writes
+ * them): users with search, filters and paging, a user with their groups and API tokens, groups
+ * with their members. GET /api/admin/directory/…
+ */
+
+const tags = ["Admin: directory"];
+const UserType = t.Union([t.Literal("regular"), t.Literal("read-only"), t.Literal("billing")]);
+const Paging = {
+  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 500, default: 50 })),
+  offset: t.Optional(t.Numeric({ minimum: 0, maximum: 1_000_000_000, default: 0 })),
+};
+const UserListQuery = t.Object({
+  q: t.Optional(t.String({ maxLength: 200, description: "Substring of the userName, display name or an e-mail (case-insensitive)" })),
+  active: t.Optional(t.Union([t.Literal("true"), t.Literal("false")])),
+  userType: t.Optional(UserType),
+  ...Paging,
+});
+const GroupListQuery = t.Object({ q: t.Optional(t.String({ maxLength: 200, description: "Substring of the displayName (case-insensitive)" })), ...Paging });
+
+const UserSummary = t.Object({
+  id: t.Integer(),
+  userName: t.String(),
+  displayName: t.String(),
+  emails: t.Array(t.String()),
+  userType: UserType,
+  active: t.Boolean(),
+  externalId: t.Union([t.String(), t.Null()]),
+  createdAt: t.String(),
+  updatedAt: t.String(),
+});
+const GroupSummary = t.Object({ id: t.String(), displayName: t.String(), externalId: t.Union([t.String(), t.Null()]), members: t.Integer() });
+const UserDetail = t.Composite([
+  UserSummary,
+  t.Object({
+    groups: t.Array(t.Object({ id: t.String(), displayName: t.String() })),
+    apiTokens: t.Array(t.Object({ id: t.Integer(), name: t.String(), createdAt: t.String(), lastUsedAt: t.Union([t.String(), t.Null()]), revokedAt: t.Union([t.String(), t.Null()]) })),
+  }),
+]);
+const GroupDetail = t.Composite([GroupSummary, t.Object({ memberList: t.Array(t.Object({ id: t.Integer(), userName: t.String(), displayName: t.String(), active: t.Boolean() })) })]);
+const page = <T extends ReturnType<typeof t.Object>>(item: T) => t.Object({ total: t.Integer(), limit: t.Integer(), offset: t.Integer(), items: t.Array(item) });
+
+type UserRow = typeof users.$inferSelect;
+function emailsOf(ctx: AppContext, ids: number[]): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  if (ids.length === 0) return out;
+  for (const e of ctx.db.select({ userId: userEmails.userId, value: userEmails.value }).from(userEmails).where(inArray(userEmails.userId, ids)).orderBy(userEmails.userId, userEmails.position).all())
+    out.set(e.userId, [...(out.get(e.userId) ?? []), e.value]);
+  return out;
+}
+const userView = (u: UserRow, emails: string[]) => ({
+  id: u.id,
+  userName: u.userName,
+  displayName: u.displayName,
+  emails,
+  userType: u.userType,
+  active: u.active,
+  externalId: u.externalId,
+  createdAt: u.createdAt,
+  updatedAt: u.updatedAt,
+});
+
+export function directoryAdminRoutes(ctx: AppContext) {
+  const memberCount = sql<number>`(SELECT count(*) FROM ${groupMembers} WHERE ${groupMembers.groupId} = ${groups.id})`.mapWith(Number);
+  return new Elysia({ name: "admin-directory", prefix: "/directory" })
+    .get(
+      "/users",
+      ({ query }) => {
+        const limit = query.limit ?? 50;
+        const offset = query.offset ?? 0;
+        const where = and(
+          query.q
+            ? or(containsText(users.userName, query.q), containsText(users.displayName, query.q),
+                exists(ctx.db.select({ one: sql`1` }).from(userEmails).where(and(eq(userEmails.userId, users.id), containsText(userEmails.value, query.q)))))
+            : undefined,
+          query.active ? eq(users.active, query.active === "true") : undefined,
+          query.userType ? eq(users.userType, query.userType) : undefined,
+        );
+        const rows = ctx.db.select().from(users).where(where).orderBy(asc(users.id)).limit(limit).offset(offset).all();
+        const total = ctx.db.select({ n: count() }).from(users).where(where).get()!.n;
+        const emails = emailsOf(ctx, rows.map((r) => r.id));
+        return { total, limit, offset, items: rows.map((r) => userView(r, emails.get(r.id) ?? [])) };
+      },
+      { query: UserListQuery, response: page(UserSummary), detail: { tags, summary: "Users (search by name or e-mail, filter by active and type, paging)" } },
+    )
+    .get(
+      "/users/:id",
+      ({ params }) => {
+        const u = ctx.db.select().from(users).where(eq(users.id, params.id)).get();
+        if (!u) throw notFound(`User ${params.id}`);
+        return {
+          ...userView(u, emailsOf(ctx, [u.id]).get(u.id) ?? []),
+          groups: ctx.db
+            .select({ id: groups.id, displayName: groups.displayName })
+            .from(groupMembers)
+            .innerJoin(groups, eq(groups.id, groupMembers.groupId))
+            .where(eq(groupMembers.userId, u.id))
+            .orderBy(asc(groups.displayName))
+            .all(),
+          apiTokens: ctx.db
+            .select({ id: apiTokens.id, name: apiTokens.name, createdAt: apiTokens.createdAt, lastUsedAt: apiTokens.lastUsedAt, revokedAt: apiTokens.revokedAt })
+            .from(apiTokens)
+            .where(eq(apiTokens.userId, u.id))
+            .orderBy(asc(apiTokens.id))
+            .all(),
+        };
+      },
+      { params: t.Object({ id: t.Numeric({ minimum: 1 }) }), response: UserDetail, detail: { tags, summary: "A user with their groups, API tokens and status" } },
+    )
+    .get(
+      "/groups",
+      ({ query }) => {
+        const limit = query.limit ?? 50;
+        const offset = query.offset ?? 0;
+        const where = query.q ? containsText(groups.displayName, query.q) : undefined;
+        const items = ctx.db
+          .select({ id: groups.id, displayName: groups.displayName, externalId: groups.externalId, members: memberCount })
+          .from(groups)
+          .where(where)
+          .orderBy(asc(groups.displayNameKey))
+          .limit(limit)
+          .offset(offset)
+          .all();
+        const total = ctx.db.select({ n: count() }).from(groups).where(where).get()!.n;
+        return { total, limit, offset, items };
+      },
+      { query: GroupListQuery, response: page(GroupSummary), detail: { tags, summary: "Groups (teams) with their member counts" } },
+    )
+    .get(
+      "/groups/:id",
+      ({ params }) => {
+        const g = ctx.db
+          .select({ id: groups.id, displayName: groups.displayName, externalId: groups.externalId, members: memberCount })
+          .from(groups)
+          .where(eq(groups.id, params.id))
+          .get();
+        if (!g) throw notFound(`Group ${params.id}`);
+        const memberList = ctx.db
+          .select({ id: users.id, userName: users.userName, displayName: users.displayName, active: users.active })
+          .from(groupMembers)
+          .innerJoin(users, eq(users.id, groupMembers.userId))
+          .where(eq(groupMembers.groupId, g.id))
+          .orderBy(asc(users.userName))
+          .all();
+        return { ...g, memberList };
+      },
+      { params: t.Object({ id: t.String({ maxLength: 200 }) }), response: GroupDetail, detail: { tags, summary: "A group with its members" } },
+    );
+}

@@ -1,0 +1,55 @@
+import { statSync } from "node:fs";
+import { Elysia, t } from "elysia";
+import type { AppContext } from "../context";
+
+const InstanceInfo = t.Object({
+  version: t.String(),
+  startedAt: t.String({ format: "date-time" }),
+  uptimeSeconds: t.Integer(),
+  baseUrl: t.String({ description: "GATEHOUSE_BASE_URL" }),
+  database: t.Object({
+    sizeBytes: t.Integer({ description: "Pages in use × page size" }),
+    walBytes: t.Integer({ description: "Size of the write-ahead log file now" }),
+  }),
+  webhooks: t.Object({
+    subscriptions: t.Integer(),
+    disabledSubscriptions: t.Integer(),
+    backlog: t.Integer({ description: "Pending deliveries: due, waiting for a retry or in flight" }),
+  }),
+  links: t.Object({ openapi: t.String(), metrics: t.String() }),
+});
+
+/** GET /api/admin/instance: what the console's Instance page shows. */
+export function instanceAdminRoutes(ctx: AppContext) {
+  const startedAt = Date.now() - Math.round(process.uptime() * 1000);
+  const db = ctx.sqlite;
+  const pages = db.query<{ n: number }, []>("SELECT (SELECT page_count FROM pragma_page_count()) * (SELECT page_size FROM pragma_page_size()) AS n");
+  const file = (db.query("PRAGMA database_list").all() as { name: string; file: string }[]).find((d) => d.name === "main")?.file ?? "";
+  const subs = db.query<{ total: number; disabled: number }, []>("SELECT count(*) AS total, coalesce(sum(enabled = 0), 0) AS disabled FROM webhook_subscriptions");
+  // Counted through the partial index of pending deliveries; a count of all or failed ones would scan the table.
+  const pending = db.query<{ n: number }, []>("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'");
+  const walBytes = () => {
+    try {
+      return file ? statSync(file + "-wal").size : 0;
+    } catch {
+      return 0; // no WAL file right now
+    }
+  };
+  return new Elysia({ name: "admin-instance" })
+    .get(
+      "/instance",
+      () => {
+        const s = subs.get()!;
+        return {
+          version: ctx.version,
+          startedAt: new Date(startedAt).toISOString(),
+          uptimeSeconds: Math.floor((Date.now() - startedAt) / 1000),
+          baseUrl: ctx.config.baseUrl,
+          database: { sizeBytes: pages.get()!.n, walBytes: walBytes() },
+          webhooks: { subscriptions: s.total, disabledSubscriptions: s.disabled, backlog: pending.get()!.n },
+          links: { openapi: "/openapi", metrics: "/metrics" },
+        };
+      },
+      { response: InstanceInfo, detail: { tags: ["Operations"], summary: "Version, uptime, database size and webhook backlog" } },
+    );
+}

@@ -1,0 +1,101 @@
+import type { AppContext } from "../../context";
+import { mapError } from "../../http/error-mapping";
+import { silentLogger } from "../../log";
+import { requestIdOf } from "../../ops/observe";
+import { activityRecorder, operationOf } from "./service";
+
+type Outcome = { status: number; scimType: string | null; detail: string | null };
+type Noted = { tokenId: number; resourceName?: string | null };
+/** What Elysia's after-response hook knows of a request: `error` and `code` when it failed. */
+export type Answered = { request: Request; set: { status?: number | string }; responseValue?: unknown; body?: unknown; error?: unknown; code?: unknown };
+
+const WRITE_PATH = /^\/scim\/v2\/(Users|Groups)(?:\/([^/]+))?\/?$/;
+
+/** The answered resource as an object; a serialized one (groups answer JSON text) is parsed only for a create, whose id is not in the path. */
+function resourceOf(value: unknown, created: boolean): Record<string, unknown> {
+  if (value && typeof value === "object") return value as Record<string, unknown>;
+  if (created && typeof value === "string" && value.startsWith("{")) {
+    try {
+      return JSON.parse(value) as Record<string, unknown>;
+    } catch {
+      /* not JSON after all */
+    }
+  }
+  return {};
+}
+
+/**
+ * Feeds the provisioning activity log from the SCIM plugin's hooks: `admitted` when the gate has
+ * verified the token (writes by unknown tokens are not logged: an anonymous flood must not fill
+ * the log), `afterResponse` once the answer is out. A rate-limited call (429) is not logged
+ * either: the limit exists to make a flood cheap. Failures are rendered by the one error mapping,
+ * so the log shows exactly the status, scimType and detail the IdP got.
+ */
+export function activityObserver(ctx: AppContext) {
+  const recorder = activityRecorder(ctx);
+  const noted = new WeakMap<Request, Noted>();
+  const tokenName = ctx.sqlite.query<{ name: string }, [number]>("SELECT name FROM scim_tokens WHERE id = ?1");
+  const userName = ctx.sqlite.query<{ name: string }, [string]>("SELECT user_name AS name FROM users WHERE id = ?1");
+  const groupName = ctx.sqlite.query<{ name: string }, [string]>("SELECT display_name AS name FROM groups WHERE id = ?1");
+  const nameOf = (type: string, id: string) => ((type === "User" ? userName : groupName).get(id)?.name ?? null);
+
+  const target = (request: Request) => {
+    if (!operationOf(request.method)) return null;
+    const m = WRITE_PATH.exec(new URL(request.url).pathname);
+    if (!m) return null;
+    return { type: m[1] === "Users" ? "User" : "Group", id: m[2] ? decodeURIComponent(m[2]) : null };
+  };
+
+  return {
+    recorder,
+    /** The gate verified this request's token. A group about to be deleted has its name read now. */
+    admitted(request: Request, tokenId: number): void {
+      const t = target(request);
+      if (!t) return;
+      noted.set(request, { tokenId, resourceName: request.method === "DELETE" && t.id && t.type === "Group" ? nameOf(t.type, t.id) : undefined });
+    },
+    async afterResponse(c: Answered): Promise<void> {
+      try {
+        await observe(c);
+      } catch (e) {
+        // The answer is out already; a log that cannot be written must not become an unhandled error.
+        ctx.log.error("provisioning activity log: entry not recorded", { requestId: requestIdOf(c.request), error: String((e as Error)?.message ?? e) });
+      }
+    },
+  };
+
+  async function observe(c: Answered): Promise<void> {
+    const n = noted.get(c.request);
+    const t = n && target(c.request);
+    if (!n || !t) return;
+    let outcome: Outcome;
+    if (c.error !== undefined && c.error !== null) {
+      const res = mapError({ code: (c.code as string) ?? "UNKNOWN", error: c.error, request: c.request, log: silentLogger } /* the app's handler logged a 5xx already */);
+      const body = (await res.json().catch(() => ({}))) as { scimType?: string; detail?: string };
+      outcome = { status: res.status, scimType: body.scimType ?? null, detail: body.detail ?? null };
+    } else {
+      outcome = { status: Number(c.set.status ?? 200), scimType: null, detail: null };
+    }
+    if (outcome.status === 429) return;
+    const resource = resourceOf(c.responseValue, t.id === null);
+    const sent = c.body && typeof c.body === "object" ? (c.body as Record<string, unknown>) : {};
+    const key = t.type === "User" ? "userName" : "displayName";
+    const id = t.id ?? (typeof resource.id === "string" ? resource.id : null);
+    const pick = (o: Record<string, unknown>) => (typeof o[key] === "string" ? (o[key] as string) : null);
+    let name = pick(resource) ?? pick(sent) ?? n.resourceName ?? null;
+    if (name === null && id !== null) name = nameOf(t.type, id);
+    recorder.record({
+      at: Date.now(),
+      tokenId: n.tokenId,
+      tokenName: tokenName.get(n.tokenId)?.name ?? `token ${n.tokenId}`,
+      operation: operationOf(c.request.method)!,
+      resourceType: t.type,
+      resourceId: id,
+      resourceName: name === null ? null : name.slice(0, 256),
+      status: outcome.status,
+      scimType: outcome.scimType,
+      detail: outcome.detail === null ? null : outcome.detail.slice(0, 1000),
+      requestId: requestIdOf(c.request),
+    });
+  }
+}

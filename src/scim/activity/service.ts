@@ -1,0 +1,132 @@
+import type { Database } from "bun:sqlite";
+import { and, between, count, desc, eq, gte, lt, not } from "drizzle-orm";
+import type { AppContext } from "../../context";
+import { containsText } from "../../db/contains";
+import { badRequest } from "../../http/errors";
+import type { ActivityEntry, ActivityListQuery } from "./model";
+import { scimActivity, type ScimActivityRow } from "./tables";
+
+/** One SCIM write and its outcome, as the SCIM plugin observed it (no bodies). */
+export type ActivityRecord = Omit<ScimActivityRow, "id">;
+
+/** The operation a SCIM write performs, by method; null for reads. */
+export function operationOf(method: string): ActivityEntry["operation"] | null {
+  switch (method) {
+    case "POST": return "create";
+    case "PUT": return "replace";
+    case "PATCH": return "update";
+    case "DELETE": return "delete";
+    default: return null;
+  }
+}
+
+const BATCH = 1000;
+const PURGE_EVERY_MS = 3_600_000;
+
+/**
+ * Appends activity rows. Rows are queued and written together once the current turn of the event
+ * loop ends (after the answers went out), in one short transaction; nobody waits for its WAL sync
+ * (src/db/group-commit.ts): it is in the WAL at once (a killed process loses nothing) and on disk
+ * with the next group sync, so a power cut can lose the last rows, never a write.
+ * Retention runs from here too, at most once an hour.
+ */
+export function activityRecorder(ctx: Pick<AppContext, "sqlite" | "config" | "log">) {
+  const db = ctx.sqlite;
+  const insert = db.query(
+    `INSERT INTO scim_activity (at, token_id, token_name, operation, resource_type, resource_id, resource_name, status, scim_type, detail, request_id)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)`,
+  );
+  const writeAll = db.transaction((rows: ActivityRecord[]) => {
+    for (const r of rows) insert.run(r.at, r.tokenId, r.tokenName, r.operation, r.resourceType, r.resourceId, r.resourceName, r.status, r.scimType, r.detail, r.requestId);
+  });
+  let queue: ActivityRecord[] = [];
+  let lastPurge = 0;
+  const flush = () => {
+    const rows = queue;
+    queue = [];
+    try {
+      writeAll.immediate(rows);
+    } catch (e) {
+      ctx.log.error("provisioning activity log write failed", { rows: rows.length, error: String((e as Error)?.message ?? e) });
+    }
+    const now = Date.now();
+    if (now - lastPurge >= PURGE_EVERY_MS) {
+      try {
+        if (purgeActivity(db, now - ctx.config.provisioningLogRetentionDays * 86_400_000)) lastPurge = now;
+      } catch (e) {
+        ctx.log.error("provisioning activity log purge failed", { error: String((e as Error)?.message ?? e) });
+      }
+    }
+  };
+  return {
+    record(row: ActivityRecord): void {
+      if (queue.length === 0) setImmediate(flush);
+      queue.push(row);
+    },
+    /** Writes what is queued now (tests, shutdown). */
+    flush(): void {
+      if (queue.length > 0) flush();
+    },
+  };
+}
+
+/**
+ * Deletes rows older than `cutoff`, oldest first, at most 10 batches per call; true when none is
+ * left. Ids grow with time, so the old rows are the ids below the first one at or after the
+ * cutoff: found by reading from the start, which costs only the old rows (no index on `at`).
+ */
+export function purgeActivity(db: Database, cutoff: number): boolean {
+  const firstKept = db.query<{ id: number }, [number]>("SELECT id FROM scim_activity WHERE at >= ?1 ORDER BY id LIMIT 1").get(cutoff);
+  const end = firstKept ? firstKept.id : Number.MAX_SAFE_INTEGER;
+  const del = db.query(`DELETE FROM scim_activity WHERE id IN (SELECT id FROM scim_activity WHERE id < ?1 ORDER BY id LIMIT ${BATCH})`);
+  for (let i = 0; i < 10; i++) if (db.transaction(() => del.run(end).changes).immediate() < BATCH) return true;
+  return false;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function toEntry(r: ScimActivityRow): ActivityEntry {
+  return {
+    id: r.id,
+    at: iso(r.at),
+    token: { id: r.tokenId, name: r.tokenName },
+    operation: r.operation as ActivityEntry["operation"],
+    resourceType: r.resourceType as ActivityEntry["resourceType"],
+    resourceId: r.resourceId,
+    resourceName: r.resourceName,
+    status: r.status,
+    scimType: r.scimType,
+    detail: r.detail,
+    requestId: r.requestId,
+  };
+}
+
+function timeArg(value: string | undefined, field: string): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw badRequest(`${field} must be an ISO 8601 date-time`, field);
+  return ms;
+}
+
+/** A page of the log, newest first, with the filters of `ActivityListQuery`. */
+export function listActivity(ctx: Pick<AppContext, "db">, q: ActivityListQuery) {
+  const limit = q.limit ?? 50;
+  const offset = q.offset ?? 0;
+  const since = timeArg(q.since, "since");
+  const until = timeArg(q.until, "until");
+  const a = scimActivity;
+  const where = and(
+    q.operation ? eq(a.operation, q.operation) : undefined,
+    q.resourceType ? eq(a.resourceType, q.resourceType) : undefined,
+    q.outcome === "success" ? between(a.status, 200, 299) : q.outcome === "failure" ? not(between(a.status, 200, 299)) : undefined,
+    q.status !== undefined ? eq(a.status, q.status) : undefined,
+    q.tokenId !== undefined ? eq(a.tokenId, q.tokenId) : undefined,
+    q.resourceId !== undefined ? eq(a.resourceId, q.resourceId) : undefined,
+    q.q ? containsText(a.resourceName, q.q) : undefined,
+    since !== undefined ? gte(a.at, since) : undefined,
+    until !== undefined ? lt(a.at, until) : undefined,
+  );
+  const rows = ctx.db.select().from(a).where(where).orderBy(desc(a.id)).limit(limit).offset(offset).all();
+  const total = ctx.db.select({ n: count() }).from(a).where(where).get()!.n;
+  return { total, limit, offset, items: rows.map(toEntry) };
+}
