@@ -61,6 +61,7 @@ const success = (c: LeasedDelivery, now: number): FinishedAttempt => ({
   signature: `v1,${"A".repeat(43)}=`,
   result: { kind: "response", status: 200, retryAfter: null },
   responseBody: "ok",
+  responseHeaders: '{"content-length":"2","content-type":"text/plain;charset=utf-8","date":"Wed, 25 Nov 2026 13:00:00 GMT"}',
 });
 
 /** Runs ticks until `limit` deliveries are recorded (or none are left); returns [deliveries, ticks, ms]. */

@@ -30,6 +30,7 @@ import { onEventsCommitted } from "./wake";
  */
 
 const RESPONSE_BODY_LIMIT = 16 * 1024;
+const RESPONSE_HEADERS_LIMIT = 8 * 1024;
 /** Margin on top of the HTTP timeout for DNS, reading the capped body and recording the outcome. */
 const LEASE_MARGIN_MS = 5_000;
 /** Retention purge cadence; rows go in batches so no transaction is long. */
@@ -350,6 +351,7 @@ class DeliveryLoop {
     const signature = signatureHeader(sub.secrets, claim.uid, ts, body);
     let result: AttemptResult;
     let responseBody: string | null = null;
+    let responseHeaders: string | null = null;
     try {
       // A cached (IP-literal) target is used without a round through a promise.
       const target = this.literalTargets.get(sub.url) ?? (await this.target(sub.url, abort.signal));
@@ -369,6 +371,7 @@ class DeliveryLoop {
       // Retry-After matters only for 429 and 503 (see retry.ts): no header lookup for the others.
       const status = res.status;
       result = { kind: "response", status, retryAfter: status === 429 || status === 503 ? res.headers.get("retry-after") : null };
+      responseHeaders = responseHeadersJson(res.headers);
       responseBody = await readCapped(res, RESPONSE_BODY_LIMIT);
     } catch (e) {
       const reason = abort.signal.aborted ? abort.signal.reason : e;
@@ -389,6 +392,7 @@ class DeliveryLoop {
         signature,
         result,
         responseBody,
+        responseHeaders,
       },
     };
   }
@@ -506,6 +510,18 @@ function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
       (e) => (signal.removeEventListener("abort", onAbort), reject(e)),
     );
   });
+}
+
+/** The response headers as a JSON object for the attempt log, cut off after `RESPONSE_HEADERS_LIMIT` characters of names and values. */
+export function responseHeadersJson(headers: Headers): string {
+  const out: Record<string, string> = {};
+  let size = 0;
+  for (const [name, value] of headers) {
+    size += name.length + value.length;
+    if (size > RESPONSE_HEADERS_LIMIT) break;
+    out[name] = value;
+  }
+  return JSON.stringify(out);
 }
 
 /** Reads at most `limit` bytes of the body as text, then cancels the rest; never throws. */

@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import * as m from "./model";
+import { subscriptionHealth } from "./health";
 import * as svc from "./service";
 
 const IdParam = t.Object({ id: t.Numeric({ minimum: 1 }) });
@@ -29,6 +30,11 @@ export function webhookAdminRoutes(ctx: AppContext) {
       params: IdParam,
       response: m.Subscription,
       detail: { tags, summary: "Get a subscription" },
+    })
+    .get("/webhooks/:id/health", ({ params }) => subscriptionHealth(ctx, params.id), {
+      params: IdParam,
+      response: m.SubscriptionHealth,
+      detail: { tags, summary: "Health: failing since, last error, deliveries waiting for a retry, success rate over the last day" },
     })
     .patch("/webhooks/:id", ({ params, body }) => svc.updateSubscription(ctx, params.id, body), {
       params: IdParam,

@@ -41,6 +41,8 @@ export type FinishedAttempt = {
   signature: string;
   result: AttemptResult;
   responseBody: string | null;
+  /** JSON object of the response headers (`responseHeadersJson`); null without a response. */
+  responseHeaders: string | null;
 };
 
 export type TickRequest = {
@@ -113,8 +115,8 @@ export class DeliveryLedger {
       lease: db.query("UPDATE webhook_deliveries SET locked_until = ?2, updated_at = ?3 WHERE id IN (SELECT value FROM json_each(?1))"),
       // Appended at the end of the log (tables.ts); `finish` then points the delivery at it.
       logAttempt: db.query(
-        `INSERT INTO webhook_attempts (delivery_id, previous_attempt_id, started_at, duration_ms, url, user_agent, signature, status_code, error, response_body)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)`,
+        `INSERT INTO webhook_attempts (delivery_id, previous_attempt_id, started_at, duration_ms, url, user_agent, signature, status_code, error, response_body, response_headers, cycle_attempt)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)`,
       ),
       unlogAttempt: db.query("DELETE FROM webhook_attempts WHERE id = ?1"),
       finish: db.query(
@@ -246,6 +248,8 @@ export class DeliveryLedger {
       status,
       r.kind === "error" ? r.error : null,
       f.responseBody,
+      f.responseHeaders,
+      f.attemptsBefore + 1,
     ).lastInsertRowid;
     // A delivery deleted meanwhile (its subscription was) has nothing to log the attempt against.
     if (this.q.finish.run(f.deliveryId, rowStatus, nextAttemptAt, status, rowError, now, finishedAt, attemptId).changes === 0) this.q.unlogAttempt.run(attemptId);

@@ -88,7 +88,10 @@ export const Attempt = t.Object({
   requestHeaders: t.Record(t.String(), t.String()),
   statusCode: t.Union([t.Integer(), t.Null()]),
   error: t.Union([t.String(), t.Null()]),
+  responseHeaders: t.Union([t.Record(t.String(), t.String()), t.Null()], { description: "Response headers (first 8 KB); null without a response, or for attempts logged before they were kept" }),
   responseBody: t.Union([t.String({ description: "First 16 KB" }), t.Null()]),
+  cycleAttempt: t.Union([t.Integer({ minimum: 1 }), t.Null()], { description: "Number of this attempt in its cycle (1 = first; a redelivery or recovery starts a new cycle); null for attempts logged before it was kept" }),
+  redelivery: t.Boolean({ description: "True for the first attempt after a manual redelivery or recovery" }),
 });
 
 export const DeliveryDetail = t.Composite([
@@ -108,3 +111,23 @@ export const RecoverResult = t.Object({ requeued: t.Integer() });
 export const Requeued = t.Object({ id: t.Integer(), status: DeliveryStatus });
 export type DeliverySummary = typeof DeliverySummary.static;
 export type DeliveryDetail = typeof DeliveryDetail.static;
+
+export const SubscriptionHealth = t.Object({
+  enabled: t.Boolean(),
+  disabledReason: t.Union([t.String(), t.Null()]),
+  failingSince: t.Union([IsoTime, t.Null()], { description: "First failed attempt since the last success; null while healthy" }),
+  lastSuccessAt: NullableIso,
+  lastError: t.Union(
+    [t.Object({ at: IsoTime, deliveryId: t.Integer(), statusCode: t.Union([t.Integer(), t.Null()]), error: t.String() }), t.Null()],
+    { description: "The latest failed attempt while failing" },
+  ),
+  pending: t.Integer({ description: "Deliveries not yet delivered or dead-lettered" }),
+  waitingRetries: t.Integer({ description: "Pending deliveries that failed at least once and wait for their next attempt" }),
+  nextRetryAt: t.Union([IsoTime, t.Null()]),
+  lastDay: t.Object({
+    attempts: t.Integer(),
+    succeeded: t.Integer(),
+    successRate: t.Union([t.Number({ minimum: 0, maximum: 1 }), t.Null()], { description: "succeeded / attempts over the last 24 h; null without attempts" }),
+  }),
+});
+export type SubscriptionHealth = typeof SubscriptionHealth.static;

@@ -222,7 +222,7 @@ export function getDelivery(ctx: AppContext, id: number): DeliveryDetail {
     ...toSummary(row),
     timestamp: Math.floor(row.eventCreatedAt / 1000),
     payload: JSON.parse(row.payload),
-    attempts: attemptsOf(ctx, id).map((a) => ({
+    attempts: attemptsOf(ctx, id).map((a, i) => ({
       startedAt: iso(a.started_at)!,
       durationMs: a.duration_ms,
       url: a.url,
@@ -238,7 +238,10 @@ export function getDelivery(ctx: AppContext, id: number): DeliveryDetail {
           }),
       statusCode: a.status_code,
       error: a.error,
+      responseHeaders: a.response_headers === null ? null : (JSON.parse(a.response_headers) as Record<string, string>),
       responseBody: a.response_body,
+      cycleAttempt: a.cycle_attempt,
+      redelivery: i > 0 && a.cycle_attempt === 1,
     })),
   };
 }
@@ -253,6 +256,8 @@ type AttemptRow = {
   status_code: number | null;
   error: string | null;
   response_body: string | null;
+  response_headers: string | null;
+  cycle_attempt: number | null;
 };
 
 /**
@@ -269,7 +274,7 @@ function attemptsOf(ctx: AppContext, deliveryId: number): AttemptRow[] {
          SELECT a.previous_attempt_id FROM webhook_attempts a JOIN chain c ON a.id = c.id
           WHERE a.delivery_id = ?1 AND a.previous_attempt_id < a.id
        )
-       SELECT a.started_at, a.duration_ms, a.url, a.request_headers, a.user_agent, a.signature, a.status_code, a.error, a.response_body
+       SELECT a.started_at, a.duration_ms, a.url, a.request_headers, a.user_agent, a.signature, a.status_code, a.error, a.response_body, a.response_headers, a.cycle_attempt
          FROM chain c JOIN webhook_attempts a ON a.id = c.id
         WHERE a.delivery_id = ?1
         ORDER BY a.id`,

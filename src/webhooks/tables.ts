@@ -136,5 +136,9 @@ export const webhookAttempts = sqliteTable(
     error: text("error"),
     /** First 16 KB of the response body. */
     responseBody: text("response_body"),
+    /** The response headers as a JSON object (at most 8 KB of them); null before migration 0005 or without a response. */
+    responseHeaders: text("response_headers", { mode: "json" }).$type<Record<string, string>>(),
+    /** 1 for the first attempt of a cycle (a delivery's first, or the first after a redelivery); null before migration 0005. */
+    cycleAttempt: integer("cycle_attempt"),
   },
 );

@@ -78,7 +78,10 @@ test("0002 chains the attempts logged before it, which keep their headers; new a
       requestHeaders: headers(1),
       statusCode: 500,
       error: null,
+      responseHeaders: null,
       responseBody: "a1",
+      cycleAttempt: null,
+      redelivery: false,
     });
   });
 });

@@ -51,6 +51,7 @@ function finished(c: LeasedDelivery, result: AttemptResult, startedAt = Date.now
     signature: `v1,sig-${c.id}-${startedAt}`,
     result,
     responseBody: "ok",
+    responseHeaders: result.kind === "response" ? '{"content-type":"text/plain"}' : null,
   };
 }
 
