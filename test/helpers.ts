@@ -16,7 +16,8 @@ export const ADMIN_TOKEN = "test-admin-token-0123456789";
  * fdatasync (a test that holds or fails syncs).
  */
 export function createTestApp(overrides: Partial<Config> = {}, opts: { walSync?: WalSync } = {}) {
-  const dir = mkdtempSync(join(tmpdir(), "gatehouse-test-"));
+  // an existing data directory (e.g. a database an older release left) when given; else a fresh one
+  const dir = overrides.dataDir ?? mkdtempSync(join(tmpdir(), "gatehouse-test-"));
   const config = testConfig({ dataDir: dir, adminToken: ADMIN_TOKEN, baseUrl: "https://gatehouse.test", ...overrides });
   // Group commit as `serve` runs it: with fdatasync of the WAL, or the test's own syncs.
   const handle = openDatabase(join(dir, "gatehouse.db"), { groupCommit: opts.walSync ?? true });

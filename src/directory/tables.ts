@@ -38,6 +38,12 @@ export const users = sqliteTable(
     emails: text("emails").notNull().default("[]"),
     userType: text("user_type", { enum: ["regular", "read-only", "billing"] }).notNull().default("regular"),
     active: integer("active", { mode: "boolean" }).notNull().default(true),
+    /**
+     * Every other attribute of the SCIM User schema and the enterprise extension (nickName,
+     * phoneNumbers, addresses, department, manager, …) as one JSON document in the SCIM shape,
+     * returned as stored; filters reach into it with SQLite's JSON functions.
+     */
+    profile: text("profile").notNull().default("{}"),
     /** Workspace role; every provisioned user starts with the default role. */
     role: text("role").notNull().default("member"),
     /** ISO 8601 UTC with milliseconds, so text order is time order (sortBy/filters on meta.*). */
@@ -64,6 +70,7 @@ export const userEmails = sqliteTable(
     valueKey: text("value_key").notNull(),
     type: text("type"),
     primary: integer("is_primary", { mode: "boolean" }).notNull().default(false),
+    display: text("display"),
   },
   (e) => [
     index("user_emails_value_key_idx").on(e.valueKey),

@@ -16,8 +16,10 @@ export const USER_TYPES = ["regular", "read-only", "billing"] as const;
 export type UserType = (typeof USER_TYPES)[number];
 export const MAX_NAME_PART = 60;
 const MAX_TEXT = 1024;
+/** The profile document's largest JSON size: far above any real person, far below the body limit. */
+const MAX_PROFILE_JSON = 200_000;
 
-export type EmailState = { value: string; type: string | null; primary: boolean };
+export type EmailState = { value: string; type: string | null; primary: boolean; display?: string };
 
 export type UserState = {
   userName: string;
@@ -30,6 +32,12 @@ export type UserState = {
   userType: UserType;
   active: boolean;
   emails: EmailState[];
+  /**
+   * Every other attribute the IdP sent, in the SCIM shape (nickName, phoneNumbers, addresses,
+   * the enterprise extension under its URN, …). The directory stores and returns it as given;
+   * SCIM normalises it against the User schema (src/scim/users/schema.ts) before it gets here.
+   */
+  profile: Record<string, unknown>;
 };
 
 // Deliberately simple: one @, something on both sides, no whitespace. IdPs send UPNs and mail
@@ -58,10 +66,12 @@ export function validateUser(s: UserState): UserState {
     if (typeof e.value === "string" && !plainText(e.value)) throw invalidUser("emails.value must not contain control characters or unpaired surrogates");
     if (typeof e.value !== "string" || !isEmail(e.value.trim())) throw invalidUser(`emails: ${JSON.stringify(e.value)} is not an e-mail address`);
     if (e.type !== null && e.type.length > 64) throw invalidUser("emails.type is longer than 64 characters");
+    if (e.display !== undefined && e.display.length > MAX_TEXT) throw invalidUser(`emails.display is longer than ${MAX_TEXT} characters`);
     const primary = e.primary && !primarySeen;
     primarySeen ||= primary;
-    return { value: e.value.trim(), type: e.type, primary };
+    return { value: e.value.trim(), type: e.type, primary, ...(e.display !== undefined ? { display: e.display } : {}) };
   });
+  if (JSON.stringify(s.profile).length > MAX_PROFILE_JSON) throw invalidUser(`The user's attributes exceed ${MAX_PROFILE_JSON} characters of JSON`);
   return { ...s, userName, emails };
 }
 
@@ -78,24 +88,32 @@ export function resolveDisplayName(s: Pick<UserState, "displayNameGiven" | "form
 export type UserDbRow = {
   id: number; user_name: string; external_id: string | null; given_name: string | null; family_name: string | null;
   formatted_name: string | null; display_name_given: string | null; display_name: string; title: string | null; emails: string;
-  user_type: UserType; active: number; created_at: string; updated_at: string;
+  user_type: UserType; active: number; profile: string; created_at: string; updated_at: string;
 };
 /** The columns of `UserDbRow`, for a query that aliases `users` as `u`. */
-export const USER_COLUMNS = "u.id, u.user_name, u.external_id, u.given_name, u.family_name, u.formatted_name, u.display_name_given, u.display_name, u.title, u.emails, u.user_type, u.active, u.created_at, u.updated_at";
+export const USER_COLUMNS = "u.id, u.user_name, u.external_id, u.given_name, u.family_name, u.formatted_name, u.display_name_given, u.display_name, u.title, u.emails, u.user_type, u.active, u.profile, u.created_at, u.updated_at";
 
 /** One entry of `users.emails`: a SCIM `emails` item as responses carry it. */
-type RenderedEmail = { value: string; type?: string; primary: boolean };
+type RenderedEmail = { value: string; type?: string; primary: boolean; display?: string };
 
-/** `users.emails` for a state's e-mails: the SCIM rendering, `type` omitted when unset. */
+/** `users.emails` for a state's e-mails: the SCIM rendering, `type` and `display` omitted when unset. */
 function renderEmails(emails: UserState["emails"]): string {
-  return JSON.stringify(emails.map((e): RenderedEmail => (e.type !== null ? { value: e.value, type: e.type, primary: e.primary } : { value: e.value, primary: e.primary })));
+  return JSON.stringify(
+    emails.map((e): RenderedEmail => {
+      const out: RenderedEmail = e.type !== null ? { value: e.value, type: e.type, primary: e.primary } : { value: e.value, primary: e.primary };
+      if (e.display !== undefined) out.display = e.display;
+      return out;
+    }),
+  );
 }
 
 export function stateOfRow(r: UserDbRow): UserState {
   return {
     userName: r.user_name, externalId: r.external_id, givenName: r.given_name, familyName: r.family_name,
     formattedName: r.formatted_name, displayNameGiven: r.display_name_given, title: r.title, userType: r.user_type,
-    active: r.active === 1, emails: (JSON.parse(r.emails) as RenderedEmail[]).map((e) => ({ value: e.value, type: e.type ?? null, primary: e.primary })),
+    active: r.active === 1,
+    emails: (JSON.parse(r.emails) as RenderedEmail[]).map((e) => ({ value: e.value, type: e.type ?? null, primary: e.primary, ...(e.display !== undefined ? { display: e.display } : {}) })),
+    profile: JSON.parse(r.profile) as Record<string, unknown>,
   };
 }
 
@@ -175,12 +193,13 @@ export function createUserDirectory(ctx: Pick<AppContext, "sqlite" | "config">) 
     userType: s.userType,
     active: s.active,
     emails: renderEmails(s.emails),
+    profile: JSON.stringify(s.profile),
   });
 
   const writeEmails = (tx: Tx, userId: number, emails: UserState["emails"], fresh = false) => {
     if (!fresh) tx.delete(userEmails).where(eq(userEmails.userId, userId)).run();
     if (emails.length)
-      tx.insert(userEmails).values(emails.map((e, i) => ({ userId, position: i, value: e.value, valueKey: caseFoldKey(e.value), type: e.type, primary: e.primary }))).run();
+      tx.insert(userEmails).values(emails.map((e, i) => ({ userId, position: i, value: e.value, valueKey: caseFoldKey(e.value), type: e.type, primary: e.primary, display: e.display ?? null }))).run();
   };
 
   return {

@@ -151,8 +151,11 @@ export function projectResource<T extends Record<string, unknown>>(
   if (!attributes?.length && !excludedAttributes?.length) return resource;
   const always = new Set(alwaysReturned.map((a) => a.toLowerCase()));
   const core = coreSchema.toLowerCase();
+  const extensionKeys = new Set(Object.keys(resource).filter((k) => k.startsWith("urn:")).map((k) => k.toLowerCase()));
   // Normalise each path to [topKey, sub?] lower-cased, with URN prefixes resolved.
   const norm = (p: AttrPath): [string, string | undefined] => {
+    // a whole extension, named by its URN alone (`attributes=urn:…:enterprise:2.0:User`)
+    if (p.uri && !p.sub && extensionKeys.has(`${p.uri}:${p.name}`.toLowerCase())) return [`${p.uri}:${p.name}`.toLowerCase(), undefined];
     if (p.uri && p.uri.toLowerCase() !== core) {
       // extension attribute: top-level key is the URN; name[.sub] inside it is treated as sub
       return [p.uri.toLowerCase(), p.name.toLowerCase()];

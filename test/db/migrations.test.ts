@@ -95,3 +95,48 @@ test("0004: deliveries made before it keep their ids; new ones go to their subsc
     expect(ids).toEqual([1, deliveryId(1, 1)]);
   });
 });
+
+test("0006: users provisioned before it answer exactly as before, and then store every attribute", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "gatehouse-migrate-"));
+  const h = openDatabase(join(dir, "gatehouse.db"), { migrate: false });
+  const before = migrations.findIndex((m) => m.tag === "0006_user_profile");
+  runMigrations(h.db, before); // the database as the release before it left it, with a user it provisioned
+  const at = "2026-11-20T10:00:00.000Z";
+  h.sqlite.run(
+    `INSERT INTO users (id, user_name, user_name_key, external_id, given_name, family_name, formatted_name, display_name_given, display_name, title, emails, user_type, active, role, created_at, updated_at)
+     VALUES (7, 'Ada@Example.com', 'ada@example.com', 'ext-7', 'Ada', 'Lovelace', NULL, NULL, 'Ada Lovelace', 'Analyst', ?, 'regular', 1, 'member', ?, ?)`,
+    [JSON.stringify([{ value: "ada@example.com", type: "work", primary: true }]), at, at],
+  );
+  h.sqlite.run("INSERT INTO user_emails (user_id, position, value, value_key, type, is_primary) VALUES (7, 0, 'ada@example.com', 'ada@example.com', 'work', 1)");
+  closeDatabase(h);
+
+  const { createScimTestApp, json } = await import("../scim/helpers");
+  const t = createScimTestApp({ dataDir: dir }); // opens the file and applies the remaining migrations
+  try {
+    const old = await json(await t.scim("GET", "/Users/7"));
+    expect(old).toEqual({
+      schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
+      id: "7",
+      externalId: "ext-7",
+      userName: "Ada@Example.com",
+      name: { givenName: "Ada", familyName: "Lovelace" },
+      displayName: "Ada Lovelace",
+      active: true,
+      userType: "regular",
+      title: "Analyst",
+      emails: [{ value: "ada@example.com", type: "work", primary: true }],
+      meta: { resourceType: "User", created: at, lastModified: at, location: "https://gatehouse.test/scim/v2/Users/7" },
+    });
+    const patched = await json(await t.scim("PATCH", "/Users/7", { schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], Operations: [
+      { op: "add", path: "nickName", value: "Ada" },
+      { op: "add", path: 'emails[type eq "work"].display', value: "Work" },
+      { op: "add", path: "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department", value: "Analytical Engines" },
+    ] }));
+    expect(patched).toMatchObject({ nickName: "Ada", emails: [{ value: "ada@example.com", type: "work", primary: true, display: "Work" }] });
+    expect(patched["urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"]).toEqual({ department: "Analytical Engines" });
+    const byDisplay = await json(await t.scim("GET", `/Users?filter=${encodeURIComponent('emails.display eq "work"')}`));
+    expect(byDisplay.Resources.map((u: any) => u.id)).toEqual(["7"]);
+  } finally {
+    t.close();
+  }
+});

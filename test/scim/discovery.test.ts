@@ -4,6 +4,7 @@ import { createScimTestApp, expectScimError, json, newUser } from "./helpers";
 const BASE = "https://gatehouse.test/scim/v2";
 const USER_URN = "urn:ietf:params:scim:schemas:core:2.0:User";
 const GROUP_URN = "urn:ietf:params:scim:schemas:core:2.0:Group";
+const ENTERPRISE_URN = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
 const LIST = "urn:ietf:params:scim:api:messages:2.0:ListResponse";
 
 const t = createScimTestApp();
@@ -59,11 +60,11 @@ describe("/ResourceTypes", () => {
       name: "User",
       endpoint: "/Users",
       schema: USER_URN,
-      schemaExtensions: [],
+      schemaExtensions: [{ schema: ENTERPRISE_URN, required: false }],
       meta: { resourceType: "ResourceType", location: `${BASE}/ResourceTypes/User` },
     });
     const g = await ok("/ResourceTypes/Group");
-    expect(g).toMatchObject({ id: "Group", endpoint: "/Groups", schema: GROUP_URN, meta: { location: `${BASE}/ResourceTypes/Group` } });
+    expect(g).toMatchObject({ id: "Group", endpoint: "/Groups", schema: GROUP_URN, schemaExtensions: [], meta: { location: `${BASE}/ResourceTypes/Group` } });
   });
 
   test("unknown resource type → 404 SCIM error", async () => {
@@ -72,11 +73,11 @@ describe("/ResourceTypes", () => {
 });
 
 describe("/Schemas", () => {
-  test("list holds the User and Group schemas", async () => {
+  test("list holds the User schema, its enterprise extension and the Group schema", async () => {
     const l = await ok("/Schemas");
     expect(l.schemas).toEqual([LIST]);
-    expect(l.totalResults).toBe(2);
-    expect(l.Resources.map((s: any) => s.id)).toEqual([USER_URN, GROUP_URN]);
+    expect(l.totalResults).toBe(3);
+    expect(l.Resources.map((s: any) => s.id)).toEqual([USER_URN, ENTERPRISE_URN, GROUP_URN]);
     for (const s of l.Resources) {
       expect(s.schemas).toEqual(["urn:ietf:params:scim:schemas:core:2.0:Schema"]);
       expect(s.meta).toEqual({ resourceType: "Schema", location: `${BASE}/Schemas/${s.id}` });
@@ -90,7 +91,14 @@ describe("/Schemas", () => {
     expect(byName.get("userName")).toMatchObject({ type: "string", required: true, uniqueness: "server", caseExact: false });
     expect(byName.get("userType").canonicalValues).toEqual(["regular", "read-only", "billing"]);
     expect(byName.get("active").type).toBe("boolean");
-    expect(byName.get("name").subAttributes.map((a: any) => a.name).sort()).toEqual(["familyName", "formatted", "givenName"]);
+    expect(byName.get("name").subAttributes.map((a: any) => a.name).sort()).toEqual(["familyName", "formatted", "givenName", "honorificPrefix", "honorificSuffix", "middleName"]);
+    // the whole RFC 7643 §4.1 User schema
+    expect([...byName.keys()].sort()).toEqual(
+      ["active", "addresses", "displayName", "emails", "entitlements", "externalId", "groups", "ims", "locale", "name", "nickName", "password", "phoneNumbers",
+        "photos", "preferredLanguage", "profileUrl", "roles", "timezone", "title", "userName", "userType", "x509Certificates"],
+    );
+    expect(byName.get("password")).toMatchObject({ mutability: "writeOnly", returned: "never" });
+    expect(byName.get("groups")).toMatchObject({ mutability: "readOnly", multiValued: true });
     expect(byName.get("emails")).toMatchObject({ type: "complex", multiValued: true });
     expect(byName.get("emails").subAttributes.map((a: any) => a.name)).toEqual(expect.arrayContaining(["value", "primary"]));
     // Every attribute carries the RFC 7643 §7 characteristics.
@@ -110,7 +118,8 @@ describe("/Schemas", () => {
 
   test("schema URNs are case-insensitive; unknown → 404", async () => {
     expect((await ok(`/Schemas/${GROUP_URN.toUpperCase()}`)).id).toBe(GROUP_URN);
-    await expectScimError(await t.scim("GET", "/Schemas/urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"), 404);
+    expect((await ok("/Schemas/urn:ietf:params:scim:schemas:extension:enterprise:2.0:user")).id).toBe(ENTERPRISE_URN);
+    await expectScimError(await t.scim("GET", "/Schemas/urn:ietf:params:scim:schemas:extension:other:2.0:User"), 404);
     await expectScimError(await t.scim("GET", "/Schemas/nope"), 404);
   });
 });
@@ -150,14 +159,24 @@ describe("schemas describe what resources really carry", () => {
   });
 
   test("every declared User attribute is one /Users can filter on, and every Group one /Groups can sort by", async () => {
-    const userSchema = await ok(`/Schemas/${USER_URN}`);
-    for (const a of userSchema.attributes) {
-      const paths = a.subAttributes ? a.subAttributes.map((s: any) => `${a.name}.${s.name}`) : [a.name];
-      for (const path of paths) {
-        const r = await t.scim("GET", `/Users?filter=${encodeURIComponent(`${path} pr`)}`);
-        expect(r.status === 200 ? path : `${path}: ${r.status} ${await r.text()}`).toBe(path);
+    for (const urn of [USER_URN, ENTERPRISE_URN]) {
+      const schema = await ok(`/Schemas/${urn}`);
+      // never-returned attributes (password) are not filterable; a computed $ref is the URL of `value`
+      const filterable = (a: any) => a.returned !== "never" && !(a.name === "$ref" && a.mutability === "readOnly");
+      for (const a of schema.attributes.filter(filterable)) {
+        const paths = a.subAttributes ? a.subAttributes.filter(filterable).map((s: any) => `${a.name}.${s.name}`) : [a.name];
+        for (const bare of paths) {
+          const path = urn === USER_URN ? bare : `${urn}:${bare}`;
+          for (const f of [`${path} pr`, `not (${path} pr)`]) {
+            const r = await t.scim("GET", `/Users?filter=${encodeURIComponent(f)}`);
+            expect(r.status === 200 ? f : `${f}: ${r.status} ${await r.text()}`).toBe(f);
+          }
+          const sorted = await t.scim("GET", `/Users?sortBy=${encodeURIComponent(path)}`);
+          expect(sorted.status === 200 ? path : `sortBy ${path}: ${sorted.status} ${await sorted.text()}`).toBe(path);
+        }
       }
     }
+    await expectScimError(await t.scim("GET", `/Users?filter=${encodeURIComponent("password pr")}`), 400, "invalidFilter");
     const groupSchema = await ok(`/Schemas/${GROUP_URN}`);
     for (const a of groupSchema.attributes.filter((x: any) => !x.multiValued)) {
       const r = await t.scim("GET", `/Groups?sortBy=${a.name}`);

@@ -3,7 +3,7 @@
  * Each resource folder declares its attributes once with these types; /Schemas renders them
  * as they are, so discovery cannot drift from what the resource actually carries.
  */
-export type ScimAttributeType = "string" | "boolean" | "decimal" | "integer" | "dateTime" | "reference" | "complex";
+export type ScimAttributeType = "string" | "boolean" | "decimal" | "integer" | "dateTime" | "reference" | "binary" | "complex";
 
 export type ScimAttribute = {
   name: string;

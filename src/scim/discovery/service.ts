@@ -2,14 +2,14 @@ import { MAX_BODY_BYTES, SCHEMA_LIST_RESPONSE } from "../protocol";
 import { MAX_COUNT } from "../query";
 import type { ScimSchemaDefinition } from "./attributes";
 import { groupSchema } from "../groups/schema";
-import { userSchema } from "./user-schema";
+import { enterpriseUserSchema, userSchema } from "../users/schema";
 
 export const SERVICE_PROVIDER_CONFIG_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig";
 export const RESOURCE_TYPE_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ResourceType";
 export const SCHEMA_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Schema";
 
 /** The schemas this server serves, in /Schemas order. */
-export const SCHEMAS: ScimSchemaDefinition[] = [userSchema, groupSchema];
+export const SCHEMAS: ScimSchemaDefinition[] = [userSchema, enterpriseUserSchema, groupSchema];
 
 const RESOURCE_TYPES = [
   { id: "User", name: "User", endpoint: "/Users", description: "Workspace user (a seat in the company plan)", schema: userSchema.id },
@@ -55,7 +55,7 @@ export function discoveryDocuments(baseUrl: string) {
     endpoint: r.endpoint,
     description: r.description,
     schema: r.schema,
-    schemaExtensions: [] as { schema: string; required: boolean }[],
+    schemaExtensions: r.id === "User" ? [{ schema: enterpriseUserSchema.id, required: false }] : [],
     meta: { resourceType: "ResourceType", location: `${root}/ResourceTypes/${r.id}` },
   }));
 

@@ -1,20 +1,57 @@
 /**
- * What each User attribute path means in SQL, for filters (compileFilter's resolver) and sortBy.
- * The list query aliases `users` as `u`; e-mails live in `user_emails` (alias `e`), reached by
- * `u.id IN (SELECT e.user_id … WHERE …)` so an `emails.value eq` probe uses the value_key index
- * and then the primary key (no scan of users).
+ * What each User attribute path means in SQL, for filters (compileFilter's resolver) and sortBy,
+ * read from the User schema (schema.ts): the attribute's type and caseExact come from its
+ * definition, its location from where the directory keeps it. The list query aliases `users`
+ * as `u`.
+ * - Columns (userName, externalId, name parts, displayName, title, userType, active): the column;
+ *   `userName` through its folded key, which is indexed.
+ * - emails: rows of `user_emails` (alias `e`), reached by `u.id IN (SELECT e.user_id … WHERE …)`
+ *   so an `emails.value eq` probe uses the value_key index and then the primary key.
+ * - groups: the memberships (`group_members` joined to `groups`).
+ * - Everything else: the `profile` JSON document, through json_extract/json_each (a scan of the
+ *   candidate rows; the filter's size bounds keep it cheap enough).
  */
 import { sql, type SQL } from "drizzle-orm";
+import type { ScimAttribute } from "../discovery/attributes";
 import { ScimError } from "../errors";
-import type { AttrPath, AttributeResolver, MultiValuedAttribute, ScalarAttribute } from "../filter";
-import { caseFoldKey } from "../../directory/tables";
-import { SCHEMA_USER } from "../protocol";
+import type { AttrPath, AttributeResolver, AttributeType, MultiValuedAttribute, ScalarAttribute } from "../filter";
+import { caseFoldKey, displayNameKey } from "../../directory/tables";
+import { COLUMN_NAME_PARTS, findAttribute, userSchema, userSchemaOf } from "./schema";
 
 const col = (c: string) => sql.raw(c);
 const str = (column: string, extra: Partial<ScalarAttribute> = {}): ScalarAttribute => ({ kind: "scalar", type: "string", column: col(column), ...extra });
+const pathName = (p: AttrPath) => `${p.uri ? p.uri + ":" : ""}${p.name}${p.sub ? "." + p.sub : ""}`;
 
 const unknown = (p: AttrPath): never => {
-  throw new ScimError(400, `Unknown attribute "${p.uri ? p.uri + ":" : ""}${p.name}${p.sub ? "." + p.sub : ""}" in filter`, "invalidFilter");
+  throw new ScimError(400, `Unknown attribute "${pathName(p)}" in filter`, "invalidFilter");
+};
+
+/** The filter compiler's type for a schema type (references and binaries compare as strings). */
+function filterType(def: ScimAttribute): AttributeType {
+  switch (def.type) {
+    case "boolean":
+    case "integer":
+    case "decimal":
+    case "dateTime":
+      return def.type;
+    default:
+      return "string";
+  }
+}
+
+const scalarOf = (def: ScimAttribute, column: string): ScalarAttribute => ({ kind: "scalar", type: filterType(def), column: col(column), caseExact: def.caseExact });
+
+/** Attributes (and name parts) stored as `users` columns. */
+const COLUMNS: Record<string, ScalarAttribute> = {
+  username: str("u.user_name_key", { folded: caseFoldKey }),
+  externalid: str("u.external_id", { caseExact: true }), // RFC 7643: externalId is caseExact
+  displayname: str("u.display_name"),
+  title: str("u.title"),
+  usertype: str("u.user_type"),
+  active: { kind: "scalar", type: "boolean", column: col("u.active") },
+  "name.givenname": str("u.given_name"),
+  "name.familyname": str("u.family_name"),
+  "name.formatted": str("u.formatted_name"),
 };
 
 const emails: MultiValuedAttribute = {
@@ -26,10 +63,31 @@ const emails: MultiValuedAttribute = {
         return str("e.value_key", { folded: caseFoldKey });
       case "type":
         return str("e.type");
+      case "display":
+        return str("e.display");
       case "primary":
         return { kind: "scalar", type: "boolean", column: col("e.is_primary") };
       default:
         throw new ScimError(400, `emails has no sub-attribute "${sub}"`, "invalidFilter");
+    }
+  },
+  defaultSub: "value",
+};
+
+const groups: MultiValuedAttribute = {
+  kind: "multiValued",
+  within: (cond: SQL) => sql`u.id IN (SELECT gm.user_id FROM group_members gm JOIN groups g ON g.id = gm.group_id WHERE ${cond})`,
+  resolveSub: (sub: string) => {
+    switch (sub.toLowerCase()) {
+      case "value":
+        return str("g.id", { caseExact: true });
+      case "display":
+        return str("g.display_name_key", { folded: displayNameKey });
+      case "type":
+        return str("'direct'");
+      default:
+        // $ref is the URL of `value`: filter on value instead
+        throw new ScimError(400, `groups.${sub} cannot be filtered; use groups.value or groups.display`, "invalidFilter");
     }
   },
   defaultSub: "value",
@@ -43,75 +101,96 @@ const idAttribute: ScalarAttribute = {
   toParam: (v) => (typeof v === "number" ? v : typeof v === "string" && /^\d{1,15}$/.test(v) ? Number(v) : -1),
 };
 
-function checkSchema(p: AttrPath): void {
-  if (p.uri && p.uri.toLowerCase() !== SCHEMA_USER.toLowerCase()) unknown(p);
+/** The JSON path of a profile attribute: `$.nickName`, `$."urn:…:enterprise:2.0:User".department`. */
+const jsonPath = (schemaId: string, name: string) => (schemaId === userSchema.id ? `$.${name}` : `$."${schemaId}".${name}`);
+
+/** A multi-valued attribute kept in the profile: its entries through json_each. */
+function profileMultiValued(schemaId: string, def: ScimAttribute): MultiValuedAttribute {
+  return {
+    kind: "multiValued",
+    within: (cond: SQL) => sql`EXISTS (SELECT 1 FROM json_each(u.profile, ${sql.raw(`'${jsonPath(schemaId, def.name)}'`)}) j WHERE ${cond})`,
+    resolveSub: (sub: string) => {
+      const s = findAttribute(def.subAttributes, sub);
+      if (!s) throw new ScimError(400, `${def.name} has no sub-attribute "${sub}"`, "invalidFilter");
+      return scalarOf(s, `json_extract(j.value, '$.${s.name}')`);
+    },
+    defaultSub: "value",
+  };
 }
 
 export const userFilterResolver: AttributeResolver = (p) => {
-  checkSchema(p);
+  const schema = userSchemaOf(p.uri);
+  if (!schema) return unknown(p);
   const name = p.name.toLowerCase();
   const sub = p.sub?.toLowerCase();
-  if (name === "emails") {
-    if (!sub) return emails;
-    return { ...emails.resolveSub(sub), within: emails.within };
+  if (schema === userSchema) {
+    if (name === "id" && !sub) return idAttribute;
+    if (name === "meta") {
+      if (sub === "created") return { kind: "scalar", type: "dateTime", column: col("u.created_at") };
+      if (sub === "lastmodified") return { kind: "scalar", type: "dateTime", column: col("u.updated_at") };
+      if (sub === "resourcetype") return str("'User'");
+      return unknown(p);
+    }
+    const multi = name === "emails" ? emails : name === "groups" ? groups : null;
+    if (multi) return sub ? { ...multi.resolveSub(sub), within: multi.within } : multi;
+    if (name === "name" && !sub) return str("coalesce(u.formatted_name, u.given_name, u.family_name)");
+    const column = COLUMNS[sub ? `${name}.${sub}` : name];
+    if (column) return column;
   }
-  if (name === "name") {
-    if (sub === "givenname") return str("u.given_name");
-    if (sub === "familyname") return str("u.family_name");
-    if (sub === "formatted") return str("u.formatted_name");
-    if (!sub) return str("coalesce(u.formatted_name, u.given_name, u.family_name)");
-    return unknown(p);
+  const def = findAttribute(schema.attributes, p.name);
+  if (!def) return unknown(p);
+  if (def.returned === "never") throw new ScimError(400, `${def.name} is never returned and cannot be filtered`, "invalidFilter");
+  if (def.multiValued) {
+    const multi = profileMultiValued(schema.id, def);
+    return sub ? { ...multi.resolveSub(sub), within: multi.within } : multi;
   }
-  if (name === "meta") {
-    if (sub === "created") return { kind: "scalar", type: "dateTime", column: col("u.created_at") };
-    if (sub === "lastmodified") return { kind: "scalar", type: "dateTime", column: col("u.updated_at") };
-    if (sub === "resourcetype") return str("'User'");
-    return unknown(p);
+  if (def.type === "complex") {
+    // a complex single-valued attribute without a sub-attribute means its `value` (manager)
+    const s = findAttribute(def.subAttributes, p.sub ?? "value");
+    if (!s || (schema === userSchema && name === "name" && COLUMN_NAME_PARTS.has(s.name.toLowerCase()))) return unknown(p);
+    if (s.name === "$ref" && s.mutability === "readOnly") throw new ScimError(400, `${def.name}.$ref is the URL of ${def.name}.value: filter on that`, "invalidFilter");
+    if (s.name === "displayName" && s.mutability === "readOnly") // manager.displayName: the manager's own
+      return scalarOf(s, `(SELECT m.display_name FROM users m WHERE m.id = json_extract(u.profile, '${jsonPath(schema.id, def.name)}.value'))`);
+    return scalarOf(s, `json_extract(u.profile, '${jsonPath(schema.id, def.name)}.${s.name}')`);
   }
   if (sub) return unknown(p);
-  switch (name) {
-    case "id":
-      return idAttribute;
-    case "username":
-      return str("u.user_name_key", { folded: caseFoldKey });
-    case "externalid":
-      return str("u.external_id", { caseExact: true }); // RFC 7643: externalId is caseExact
-    case "displayname":
-      return str("u.display_name");
-    case "title":
-      return str("u.title");
-    case "usertype":
-      return str("u.user_type");
-    case "active":
-      return { kind: "scalar", type: "boolean", column: col("u.active") };
-  }
-  return unknown(p);
+  return scalarOf(def, `json_extract(u.profile, '${jsonPath(schema.id, def.name)}')`);
 };
 
-/** SQL to order by for a `sortBy` path; multi-valued `emails` sorts by the primary (else first) address. */
+/**
+ * SQL to order by for a `sortBy` path: the filter's expression for single-valued attributes,
+ * strings case-insensitively; a multi-valued attribute sorts by its primary (else first) entry.
+ */
 export function userSortExpression(p: AttrPath): SQL {
-  const bad = () => new ScimError(400, `sortBy: unknown attribute "${p.name}${p.sub ? "." + p.sub : ""}"`, "invalidValue");
-  if (p.uri && p.uri.toLowerCase() !== SCHEMA_USER.toLowerCase()) throw bad();
+  const bad = () => new ScimError(400, `sortBy: unknown attribute "${pathName(p)}"`, "invalidValue");
+  const schema = userSchemaOf(p.uri);
+  if (!schema) throw bad();
   const name = p.name.toLowerCase();
   const sub = p.sub?.toLowerCase();
-  if (name === "emails" && (!sub || sub === "value"))
-    return sql.raw("(SELECT e.value_key FROM user_emails e WHERE e.user_id = u.id ORDER BY e.is_primary DESC, e.position LIMIT 1)");
-  if (name === "emails" && sub === "type")
-    return sql.raw("(SELECT e.type FROM user_emails e WHERE e.user_id = u.id ORDER BY e.is_primary DESC, e.position LIMIT 1)");
-  if (name === "name" && sub === "givenname") return sql.raw("u.given_name COLLATE NOCASE");
-  if (name === "name" && sub === "familyname") return sql.raw("u.family_name COLLATE NOCASE");
-  if (name === "name" && (sub === "formatted" || !sub)) return sql.raw("u.formatted_name COLLATE NOCASE");
-  if (name === "meta" && sub === "created") return sql.raw("u.created_at");
-  if (name === "meta" && sub === "lastmodified") return sql.raw("u.updated_at");
-  if (sub) throw bad();
-  switch (name) {
-    case "id": return sql.raw("u.id");
-    case "username": return sql.raw("u.user_name_key");
-    case "externalid": return sql.raw("u.external_id");
-    case "displayname": return sql.raw("u.display_name COLLATE NOCASE");
-    case "title": return sql.raw("u.title COLLATE NOCASE");
-    case "usertype": return sql.raw("u.user_type");
-    case "active": return sql.raw("u.active");
+  if (schema === userSchema) {
+    const emailColumn = ({ value: "value_key", type: "type", display: "display", primary: "is_primary" } as Record<string, string>)[sub ?? "value"];
+    if (name === "emails" && emailColumn)
+      return sql.raw(`(SELECT e.${emailColumn} FROM user_emails e WHERE e.user_id = u.id ORDER BY e.is_primary DESC, e.position LIMIT 1)`);
+    const groupColumn = ({ value: "g.id", display: "g.display_name_key", type: "'direct'" } as Record<string, string>)[sub ?? "value"];
+    if (name === "groups" && groupColumn)
+      return sql.raw(`(SELECT ${groupColumn} FROM group_members gm JOIN groups g ON g.id = gm.group_id WHERE gm.user_id = u.id ORDER BY 1 LIMIT 1)`);
+    if (name === "name" && !sub) return sql.raw("u.formatted_name COLLATE NOCASE");
+    if (name === "username") return sql.raw("u.user_name_key");
   }
-  throw bad();
+  let resolved: ReturnType<AttributeResolver>;
+  try {
+    resolved = userFilterResolver(p);
+  } catch {
+    throw bad();
+  }
+  if (resolved.kind === "multiValued" || resolved.within) {
+    const def = findAttribute(schema.attributes, p.name);
+    if (!def?.multiValued || schema === userSchema && (name === "emails" || name === "groups")) throw bad();
+    const s = findAttribute(def.subAttributes, p.sub ?? "value") ?? def.subAttributes![0]!;
+    const primary = findAttribute(def.subAttributes, "primary") ? "json_extract(j.value, '$.primary') DESC, " : "";
+    return sql.raw(`(SELECT json_extract(j.value, '$.${s.name}') FROM json_each(u.profile, '${jsonPath(schema.id, def.name)}') j ORDER BY ${primary}j.key LIMIT 1)${s.type === "string" ? " COLLATE NOCASE" : ""}`);
+  }
+  const text = resolved.type === "string" && !resolved.caseExact && !resolved.folded;
+  const expr = sql`${resolved.column}`;
+  return text ? sql`${expr} COLLATE NOCASE` : expr;
 }

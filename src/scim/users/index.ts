@@ -4,6 +4,7 @@ import { assertPatchOpSchemas, canonicalizeKeys, canonicalNames, resourceLocatio
 import { parseListParams, parseProjectionParams, projectResource, queryOf } from "../query";
 import { PatchBody, UserBody, UserIdParams } from "./model";
 import { stateFromBody } from "./rules";
+import { userAttributeNames } from "./schema";
 import { createUsersService } from "./service";
 
 const tags = ["SCIM Users"];
@@ -16,10 +17,7 @@ const tags = ["SCIM Users"];
 const DOCUMENTED_AS_JSON = "json" as const;
 
 /** Canonical spelling of the attribute names /Users bodies may carry (RFC 7643: names are case-insensitive). */
-const CANONICAL = canonicalNames(
-  ["schemas", "userName", "externalId", "name", "displayName", "title", "userType", "active", "emails", "Operations", "op", "path", "value",
-    "givenName", "familyName", "formatted", "middleName", "honorificPrefix", "honorificSuffix", "type", "primary", "display"],
-);
+const CANONICAL = canonicalNames(["schemas", "Operations", "op", "path", "value", ...userAttributeNames()]);
 
 /** /Users: list, get, create, replace, patch, deactivate (spec 4.1 with PRODUCT.md's decisions). */
 export function usersRoutes(ctx: AppContext) {
@@ -31,7 +29,7 @@ export function usersRoutes(ctx: AppContext) {
     .get("/Users", ({ request }) => users.list(parseListParams(queryOf(request))), {
       detail: { tags, summary: "List or search users", description: "filter (RFC 7644 grammar), startIndex, count (≤1000), sortBy, sortOrder, attributes, excludedAttributes" },
     })
-    .get("/Users/:id", ({ params, request }) => projectResource(users.get(params.id), parseProjectionParams(queryOf(request)), SCHEMA_USER), {
+    .get("/Users/:id", ({ params, request }) => users.get(params.id, parseProjectionParams(queryOf(request))), {
       params: UserIdParams,
       detail: { tags, summary: "Get a user" },
     })
@@ -39,15 +37,15 @@ export function usersRoutes(ctx: AppContext) {
       const created = users.create(stateFromBody(body, { requireNames: true, activeWhenOmitted: true }));
       set.status = 201;
       set.headers.location = resourceLocation(ctx.config.baseUrl, "Users", created.id);
-      return projectResource(created, parseProjectionParams(queryOf(request)), SCHEMA_USER);
+      return users.view(created, parseProjectionParams(queryOf(request)));
     }, { parse: DOCUMENTED_AS_JSON, body: UserBody, detail: { tags, summary: "Create (provision) a user", description: "201 with Location. userName must be an e-mail, unique case-insensitively." } })
     .put("/Users/:id", ({ params, body, request }) => {
       const updated = users.replace(params.id, (before) => stateFromBody(body, { requireNames: false, activeWhenOmitted: before.active }));
-      return projectResource(updated, parseProjectionParams(queryOf(request)), SCHEMA_USER);
+      return users.view(updated, parseProjectionParams(queryOf(request)));
     }, { params: UserIdParams, parse: DOCUMENTED_AS_JSON, body: UserBody, detail: { tags, summary: "Replace a user", description: "Attributes not sent are cleared; userType defaults to regular; active is kept when omitted." } })
     .patch("/Users/:id", ({ params, body, request }) => {
       assertPatchOpSchemas(body.schemas);
-      return projectResource(users.patch(params.id, body.Operations), parseProjectionParams(queryOf(request)), SCHEMA_USER);
+      return users.view(users.patch(params.id, body.Operations), parseProjectionParams(queryOf(request)));
     }, {
       params: UserIdParams,
       parse: DOCUMENTED_AS_JSON,

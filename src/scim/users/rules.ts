@@ -5,6 +5,8 @@
  */
 import { USER_TYPES, validateUser, type UserState, type UserType } from "../../directory/users";
 import { ScimError } from "../errors";
+import type { UserBody } from "./model";
+import { profileFromBody } from "./profile";
 
 const invalid = (detail: string) => new ScimError(400, detail, "invalidValue");
 
@@ -31,15 +33,9 @@ export function toText(v: unknown, what: string): string | null {
 }
 
 /** Reads a POST/PUT body (already type-checked by the model) into a state. */
-export function stateFromBody(
-  body: {
-    userName: string; externalId?: string | null; displayName?: string | null; title?: string | null; userType?: string | null;
-    active?: boolean | string | null; name?: { givenName?: string | null; familyName?: string | null; formatted?: string | null } | null;
-    emails?: { value: string; type?: string | null; primary?: boolean | string | null }[] | null;
-  },
-  opts: { requireNames: boolean; activeWhenOmitted: boolean },
-): UserState {
-  const name = body.name ?? {};
+export function stateFromBody(body: UserBody, opts: { requireNames: boolean; activeWhenOmitted: boolean }): UserState {
+  const name = (body.name ?? {}) as Record<string, unknown>;
+  const emails = (body.emails ?? []) as Record<string, unknown>[];
   const state: UserState = {
     userName: body.userName,
     externalId: toText(body.externalId, "externalId"),
@@ -50,7 +46,16 @@ export function stateFromBody(
     title: toText(body.title, "title"),
     userType: toUserType(body.userType),
     active: body.active === undefined || body.active === null ? opts.activeWhenOmitted : toBoolean(body.active, "active"),
-    emails: (body.emails ?? []).map((e) => ({ value: e.value, type: toText(e.type, "emails.type"), primary: e.primary === undefined || e.primary === null ? false : toBoolean(e.primary, "emails.primary") })),
+    emails: emails.map((e) => {
+      const display = toText(e.display, "emails.display");
+      return {
+        value: typeof e.value === "string" ? e.value : "",
+        type: toText(e.type, "emails.type"),
+        primary: e.primary === undefined || e.primary === null ? false : toBoolean(e.primary, "emails.primary"),
+        ...(display !== null ? { display } : {}),
+      };
+    }),
+    profile: profileFromBody(body),
   };
   if (opts.requireNames) {
     // Spec 4.1: POST requires name.familyName and name.givenName.

@@ -10,13 +10,16 @@ import type { AppContext } from "../../context";
 import { caseFoldKey } from "../../directory/tables";
 import { createUserDirectory, USER_COLUMNS, type UserDbRow, type UserState } from "../../directory/users";
 import { scimNotFound } from "../errors";
-import { compileFilter, parseFilter, type FilterNode } from "../filter";
-import { resourceLocation, SCHEMA_USER } from "../protocol";
+import { compileFilter, parseFilter, type AttrPath, type FilterNode } from "../filter";
+import { resourceLocation, SCHEMA_ENTERPRISE_USER, SCHEMA_USER } from "../protocol";
 import { listResponse, projectResource, type ListParams } from "../query";
 import { userFilterResolver, userSortExpression } from "./attributes";
 import { applyUserPatch, type PatchOp } from "./patch";
 
 export type UserResource = Record<string, unknown> & { id: string };
+type Projection = Pick<ListParams, "attributes" | "excludedAttributes">;
+
+const isGroupsPath = (p: AttrPath) => (!p.uri || p.uri.toLowerCase() === SCHEMA_USER.toLowerCase()) && p.name.toLowerCase() === "groups";
 
 const dialect = new SQLiteSyncDialect();
 
@@ -56,6 +59,16 @@ export function createUsersService(ctx: AppContext) {
   const statements = statementCache(sqlite, 256);
   const directory = createUserDirectory(ctx);
 
+  const displayNameById = sqlite.query<{ display_name: string }, [number]>("SELECT display_name FROM users WHERE id = ?");
+  /** manager.$ref and manager.displayName are read-only: computed when manager.value names a user here. */
+  const withManagerReference = (extension: Record<string, unknown>): Record<string, unknown> => {
+    const manager = extension.manager as { value?: string } | undefined;
+    if (!manager?.value || !/^\d{1,15}$/.test(manager.value)) return extension;
+    const found = displayNameById.get(Number(manager.value));
+    if (!found) return extension;
+    return { ...extension, manager: { ...manager, $ref: resourceLocation(config.baseUrl, "Users", manager.value), displayName: found.display_name } };
+  };
+
   const render = (r: UserDbRow): UserResource => {
     const name: Record<string, string> = {};
     if (r.given_name !== null) name.givenName = r.given_name;
@@ -70,8 +83,41 @@ export function createUsersService(ctx: AppContext) {
     out.userType = r.user_type;
     if (r.title !== null) out.title = r.title;
     if (r.emails !== "[]") out.emails = JSON.parse(r.emails);
+    if (r.profile !== "{}") {
+      // the profile is stored in the SCIM shape: its name parts join `name`, the extension gets its URN
+      const { name: nameParts, [SCHEMA_ENTERPRISE_USER]: extension, ...rest } = JSON.parse(r.profile) as Record<string, unknown>;
+      if (nameParts) Object.assign(name, nameParts);
+      Object.assign(out, rest);
+      if (extension) {
+        out.schemas = [SCHEMA_USER, SCHEMA_ENTERPRISE_USER];
+        out[SCHEMA_ENTERPRISE_USER] = withManagerReference(extension as Record<string, unknown>);
+      }
+    }
     out.meta = { resourceType: "User", created: r.created_at, lastModified: r.updated_at, location: resourceLocation(config.baseUrl, "Users", r.id) };
     return out;
+  };
+
+  const groupsOf = sqlite.query<{ user_id: number; id: string; display_name: string }, [string]>(
+    `SELECT gm.user_id, g.id, g.display_name FROM group_members gm JOIN groups g ON g.id = gm.group_id
+     WHERE gm.user_id IN (SELECT value FROM json_each(?)) ORDER BY gm.user_id, g.display_name_key`,
+  );
+  /**
+   * `groups` is `returned: "request"` (schema.ts): read from the memberships, for a whole page in
+   * one query, only when `attributes` names it — no IdP reads it, and every read would pay.
+   */
+  const present = (resources: UserResource[], projection: Projection): Record<string, unknown>[] => {
+    if (projection.attributes?.some(isGroupsPath) && resources.length) {
+      const byUser = new Map<string, Record<string, unknown>[]>();
+      for (const g of groupsOf.all(JSON.stringify(resources.map((r) => Number(r.id))))) {
+        const list = byUser.get(String(g.user_id)) ?? byUser.set(String(g.user_id), []).get(String(g.user_id))!;
+        list.push({ value: g.id, $ref: resourceLocation(config.baseUrl, "Groups", g.id), display: g.display_name, type: "direct" });
+      }
+      for (const r of resources) {
+        const groups = byUser.get(r.id);
+        if (groups) r.groups = groups;
+      }
+    }
+    return resources.map((r) => projectResource(r, projection, SCHEMA_USER));
   };
 
   const parseId = (id: string): number | null => (/^\d{1,15}$/.test(id) ? Number(id) : null);
@@ -101,7 +147,10 @@ export function createUsersService(ctx: AppContext) {
   };
 
   return {
-    get: mustGet,
+    /** A user as the client asked for it (`attributes`/`excludedAttributes`). */
+    view: (resource: UserResource, projection: Projection) => present([resource], projection)[0]!,
+
+    get: (idText: string, projection: Projection = {}) => present([mustGet(idText)], projection)[0]!,
 
     list(params: ListParams) {
       const filter = params.filter ? parseFilter(params.filter) : undefined;
@@ -112,7 +161,7 @@ export function createUsersService(ctx: AppContext) {
         !filter.attr.sub && filter.attr.name.toLowerCase() === "username" && (!filter.attr.uri || filter.attr.uri.toLowerCase() === SCHEMA_USER.toLowerCase())) {
         const found = byUserNameKey.get(caseFoldKey(filter.value));
         const total = found ? 1 : 0;
-        const page = found && params.count > 0 && params.startIndex === 1 ? [projectResource(render(found), params, SCHEMA_USER)] : [];
+        const page = found && params.count > 0 && params.startIndex === 1 ? present([render(found)], params) : [];
         return listResponse<Record<string, unknown>>(page, total, params.startIndex);
       }
       const { countQuery, pageQuery } = userListQueries(params, filter);
@@ -129,8 +178,7 @@ export function createUsersService(ctx: AppContext) {
         total = countAll();
         if (params.count > 0 && params.startIndex <= total) rows = pageRows();
       }
-      const resources = rows.map((r) => projectResource(render(r), params, SCHEMA_USER));
-      return listResponse(resources, total, params.startIndex);
+      return listResponse(present(rows.map(render), params), total, params.startIndex);
     },
 
     create(input: UserState): UserResource {

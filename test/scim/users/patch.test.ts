@@ -6,7 +6,7 @@ import { createScimTestApp, expectScimError, json, newUser, PATCH_SCHEMA } from 
 
 const base: UserState = {
   userName: "u@example.com", externalId: null, givenName: "Given", familyName: "Family", formattedName: null, displayNameGiven: null,
-  title: null, userType: "regular", active: true, emails: [{ value: "u@example.com", type: "work", primary: true }],
+  title: null, userType: "regular", active: true, emails: [{ value: "u@example.com", type: "work", primary: true }], profile: {},
 };
 const patch = (...ops: unknown[]) => applyUserPatch(base, ops as never);
 const fails = (scimType: string, ...ops: unknown[]) => {
@@ -83,16 +83,23 @@ describe("applyUserPatch (pure)", () => {
     fails("noTarget", { op: "replace", path: 'emails[value co "zzz"].type', value: "work" });
   });
 
-  test("unknown paths → invalidPath; read-only → mutability; RFC attributes not stored are ignored", () => {
+  test("unknown paths → invalidPath; read-only → mutability; every RFC attribute is stored; password is discarded", () => {
     fails("invalidPath", { op: "replace", path: "shoeSize", value: "42" });
     fails("invalidPath", { op: "replace", path: "name.nickname", value: "x" });
     fails("invalidPath", { op: "replace", path: 'emails[type eq "work"].colour', value: "x" });
     fails("invalidPath", { op: "replace", path: "emails[type eq", value: "x" });
     fails("invalidPath", { op: "replace", path: "urn:example:custom:User:x", value: "x" });
     fails("mutability", { op: "replace", path: "id", value: "7" });
-    expect(patch({ op: "Add", path: 'phoneNumbers[type eq "work"].value', value: "+1 555" })).toEqual(base);
-    expect(patch({ op: "Add", path: "preferredLanguage", value: "en-US" })).toEqual(base);
-    expect(patch({ op: "Add", path: "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department", value: "QA" })).toEqual(base);
+    fails("mutability", { op: "add", path: "groups", value: [{ value: "g1" }] });
+    fails("mutability", { op: "replace", path: "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:manager.displayName", value: "Boss" });
+    fails("invalidPath", { op: "replace", path: "nickName.first", value: "x" });
+    fails("invalidPath", { op: "replace", path: 'title[value eq "x"]', value: "x" });
+    expect(patch({ op: "Add", path: 'phoneNumbers[type eq "work"].value', value: "+1 555" }).profile).toEqual({ phoneNumbers: [{ type: "work", value: "+1 555" }] });
+    expect(patch({ op: "Add", path: "preferredLanguage", value: "en-US" }).profile).toEqual({ preferredLanguage: "en-US" });
+    expect(patch({ op: "Add", path: "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department", value: "QA" }).profile).toEqual({
+      "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": { department: "QA" },
+    });
+    expect(patch({ op: "replace", path: "password", value: "hunter2" })).toEqual(base);
   });
 
   test("wrong value types → invalidValue; userName cannot be removed", () => {
