@@ -19,8 +19,8 @@ export type BuildOptions = {
   outfile?: string;
   /** Cross-compilation: Bun's target name and the Bun runtime executable for that platform. */
   cross?: { bunTarget: Bun.Build.CompileTarget; runtime: string };
-  /** Release name of the platform, stamped into the executable (default: this machine's). */
-  target?: string;
+  /** What the executable reports about itself (default: this checkout, now, this machine's platform). */
+  stamp?: BuildStamp;
 };
 
 /** This machine's platform in release naming (linux-x64, darwin-arm64, windows-x64…). */
@@ -65,7 +65,7 @@ export async function buildExecutable(outfileOrOptions: string | BuildOptions = 
       bytecode: true,
       define: {
         "process.env.NODE_ENV": JSON.stringify("production"),
-        GATEHOUSE_BUILD: JSON.stringify(buildStamp(opts.target ?? hostTarget())),
+        GATEHOUSE_BUILD: JSON.stringify(opts.stamp ?? buildStamp(hostTarget())),
       },
     });
     if (!result.success) throw new Error(`build failed:\n${result.logs.map((l) => String(l)).join("\n")}`);

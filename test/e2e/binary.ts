@@ -80,6 +80,8 @@ export type RunningBinary = {
 
 export type StartOptions = {
   env: Record<string, string>;
+  /** What runs the executable, e.g. a release artifact under qemu (default: [dist/gatehouse], built if stale). */
+  command?: string[];
   cwd?: string;
   args?: string[];
   /** How long to wait for /readyz (ms). */
@@ -92,7 +94,7 @@ export type StartOptions = {
  * data dir `<tmp>/data`, log level info.
  */
 export async function startBinary(opts: StartOptions): Promise<RunningBinary> {
-  const binary = await buildBinary();
+  const command = opts.command ?? [await buildBinary()];
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-e2e-"));
   tempDirs.add(dir);
   const cwd = opts.cwd ?? dir;
@@ -105,7 +107,7 @@ export async function startBinary(opts: StartOptions): Promise<RunningBinary> {
     GATEHOUSE_LOG_LEVEL: "info",
     ...opts.env,
   };
-  const proc = Bun.spawn([binary, ...(opts.args ?? ["serve"])], { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([...command, ...(opts.args ?? ["serve"])], { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   let output = "";
   const pump = async (stream: ReadableStream<Uint8Array>) => {
     const decoder = new TextDecoder();
