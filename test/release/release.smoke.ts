@@ -230,7 +230,7 @@ describe("install.sh", () => {
     expect(readFileSync(`${bin}.previous`, "utf8")).toBe("older build\n");
     expect(sha256File(bin)).toBe(artifact(hostTarget).sha256);
     expect(readFileSync(join(root, "etc/passwd"), "utf8").match(/^gatehouse:/gm)).toHaveLength(1);
-  });
+  }, 60_000);
 
   test("--target and --prefix: another platform's build is installed without starting it; the unit points at the prefix", () => {
     const root = scratchRoot("prefix");
@@ -239,7 +239,7 @@ describe("install.sh", () => {
     expect(r.out).toContain("not trying to start it");
     expect(sha256File(join(root, "opt/gatehouse/bin/gatehouse"))).toBe(artifact("linux-arm64").sha256);
     expect(readFileSync(join(root, "etc/systemd/system/gatehouse@.service"), "utf8")).toContain("ExecStart=/opt/gatehouse/bin/gatehouse serve --env-file /etc/gatehouse/%i.env");
-  });
+  }, 60_000);
 
   test("a damaged executable is refused and nothing is installed", () => {
     // A copy of the release with one byte of this machine's build changed.
@@ -259,5 +259,5 @@ describe("install.sh", () => {
     expect(r.err).toContain(`install.sh: checksum mismatch for ${artifact(hostTarget).file}`);
     expect(existsSync(join(root, "usr"))).toBe(false);
     expect(readFileSync(join(root, "etc/passwd"), "utf8")).not.toContain("gatehouse");
-  });
+  }, 60_000);
 });
