@@ -1,4 +1,5 @@
 import type { AppContext } from "../context";
+import { isLockBusy, withoutLockWait } from "../db/lock-wait";
 import { DEFAULT_BUCKETS, metricsFor } from "../ops/metrics";
 import { DeliveryLedger, type FinishedAttempt, type LeasedDelivery, type SubscriptionTarget, type TickResult } from "./ledger";
 import type { AttemptResult } from "./retry";
@@ -194,10 +195,13 @@ class DeliveryLoop {
     let result: TickResult;
     const eventsMark = this.eventsMark;
     try {
-      result = this.ledger.tick({ now: Date.now(), finished, released, claim });
+      // Never waits for the write lock (another process may hold it for seconds): on busy the
+      // tick fails at once, and the outcomes stay queued for the next poll.
+      result = withoutLockWait(this.ctx.sqlite, () => this.ledger.tick({ now: Date.now(), finished, released, claim }));
     } catch (e) {
       // Busy or I/O error: nothing was committed; outcomes stay queued and the poll retries.
-      this.ctx.log.error("webhook delivery tick failed", { error: String((e as Error)?.message ?? e) });
+      if (isLockBusy(e)) this.ctx.log.debug("webhook delivery tick deferred: the database is locked by another connection");
+      else this.ctx.log.error("webhook delivery tick failed", { error: String((e as Error)?.message ?? e) });
       return;
     }
     // The tick is synchronous: nothing was appended meanwhile.
@@ -420,7 +424,8 @@ class DeliveryLoop {
     try {
       await purgeExpired(this.ctx, Date.now(), () => this.stopping);
     } catch (e) {
-      this.ctx.log.error("webhook retention purge failed", { error: String((e as Error)?.message ?? e) });
+      if (isLockBusy(e)) this.ctx.log.debug("webhook retention purge deferred: the database is locked by another connection");
+      else this.ctx.log.error("webhook retention purge failed", { error: String((e as Error)?.message ?? e) });
     } finally {
       this.purging = false;
     }
@@ -456,7 +461,7 @@ export async function purgeExpired(ctx: Pick<AppContext, "sqlite" | "config">, n
       const first = nextDelivery.get(after, rangeEnd);
       if (!first || first.created_at >= cutoff) break;
       const end = Math.min(first.id + PURGE_SPAN, rangeEnd);
-      total += db.transaction(() => deleteSpan.run(first.id, end, cutoff).changes).immediate();
+      total += withoutLockWait(db, () => db.transaction(() => deleteSpan.run(first.id, end, cutoff).changes).immediate());
       after = end - 1;
       await letThrough();
     }
@@ -471,7 +476,7 @@ export async function purgeExpired(ctx: Pick<AppContext, "sqlite" | "config">, n
   for (const batch of batches) {
     for (;;) {
       if (cancelled()) return total;
-      const n = db.transaction(() => batch.run(cutoff).changes).immediate();
+      const n = withoutLockWait(db, () => db.transaction(() => batch.run(cutoff).changes).immediate());
       total += n;
       if (n < PURGE_BATCH) break;
       await letThrough();

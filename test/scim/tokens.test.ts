@@ -29,6 +29,7 @@ describe("admin API /api/admin/scim-tokens", () => {
 
     const auth = { authorization: `Bearer ${created.token}` };
     expect((await t.request("GET", "/scim/v2/Users", { headers: auth })).status).toBe(200);
+    await Bun.sleep(150); // "last used" is recorded off the request path, shortly after
     const used = (await json(await t.admin("GET", "/api/admin/scim-tokens"))).find((x: any) => x.id === created.id);
     expect(used.lastUsedAt).not.toBeNull();
     expect((await t.admin("DELETE", `/api/admin/scim-tokens/${created.id}`)).status).toBe(204);

@@ -1,3 +1,4 @@
+import { lastUsedRecorder } from "../../db/last-used";
 import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Database } from "bun:sqlite";
 import type { Db } from "../../db/connection";
@@ -55,7 +56,7 @@ export function tokenVerifier(sqlite: Database) {
   const byHash = sqlite.query<{ id: number; token_hash: string; revoked_at: string | null; last_used_at: string | null }, [string]>(
     "SELECT id, token_hash, revoked_at, last_used_at FROM scim_tokens WHERE token_hash = ?",
   );
-  const touch = sqlite.query<unknown, [string, number]>("UPDATE scim_tokens SET last_used_at = ? WHERE id = ?");
+  const recordUse = lastUsedRecorder(sqlite, "scim_tokens");
   const lastTouched = new Map<number, number>();
   // hash → token id of recently verified tokens (only valid ones: unknown tokens always hit the
   // database, so a guesser gains nothing from the cache)
@@ -81,11 +82,7 @@ export function tokenVerifier(sqlite: Database) {
     // last_used_at is informational: write it at most once a minute per token, not per request.
     if ((lastTouched.get(row.id) ?? 0) < now - 60_000) {
       lastTouched.set(row.id, now);
-      try {
-        touch.run(new Date(now).toISOString(), row.id);
-      } catch {
-        /* a busy database must not fail an authenticated read */
-      }
+      recordUse(row.id, new Date(now).toISOString());
     }
     return row.id;
   };

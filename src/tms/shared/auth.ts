@@ -1,4 +1,6 @@
 import { eq } from "drizzle-orm";
+import type { Database } from "bun:sqlite";
+import { lastUsedRecorder } from "../../db/last-used";
 import { ApiError } from "../../http/errors";
 import { constantTimeEqual, hashToken } from "../../lib/tokens";
 import type { AppContext } from "../../context";
@@ -15,6 +17,7 @@ const unauthorized = () =>
   new ApiError(401, "unauthorized", "A valid API token is required in the `Token` header", undefined, { "www-authenticate": "Token" });
 
 const callers = new WeakMap<Request, Caller>();
+const recorders = new WeakMap<Database, ReturnType<typeof lastUsedRecorder>>();
 
 /** `authenticate`, once per request: the body parser and the route's derive both ask. */
 export function callerOf(ctx: AppContext, request: Request): Caller {
@@ -43,8 +46,12 @@ export function authenticate(ctx: AppContext, request: Request): Caller {
   // De-provisioning a user in the IdP must cut their API access too; what they wrote stays.
   if (row.userId !== null && row.userActive === false)
     throw new ApiError(401, "unauthorized", "The user this API token belongs to is deactivated", undefined, { "www-authenticate": "Token" });
-  // "Last used" for the admin list, recorded at most every few minutes so reads stay reads.
-  if (!row.lastUsedAt || Date.now() - Date.parse(row.lastUsedAt) > LAST_USED_RESOLUTION_MS)
-    ctx.db.update(apiTokens).set({ lastUsedAt: isoMicro() }).where(eq(apiTokens.id, row.id)).run();
+  // "Last used" for the admin list, at most every few minutes, and never on the request path:
+  // a locked or full database must not stall or fail a read.
+  if (!row.lastUsedAt || Date.now() - Date.parse(row.lastUsedAt) > LAST_USED_RESOLUTION_MS) {
+    let record = recorders.get(ctx.sqlite);
+    if (!record) recorders.set(ctx.sqlite, (record = lastUsedRecorder(ctx.sqlite, "api_tokens")));
+    record(row.id, isoMicro());
+  }
   return { tokenId: row.id, userId: row.userId };
 }

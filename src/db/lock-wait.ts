@@ -1,0 +1,25 @@
+import type { Database } from "bun:sqlite";
+
+/**
+ * Background writes (the delivery loop's ticks, its retention purge, "last used" stamps) must
+ * never make the only thread wait for the write lock: while another connection holds it (a CLI
+ * `scim-token create` or `backup`, an operator's `sqlite3`), `busy_timeout` would freeze every
+ * request for up to its 5 s. These run with busy_timeout 0 instead — they fail at once with
+ * SQLITE_BUSY (`isLockBusy`) and their caller tries again later. Request writes keep waiting:
+ * a request that must write has nothing better to do.
+ */
+export function withoutLockWait<T>(sqlite: Database, fn: () => T): T {
+  const previous = (sqlite.query("PRAGMA busy_timeout").get() as { timeout: number }).timeout;
+  sqlite.query("PRAGMA busy_timeout = 0").run();
+  try {
+    return fn();
+  } finally {
+    sqlite.query(`PRAGMA busy_timeout = ${previous}`).run();
+  }
+}
+
+/** Whether an error is SQLite's "another connection holds the lock". */
+export function isLockBusy(e: unknown): boolean {
+  const code = (e as { code?: unknown })?.code;
+  return code === "SQLITE_BUSY" || (typeof code === "string" && code.startsWith("SQLITE_BUSY_"));
+}
