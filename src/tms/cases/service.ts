@@ -12,6 +12,7 @@ import { BEHAVIORS, CASE_STATUSES, enumValue, LAYERS, PRIORITIES, SEVERITIES, TY
 import { requireInProject, type Reader } from "../shared/lookup";
 import { isoMicro } from "../shared/time";
 import { sharedSteps } from "../shared-steps/tables";
+import { RowBudget } from "../shared/row-budget";
 import { suites } from "../suites/tables";
 import type { CaseCloneBody, CaseCreateBody, CaseUpdateBody } from "./model";
 import { cases, type CaseCustomFieldValue, type CaseStep } from "./tables";
@@ -166,6 +167,8 @@ export function createCase(db: Db, caller: Caller, code: string, body: CaseCreat
 export function createCasesBulk(db: Db, caller: Caller, code: string, bodies: CaseCreateBody[]) {
   return db.transaction((tx) => {
     const p = requireProject(tx, code);
+    const budget = new RowBudget();
+    for (const b of bodies) budget.spend(1 + (b.steps?.length ?? 0), 1);
     return { ids: bodies.map((b, i) => {
       try {
         return insertCase(tx, p, caller, b).id;

@@ -16,6 +16,7 @@ import type { Caller } from "../shared/auth";
 import { requireCaseIds } from "../shared/cases";
 import { attachmentIds } from "../shared/envelope";
 import { requireInProject, type Reader } from "../shared/lookup";
+import { RowBudget } from "../shared/row-budget";
 import { isoMicro, secondsBetween } from "../shared/time";
 import { RESULT_STATUSES, runCounts, type ResultStatus } from "./counts";
 import type { ResultCreateBody, RunCreateBody, V2ResultCreateBody } from "./model";
@@ -208,8 +209,11 @@ export function fromV2(b: V2ResultCreateBody, field: string): ResultInput[] {
   return ids.map((caseId) => ({ ...base, caseId }));
 }
 
+/** A failed (or invalid) result sent with `defect: true` also creates a defect. */
+const makesDefect = (r: ResultInput) => r.defect && (r.status === "failed" || r.status === "invalid");
+
 /** The case a result is for: by id (must be live in the project), else by exact title, else created (case.created). */
-function resolveCase(tx: Tx, q: ResultStatements, p: ProjectRow, caller: Caller, r: ResultInput, field: string): { id: number; title: string } {
+function resolveCase(tx: Tx, q: ResultStatements, p: ProjectRow, caller: Caller, r: ResultInput, field: string, budget: RowBudget): { id: number; title: string } {
   if (r.caseId != null) {
     const c = q.caseById.get(r.caseId, p.id);
     if (!c) throw badRequest(`Test case ${r.caseId} does not exist in this project`, `${field}case_id`);
@@ -218,7 +222,8 @@ function resolveCase(tx: Tx, q: ResultStatements, p: ProjectRow, caller: Caller,
   if (!r.caseTitle) throw badRequest("A result needs `case_id` (or a case title to find or create the case)", `${field}case_id`);
   const found = q.caseByTitle.get(p.id, r.caseTitle);
   if (found) return found;
-  const suiteId = r.suitePath?.length ? ensureSuitePath(tx, p, caller, r.suitePath) : null;
+  const suiteId = r.suitePath?.length ? ensureSuitePath(tx, p, caller, r.suitePath, () => budget.spend(1, 1)) : null;
+  budget.spend(1, 1);
   const c = insertCase(tx, p, caller, { title: r.caseTitle, is_automated: true, suite_id: suiteId });
   return { id: c.id, title: c.title };
 }
@@ -252,16 +257,21 @@ export function recordResults(db: Db, sqlite: Database, caller: Caller, code: st
     const run = requireRun(tx, p.id, runId);
     requireActive(run, "add results");
     const items = inputs("");
+    // What the body alone says it will write is counted before any write; cases and suites the
+    // results create are counted as they are created.
+    const budget = new RowBudget();
+    for (const r of items) budget.spend(2 + r.steps.length, 0);
+    for (const r of items) if (makesDefect(r)) budget.spend(1, 1);
     const out: { case_id: number; hash: string }[] = [];
     let pos = tx.select({ m: max(runCases.position) }).from(runCases).where(eq(runCases.runId, runId)).get()?.m ?? 0;
     const now = isoMicro();
     items.forEach((r, i) => {
       const field = items.length > 1 ? `results.${i}.` : "";
-      const c = resolveCase(tx, q, p, caller, r, field);
+      const c = resolveCase(tx, q, p, caller, r, field, budget);
       const hash = randomBytes(20).toString("hex");
       q.insertResult.run(hash, runId, c.id, r.status, r.timeMs, r.comment, r.stacktrace, JSON.stringify(r.steps), JSON.stringify(r.attachments), caller.userId, now);
       if (q.setLatest.run(r.status, runId, c.id).changes === 0) q.addToRun.run(runId, c.id, ++pos, r.status);
-      if (r.defect && (r.status === "failed" || r.status === "invalid")) {
+      if (makesDefect(r)) {
         const failedStep = r.steps.find((s) => s.status === "failed" || s.status === "invalid");
         insertDefect(tx, p, caller, {
           title: `${c.title}: ${r.status}`, actualResult: r.comment ?? r.stacktrace ?? `Result ${hash} ${r.status}`,

@@ -52,7 +52,7 @@ function insertSuite(tx: Tx, p: ProjectRow, caller: Caller, v: { title: string; 
  * for each one created; returns the leaf's id. Used for results of reporters' unlinked tests,
  * which name their suite path (`relations.suite.data`) instead of an id.
  */
-export function ensureSuitePath(tx: Tx, p: ProjectRow, caller: Caller, titles: string[]): number | null {
+export function ensureSuitePath(tx: Tx, p: ProjectRow, caller: Caller, titles: string[], onCreated: () => void = () => {}): number | null {
   let parentId: number | null = null;
   for (const title of titles) {
     const existing: { id: number } | undefined = tx.select({ id: suites.id }).from(suites)
@@ -62,6 +62,7 @@ export function ensureSuitePath(tx: Tx, p: ProjectRow, caller: Caller, titles: s
       parentId = existing.id;
       continue;
     }
+    onCreated();
     const s = insertSuite(tx, p, caller, { title, description: null, preconditions: null, parentId });
     publish(tx, "suite.created", { id: s.id, title: s.title, description: "", preconditions: "", parent_id: s.parentId }, { projectCode: p.code });
     parentId = s.id;
