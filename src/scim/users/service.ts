@@ -10,7 +10,7 @@ import type { AppContext } from "../../context";
 import { caseFoldKey } from "../../directory/tables";
 import { createUserDirectory, USER_COLUMNS, type UserDbRow, type UserState } from "../../directory/users";
 import { scimNotFound } from "../errors";
-import { compileFilter, parseFilter, type AttrPath, type FilterNode } from "../filter";
+import { assertFilterCost, compileFilter, parseFilter, type AttrPath, type FilterNode, type IsIndexProbe } from "../filter";
 import { resourceLocation, SCHEMA_ENTERPRISE_USER, SCHEMA_USER } from "../protocol";
 import { listResponse, projectResource, type ListParams } from "../query";
 import { userFilterResolver, userSortExpression } from "./attributes";
@@ -57,6 +57,8 @@ export function createUsersService(ctx: AppContext) {
   const byId = sqlite.query<UserDbRow, [number]>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ?`);
   const byUserNameKey = sqlite.query<UserDbRow, [string]>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.user_name_key = ?`);
   const statements = statementCache(sqlite, 256);
+  // max(id) is a b-tree edge read, and never less than the number of users.
+  const userRowsBound = sqlite.query<{ n: number }, []>("SELECT coalesce(max(id), 0) AS n FROM users");
   const directory = createUserDirectory(ctx);
 
   const displayNameById = sqlite.query<{ display_name: string }, [number]>("SELECT display_name FROM users WHERE id = ?");
@@ -164,6 +166,8 @@ export function createUsersService(ctx: AppContext) {
         const page = found && params.count > 0 && params.startIndex === 1 ? present([render(found)], params) : [];
         return listResponse<Record<string, unknown>>(page, total, params.startIndex);
       }
+      // Every other filter is bounded before it runs (a running statement cannot be stopped).
+      if (filter) assertFilterCost(filter, userRowsBound.get()!.n, isUserIndexProbe);
       const { countQuery, pageQuery } = userListQueries(params, filter);
       const pageRows = (): UserDbRow[] => statements(pageQuery.sql).all(...(pageQuery.params as never[])) as UserDbRow[];
       const countAll = () => (statements(countQuery.sql).get(...(countQuery.params as never[])) as { n: number }).n;
@@ -199,6 +203,16 @@ export function createUsersService(ctx: AppContext) {
 }
 
 export type UsersService = ReturnType<typeof createUsersService>;
+
+/** Equalities the user filter compiles to an index probe (key columns, the rowid, e-mail keys). */
+const isUserIndexProbe: IsIndexProbe = (n) => {
+  if (n.compare !== "eq" || n.value === null || typeof n.value === "boolean") return false;
+  if (n.attr.uri && n.attr.uri.toLowerCase() !== SCHEMA_USER.toLowerCase()) return false;
+  const name = n.attr.name.toLowerCase();
+  const sub = n.attr.sub?.toLowerCase();
+  if (!sub) return name === "username" || name === "externalid" || name === "id" || name === "emails";
+  return name === "emails" && sub === "value";
+};
 
 /**
  * The two SQL statements of a list request (count and page), with bound parameters. Exported so
