@@ -3,18 +3,40 @@ import type { AppContext } from "../context";
 import { bearerToken } from "../lib/tokens";
 import { activityObserver } from "./activity/observer";
 import { ScimError, SCIM_CONTENT_TYPE } from "./errors";
-import { assertScimMediaType, readScimJsonBody } from "./protocol";
+import { assertScimMediaType, canonicalizeKeys, canonicalNames, readScimJsonBody } from "./protocol";
+import { SEARCH_REQUEST_KEYS, SearchRequest, searchAllTypes, searchParams } from "./search";
+import { createUsersService } from "./users/service";
+import { createGroupService } from "./groups/service";
 import { createRateLimiter } from "./rate-limit";
 import { scimEnabledReader, tokenVerifier } from "./tokens/service";
 import { usersRoutes } from "./users";
 import { groupsRoutes } from "./groups";
 import { discoveryRoutes } from "./discovery";
 
+/** POST /.search: every resource type in one list (RFC 7644 §3.4.3). */
+function searchAllRoutes(ctx: AppContext) {
+  const users = createUsersService(ctx);
+  const groups = createGroupService(ctx);
+  const names = canonicalNames(SEARCH_REQUEST_KEYS);
+  return new Elysia({ name: "scim-search" })
+    .onTransform((c) => {
+      if (c.body && typeof c.body === "object") c.body = canonicalizeKeys(c.body, names) as never;
+    })
+    .post("/.search", ({ body }) => searchAllTypes(searchParams(body), [users.list, groups.list]), {
+      parse: "json",
+      body: SearchRequest,
+      detail: { tags: ["SCIM Discovery"], summary: "Search every resource type with POST (RFC 7644 §3.4.3)", description: "Users, then groups, paged as one list; sortBy is refused (sort within a type)." },
+    });
+}
+
 /** Every SCIM path and the methods it answers; other methods on these paths → 405 with `Allow`. */
 const SCIM_PATHS: Record<string, string[]> = {
+  "/.search": ["POST"],
   "/Users": ["GET", "POST"],
+  "/Users/.search": ["POST"],
   "/Users/:id": ["GET", "PUT", "PATCH", "DELETE"],
   "/Groups": ["GET", "POST"],
+  "/Groups/.search": ["POST"],
   "/Groups/:id": ["GET", "PUT", "PATCH", "DELETE"],
   "/ServiceProviderConfig": ["GET"],
   "/ResourceTypes": ["GET"],
@@ -93,6 +115,7 @@ export function scimRoutes(ctx: AppContext) {
     )
     .use(usersRoutes(ctx))
     .use(groupsRoutes(ctx))
+    .use(searchAllRoutes(ctx))
     .use(discoveryRoutes(ctx))
     .use(methodNotAllowed);
 }

@@ -42,7 +42,7 @@ export function activityObserver(ctx: AppContext) {
   const target = (request: Request) => {
     if (!operationOf(request.method)) return null;
     const m = WRITE_PATH.exec(new URL(request.url).pathname);
-    if (!m) return null;
+    if (!m || m[2] === ".search") return null; // POST …/.search reads (RFC 7644 §3.4.3)
     return { type: m[1] === "Users" ? "User" : "Group", id: m[2] ? decodeURIComponent(m[2]) : null };
   };
 

@@ -4,11 +4,12 @@ import { parseListParams, parseProjectionParams } from "../query";
 import { assertPatchOpSchemas, canonicalizeKeys, canonicalNames, resourceLocation } from "../protocol";
 import { GroupListQuery, GroupListResponse, GroupPatch, GroupProjectionQuery, GroupResource, GroupWrite, scimResponse } from "./model";
 import { createGroupService } from "./service";
+import { SEARCH_REQUEST_KEYS, SearchRequest, searchParams } from "../search";
 
 const tags = ["SCIM Groups"];
 
 /** Canonical spelling of the keys a /Groups body may carry (RFC 7643: attribute names are case-insensitive). */
-const CANONICAL = canonicalNames(["schemas", "id", "externalId", "displayName", "members", "meta", "Operations", "op", "path", "value", "type", "display", "$ref"]);
+const CANONICAL = canonicalNames(["schemas", "id", "externalId", "displayName", "members", "meta", "Operations", "op", "path", "value", "type", "display", "$ref", ...SEARCH_REQUEST_KEYS]);
 
 /** /Groups: workspace teams and their membership. */
 export function groupsRoutes(ctx: AppContext) {
@@ -22,6 +23,16 @@ export function groupsRoutes(ctx: AppContext) {
       detail: {
         tags,
         summary: "List groups (teams); filter on displayName, sort, page, project attributes",
+        responses: scimResponse(200, "ListResponse of groups", GroupListResponse),
+      },
+    })
+    .post("/Groups/.search", ({ body }) => service.list(searchParams(body)), {
+      parse: "json",
+      body: SearchRequest,
+      detail: {
+        tags,
+        summary: "Search groups with POST (RFC 7644 §3.4.3)",
+        description: "A SearchRequest body with the same semantics as GET /Groups with query parameters.",
         responses: scimResponse(200, "ListResponse of groups", GroupListResponse),
       },
     })

@@ -69,7 +69,7 @@ function planOperation(operation: GroupPatchOperation, index: number): GroupPatc
         throw new ScimError(400, `${where}: a member filter path is only supported with remove (members have no sub-attribute to ${op})`, "invalidPath");
       return [{ kind: "removeMembers", userIds: target.userIds }];
     case "displayName":
-      if (op === "remove") throw new ScimError(400, `${where}: displayName is required and cannot be removed`, "invalidValue");
+      if (op === "remove") throw new ScimError(400, `${where}: displayName is required and cannot be removed`, "mutability");
       return [{ kind: "setDisplayName", displayName: displayNameValue(value, `${where}.value`) }];
     case "externalId":
       if (op === "remove") return [{ kind: "setExternalId", externalId: null }];

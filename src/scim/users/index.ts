@@ -5,6 +5,7 @@ import { parseListParams, parseProjectionParams, projectResource, queryOf } from
 import { PatchBody, UserBody, UserIdParams } from "./model";
 import { stateFromBody } from "./rules";
 import { userAttributeNames } from "./schema";
+import { SEARCH_REQUEST_KEYS, SearchRequest, searchParams } from "../search";
 import { createUsersService } from "./service";
 
 const tags = ["SCIM Users"];
@@ -17,7 +18,7 @@ const tags = ["SCIM Users"];
 const DOCUMENTED_AS_JSON = "json" as const;
 
 /** Canonical spelling of the attribute names /Users bodies may carry (RFC 7643: names are case-insensitive). */
-const CANONICAL = canonicalNames(["schemas", "Operations", "op", "path", "value", ...userAttributeNames()]);
+const CANONICAL = canonicalNames(["schemas", "Operations", "op", "path", "value", ...userAttributeNames(), ...SEARCH_REQUEST_KEYS]);
 
 /** /Users: list, get, create, replace, patch, deactivate (spec 4.1 with PRODUCT.md's decisions). */
 export function usersRoutes(ctx: AppContext) {
@@ -28,6 +29,11 @@ export function usersRoutes(ctx: AppContext) {
     })
     .get("/Users", ({ request }) => users.list(parseListParams(queryOf(request))), {
       detail: { tags, summary: "List or search users", description: "filter (RFC 7644 grammar), startIndex, count (≤1000), sortBy, sortOrder, attributes, excludedAttributes" },
+    })
+    .post("/Users/.search", ({ body }) => users.list(searchParams(body)), {
+      parse: DOCUMENTED_AS_JSON,
+      body: SearchRequest,
+      detail: { tags, summary: "Search users with POST (RFC 7644 §3.4.3)", description: "A SearchRequest body with the same semantics as GET /Users with query parameters." },
     })
     .get("/Users/:id", ({ params, request }) => users.get(params.id, parseProjectionParams(queryOf(request))), {
       params: UserIdParams,

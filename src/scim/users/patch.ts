@@ -133,11 +133,13 @@ function setScalar(state: UserState, verb: Verb, field: (typeof SCALARS)[string]
   const value = unwrapSingle(raw);
   switch (field) {
     case "userName":
-      if (verb === "remove") throw invalidValue("userName is required and cannot be removed");
+      if (verb === "remove") throw new ScimError(400, "userName is required and cannot be removed", "mutability");
       if (typeof value !== "string") throw invalidValue("userName must be a string");
       return { ...state, userName: value };
     case "active":
-      if (verb === "remove") throw invalidValue("active cannot be removed; replace it with true or false");
+      // RFC 7644 §3.5.2.2: a removed attribute is unassigned; an unassigned `active` is not
+      // active, so removing it deactivates (with everything deactivation does)
+      if (verb === "remove") return { ...state, active: false };
       return { ...state, active: toBoolean(value, "active") };
     case "userType":
       return { ...state, userType: verb === "remove" ? "regular" : toUserType(value) };
@@ -166,13 +168,11 @@ function setName(state: UserState, verb: Verb, p: PatchPath, value: unknown, pat
   if (p.attr.sub) {
     const part = findAttribute(def.subAttributes, p.attr.sub);
     if (!part) throw invalidPath(`name has no sub-attribute "${p.attr.sub}"`);
+    if (verb === "remove" && part.required) throw new ScimError(400, `name.${part.name} is required and cannot be removed`, "mutability");
     setPart(part, value, verb === "remove");
     return next;
   }
-  if (verb === "remove") {
-    for (const part of def.subAttributes!) setPart(part, undefined, true);
-    return next;
-  }
+  if (verb === "remove") throw new ScimError(400, "name is required (givenName and familyName) and cannot be removed", "mutability");
   if (!isObject(value)) throw invalidValue("name must be an object");
   // RFC 7644 §3.5.2.3: sub-attributes not given are left unchanged.
   for (const part of def.subAttributes!) {

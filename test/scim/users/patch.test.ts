@@ -102,11 +102,14 @@ describe("applyUserPatch (pure)", () => {
     expect(patch({ op: "replace", path: "password", value: "hunter2" })).toEqual(base);
   });
 
-  test("wrong value types → invalidValue; userName cannot be removed", () => {
+  test("wrong value types → invalidValue; removing a required attribute → mutability; removing active deactivates", () => {
     fails("invalidValue", { op: "replace", path: "title", value: 5 });
     fails("invalidValue", { op: "replace", path: "name", value: "x" });
-    fails("invalidValue", { op: "remove", path: "userName" });
     fails("invalidValue", { op: "replace", path: "userType", value: "collaborator" });
+    for (const path of ["userName", "name", "name.givenName", "NAME.familyName", "urn:ietf:params:scim:schemas:core:2.0:User:userName"]) fails("mutability", { op: "remove", path });
+    expect(patch({ op: "remove", path: "name.formatted" }).formattedName).toBeNull();
+    // RFC 7644 §3.5.2.2: the removed attribute is unassigned, and a user without `active` is not active
+    expect(patch({ op: "remove", path: "active" }).active).toBe(false);
   });
 });
 
@@ -163,4 +166,20 @@ describe("PATCH /Users/{id}", () => {
     expect(r.status).toBe(200);
     expect((await json(r)).title).toBe("Lenient");
   });
+});
+
+test("PATCH remove active deactivates over HTTP: inactive, out of every group", async () => {
+  const o = createScimTestApp();
+  try {
+    const u = await json(await o.scim("POST", "/Users", newUser("remove-active@example.com")));
+    const g = await json(await o.scim("POST", "/Groups", { displayName: "Team", members: [{ value: u.id }] }));
+    const r = await o.scim("PATCH", `/Users/${u.id}`, { schemas: [PATCH_SCHEMA], Operations: [{ op: "remove", path: "active" }] });
+    expect(r.status).toBe(200);
+    expect((await json(r)).active).toBe(false);
+    expect((await json(await o.scim("GET", `/Groups/${g.id}`))).members).toEqual([]);
+    await expectScimError(await o.scim("PATCH", `/Users/${u.id}`, { schemas: [PATCH_SCHEMA], Operations: [{ op: "remove", path: "userName" }] }), 400, "mutability");
+    await expectScimError(await o.scim("PATCH", `/Groups/${g.id}`, { schemas: [PATCH_SCHEMA], Operations: [{ op: "remove", path: "displayName" }] }), 400, "mutability");
+  } finally {
+    o.close();
+  }
 });
