@@ -5,6 +5,9 @@ const BASE = "https://gatehouse.test/scim/v2";
 const USER_URN = "urn:ietf:params:scim:schemas:core:2.0:User";
 const GROUP_URN = "urn:ietf:params:scim:schemas:core:2.0:Group";
 const ENTERPRISE_URN = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
+const SPC_URN = "urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig";
+const RESOURCE_TYPE_URN = "urn:ietf:params:scim:schemas:core:2.0:ResourceType";
+const SCHEMA_URN = "urn:ietf:params:scim:schemas:core:2.0:Schema";
 const LIST = "urn:ietf:params:scim:api:messages:2.0:ListResponse";
 
 const t = createScimTestApp();
@@ -73,11 +76,11 @@ describe("/ResourceTypes", () => {
 });
 
 describe("/Schemas", () => {
-  test("list holds the User schema, its enterprise extension and the Group schema", async () => {
+  test("list holds the User schema, its enterprise extension, the Group schema and the discovery documents' own schemas", async () => {
     const l = await ok("/Schemas");
     expect(l.schemas).toEqual([LIST]);
-    expect(l.totalResults).toBe(3);
-    expect(l.Resources.map((s: any) => s.id)).toEqual([USER_URN, ENTERPRISE_URN, GROUP_URN]);
+    expect(l.totalResults).toBe(6);
+    expect(l.Resources.map((s: any) => s.id)).toEqual([USER_URN, ENTERPRISE_URN, GROUP_URN, SPC_URN, RESOURCE_TYPE_URN, SCHEMA_URN]);
     for (const s of l.Resources) {
       expect(s.schemas).toEqual(["urn:ietf:params:scim:schemas:core:2.0:Schema"]);
       expect(s.meta).toEqual({ resourceType: "Schema", location: `${BASE}/Schemas/${s.id}` });
@@ -242,4 +245,30 @@ describe("methods and query parameters", () => {
   test("discovery needs the bearer token like every SCIM route", async () => {
     await expectScimError(await t.request("GET", "/scim/v2/ServiceProviderConfig"), 401);
   });
+});
+
+test("every discovery document carries only what its own schema (served at /Schemas) declares, and every required attribute", async () => {
+  const schemaOf = async (urn: string) => ok(`/Schemas/${urn}`);
+  const check = (doc: Record<string, any>, attributes: any[], where: string) => {
+    const declared = new Map<string, any>(attributes.map((a: any) => [a.name, a]));
+    for (const [key, value] of Object.entries(doc)) {
+      if (where.split(".").length === 1 && ["schemas", "meta"].includes(key)) continue;
+      const a = declared.get(key);
+      // RFC 7643 §8.7.2: sub-attributes of sub-attributes have the same characteristics (the Schema schema describing itself nests deeper)
+      if (!a && key === "subAttributes") {
+        for (const item of value as any[]) check(item, attributes, `${where}.${key}`);
+        continue;
+      }
+      expect(a ? `${where}.${key}` : `undeclared ${where}.${key}`).toBe(`${where}.${key}`);
+      expect(`${where}.${key} multiValued ${Array.isArray(value)}`).toBe(`${where}.${key} multiValued ${a.multiValued}`);
+      if (a.type === "complex") for (const item of Array.isArray(value) ? value : [value]) check(item, a.subAttributes, `${where}.${key}`);
+    }
+    for (const a of attributes.filter((x: any) => x.required)) expect(a.name in doc ? a.name : `${where} lacks required ${a.name}`).toBe(a.name);
+  };
+  const spc = await schemaOf(SPC_URN);
+  check(await ok("/ServiceProviderConfig"), spc.attributes, "ServiceProviderConfig");
+  const rt = await schemaOf(RESOURCE_TYPE_URN);
+  for (const r of (await ok("/ResourceTypes")).Resources) check(r, rt.attributes, `ResourceType ${r.id}`);
+  const sc = await schemaOf(SCHEMA_URN);
+  for (const s of (await ok("/Schemas")).Resources) check(s, sc.attributes, `Schema ${s.name}`);
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import { createGroupService } from "../../src/scim/groups/service";
-import { createScimTestApp, expectScimError, json, newUser } from "./helpers";
+import { createScimTestApp, expectScimError, json, newUser, PATCH_SCHEMA } from "./helpers";
 
 const GROUP_URN = "urn:ietf:params:scim:schemas:core:2.0:Group";
 const PATCH_URN = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
@@ -380,4 +380,26 @@ describe("GET /Groups (list)", () => {
     expect(page.Resources).toHaveLength(5);
     expect(queries.filter((q) => /group_members/.test(q))).toHaveLength(1);
   });
+});
+
+test("returned: \"request\" member sub-attributes (display, $ref) are echoed in the answer to a write that sent them (RFC 7643 §7)", async () => {
+  const o = createScimTestApp();
+  try {
+    const u = await json(await o.scim("POST", "/Users", newUser("echo@example.com", { displayName: "Echo User" })));
+    const ref = `https://gatehouse.test/scim/v2/Users/${u.id}`;
+    const created = await json(await o.scim("POST", "/Groups", { displayName: "Echo", members: [{ value: u.id, display: "whatever the IdP thinks" }] }));
+    expect(created.members).toEqual([{ value: Number(u.id), display: "Echo User", type: "User" }]);
+    const put = await json(await o.scim("PUT", `/Groups/${created.id}`, { displayName: "Echo", members: [{ value: u.id, $ref: ref }] }));
+    expect(put.members).toEqual([{ value: Number(u.id), $ref: ref, type: "User" }]);
+    const patched = await json(await o.scim("PATCH", `/Groups/${created.id}`, { schemas: [PATCH_SCHEMA], Operations: [{ op: "add", path: "members", value: [{ value: u.id, display: "x", $ref: ref }] }] }));
+    expect(patched.members).toEqual([{ value: Number(u.id), display: "Echo User", $ref: ref, type: "User" }]);
+    const noPath = await json(await o.scim("PATCH", `/Groups/${created.id}`, { schemas: [PATCH_SCHEMA], Operations: [{ op: "replace", value: { members: [{ value: u.id, display: "x" }] } }] }));
+    expect(noPath.members).toEqual([{ value: Number(u.id), display: "Echo User", type: "User" }]);
+    // a write that sent none gets the default member shape, and so does a GET
+    const plain = await json(await o.scim("PATCH", `/Groups/${created.id}`, { schemas: [PATCH_SCHEMA], Operations: [{ op: "add", path: "members", value: [{ value: u.id }] }] }));
+    expect(plain.members).toEqual([{ value: Number(u.id), type: "User" }]);
+    expect((await json(await o.scim("GET", `/Groups/${created.id}`))).members).toEqual([{ value: Number(u.id), type: "User" }]);
+  } finally {
+    o.close();
+  }
 });

@@ -4,12 +4,10 @@ import type { ScimSchemaDefinition } from "./attributes";
 import { groupSchema } from "../groups/schema";
 import { enterpriseUserSchema, userSchema } from "../users/schema";
 
-export const SERVICE_PROVIDER_CONFIG_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig";
-export const RESOURCE_TYPE_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ResourceType";
-export const SCHEMA_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Schema";
+import { META_SCHEMAS, RESOURCE_TYPE_SCHEMA, SCHEMA_SCHEMA, SERVICE_PROVIDER_CONFIG_SCHEMA } from "./meta-schemas";
 
 /** The schemas this server serves, in /Schemas order. */
-export const SCHEMAS: ScimSchemaDefinition[] = [userSchema, enterpriseUserSchema, groupSchema];
+export const SCHEMAS: ScimSchemaDefinition[] = [userSchema, enterpriseUserSchema, groupSchema, ...META_SCHEMAS];
 
 const RESOURCE_TYPES = [
   { id: "User", name: "User", endpoint: "/Users", description: "Workspace user (a seat in the company plan)", schema: userSchema.id },

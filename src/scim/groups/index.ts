@@ -3,7 +3,7 @@ import type { AppContext } from "../../context";
 import { parseListParams, parseProjectionParams } from "../query";
 import { assertPatchOpSchemas, canonicalizeKeys, canonicalNames, resourceLocation } from "../protocol";
 import { GroupListQuery, GroupListResponse, GroupPatch, GroupProjectionQuery, GroupResource, GroupWrite, scimResponse } from "./model";
-import { createGroupService } from "./service";
+import { createGroupService, echoedMemberSubs } from "./service";
 import { SEARCH_REQUEST_KEYS, SearchRequest, searchParams } from "../search";
 
 const tags = ["SCIM Groups"];
@@ -43,7 +43,7 @@ export function groupsRoutes(ctx: AppContext) {
     .post(
       "/Groups",
       ({ body, query, set }) => {
-        const created = service.create(body, parseProjectionParams(query));
+        const created = service.create(body, { ...parseProjectionParams(query), echo: echoedMemberSubs(body.members) });
         set.status = 201;
         set.headers["location"] = resourceLocation(ctx.config.baseUrl, "Groups", created.id);
         return created.resource;
@@ -55,7 +55,7 @@ export function groupsRoutes(ctx: AppContext) {
         },
       },
     )
-    .put("/Groups/:id", ({ params, body, query }) => service.replace(params.id, body, parseProjectionParams(query)), {
+    .put("/Groups/:id", ({ params, body, query }) => service.replace(params.id, body, { ...parseProjectionParams(query), echo: echoedMemberSubs(body.members) }), {
       body: GroupWrite,
       query: GroupProjectionQuery,
       detail: {
@@ -68,7 +68,15 @@ export function groupsRoutes(ctx: AppContext) {
       "/Groups/:id",
       ({ params, body, query }) => {
         assertPatchOpSchemas(body.schemas);
-        return service.patch(params.id, body.Operations, parseProjectionParams(query));
+        // members sent in operation values: an array (path "members") or a no-path object's `members`
+        const sent = body.Operations.flatMap((o) => {
+          const v = o.value as unknown;
+          if (Array.isArray(v)) return v;
+          if (!v || typeof v !== "object") return [];
+          const key = Object.keys(v).find((k) => k.toLowerCase() === "members");
+          return key && Array.isArray((v as Record<string, unknown>)[key]) ? ((v as Record<string, unknown>)[key] as unknown[]) : [];
+        });
+        return service.patch(params.id, body.Operations, { ...parseProjectionParams(query), echo: echoedMemberSubs(sent) });
       },
       { body: GroupPatch, query: GroupProjectionQuery, detail: {
           tags,

@@ -88,7 +88,7 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
    * both); ids are integers, so nothing needs escaping.
    */
   function present(reader: Reader, row: GroupRow, projection: Projection): Record<string, unknown> | string {
-    if (!projection.attributes?.length && !projection.excludedAttributes?.length) {
+    if (!projection.attributes?.length && !projection.excludedAttributes?.length && !projection.echo?.display && !projection.echo?.ref) {
       const [{ ids }] = reader.all<{ ids: string | null }>(
         sql`SELECT group_concat(user_id, ',' ORDER BY user_id) AS ids FROM ${groupMembers} WHERE group_id = ${row.id}`,
       ) as [{ ids: string | null }];
@@ -273,9 +273,15 @@ function sortColumn(path: AttrPath) {
   throw new ScimError(400, `Groups cannot be sorted by "${name}" (displayName, id, externalId, meta.created, meta.lastModified)`, "invalidValue");
 }
 
-type Projection = Pick<ListParams, "attributes" | "excludedAttributes">;
+export type Projection = Pick<ListParams, "attributes" | "excludedAttributes"> & {
+  /**
+   * The `returned: "request"` member sub-attributes the request itself sent (RFC 7643 §7: such
+   * an attribute is returned in the response to the request that carried it).
+   */
+  echo?: MemberView;
+};
 /** Which parts of the member list a response needs; null = no members at all. */
-type MemberView = { display: boolean; ref: boolean };
+export type MemberView = { display: boolean; ref: boolean };
 
 /**
  * Members are read only when the projection keeps them (Entra sends excludedAttributes=members
@@ -284,12 +290,31 @@ type MemberView = { display: boolean; ref: boolean };
 function memberView(p: Projection): MemberView | null {
   const isMembers = (a: AttrPath) => isGroupPath(a) && a.name.toLowerCase() === "members";
   const names = (a: AttrPath, sub: string) => isMembers(a) && a.sub?.toLowerCase() === sub;
+  const echo = p.echo ?? { display: false, ref: false };
   if (p.attributes?.length) {
     if (!p.attributes.some(isMembers)) return null;
-    return { display: p.attributes.some((a) => names(a, "display")), ref: p.attributes.some((a) => names(a, "$ref")) };
+    return { display: echo.display || p.attributes.some((a) => names(a, "display")), ref: echo.ref || p.attributes.some((a) => names(a, "$ref")) };
   }
   if (p.excludedAttributes?.some((a) => isMembers(a) && !a.sub)) return null;
-  return { display: false, ref: false };
+  return { ...echo };
+}
+
+/** Which `returned: "request"` member sub-attributes (display, $ref) a request body's members carry. */
+export function echoedMemberSubs(members: unknown): MemberView {
+  const view = { display: false, ref: false };
+  const scan = (list: unknown) => {
+    if (!Array.isArray(list)) return;
+    for (const m of list) {
+      if (!m || typeof m !== "object") continue;
+      for (const [k, v] of Object.entries(m)) {
+        if (v === null || v === undefined) continue;
+        if (k.toLowerCase() === "display") view.display = true;
+        if (k.toLowerCase() === "$ref") view.ref = true;
+      }
+    }
+  };
+  scan(members);
+  return view;
 }
 
 function requireDisplayName(v: string): string {
