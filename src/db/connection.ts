@@ -43,11 +43,45 @@ export function openDatabase(file: string, opts: OpenOptions = {}): DbHandle {
   // single-row lookups, and with the default most of them miss the cache (measured in
   // scripts/bench-scim.ts). Bounded, and the OS page cache still backs it.
   sqlite.exec("PRAGMA cache_size = -65536");
-  const db = drizzle(sqlite);
+  const db = drizzle(withStatementCache(sqlite));
+  (db as unknown as { $client: Database }).$client = sqlite;
   if (opts.migrate !== false) runMigrations(db);
   const handle: DbHandle = { sqlite, db, file, groupCommit: new GroupCommit(sqlite, null) };
   if (opts.groupCommit) useGroupCommit(handle, opts.groupCommit === true ? undefined : opts.groupCommit);
   return handle;
+}
+
+/** Statements kept per connection for drizzle's queries (by SQL text, least recently used dropped). */
+const STATEMENT_CACHE_SIZE = 512;
+
+/**
+ * The connection as drizzle sees it: `prepare` answers from a cache by SQL text. drizzle prepares
+ * every query it runs anew, and compiling the SQL was the largest single cost of a write request
+ * (scripts/bench-writes.ts). A dropped statement is not finalized: a query drizzle prepared once
+ * (`.prepare()`) may still hold it; the garbage collector finalizes it when nobody does.
+ * Sharing a statement is safe because bun:sqlite runs `run/get/all/values` to completion (and
+ * resets) within one synchronous call.
+ */
+function withStatementCache(sqlite: Database): Database {
+  const cache = new Map<string, ReturnType<Database["prepare"]>>();
+  const prepare = (sql: string) => {
+    let st = cache.get(sql);
+    if (st) {
+      cache.delete(sql);
+    } else {
+      st = sqlite.prepare(sql);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    }
+    cache.set(sql, st);
+    return st;
+  };
+  return new Proxy(sqlite, {
+    get(target, key) {
+      if (key === "prepare") return prepare;
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }
 
 /**
