@@ -29,8 +29,13 @@ const SECONDS = numberArg("seconds", 10);
 const CLIENTS = numberArg("clients", 32);
 const RATE = numberArg("rate", 500);
 const ROUNDS = numberArg("rounds", 1);
+/** `--only subs10` etc. runs one throughput scenario (for quick comparisons); default: all. */
+const ONLY = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1]! : null;
+/** Extra GATEHOUSE_* settings for the server, e.g. `--env GATEHOUSE_WEBHOOK_CONCURRENCY=64`. */
+const EXTRA_ENV = Object.fromEntries(process.argv.flatMap((a, i) => (process.argv[i - 1] === "--env" ? [a.split("=", 2) as [string, string]] : [])));
 const ADMIN = "bench-writes-admin-token";
-const ROOT = join(import.meta.dir, "..");
+/** `--root <checkout>` serves another checkout's Gatehouse (A/B between commits); default: this one. */
+const ROOT = process.argv.includes("--root") ? process.argv[process.argv.indexOf("--root") + 1]! : join(import.meta.dir, "..");
 const now = () => performance.timeOrigin + performance.now();
 
 // ---------------------------------------------------------------- child: bare baseline server
@@ -131,6 +136,7 @@ async function startGatehouse(): Promise<Child & { dir: string }> {
       // One IdP token sending as fast as it can: the per-token limit (default 200/s) is not what is measured.
       GATEHOUSE_SCIM_RATE_LIMIT: "1000000",
       GATEHOUSE_SCIM_RATE_BURST: "1000000",
+      ...EXTRA_ENV,
     },
     /"msg":"listening","url":"http:\/\/127\.0\.0\.1:(\d+)/,
   );
@@ -310,23 +316,27 @@ const gatehouseWith = (subscriptions: number, rx: Child) => async () => {
 };
 
 const load0 = loadavg();
-console.log(`# Durable writes through the HTTP API (bun scripts/bench-writes.ts --seconds ${SECONDS} --clients ${CLIENTS} --rate ${RATE})\n`);
+console.log(`# Durable writes through the HTTP API (bun scripts/bench-writes.ts ${process.argv.slice(2).join(" ")})\n`);
 console.log(`Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores, load average at start ${load0.map((x) => x.toFixed(2)).join(" ")}; ${new Date().toISOString()}\n`);
 const rx = await startReceiver();
 try {
   for (let round = 1; round <= ROUNDS; round++) {
     if (ROUNDS > 1) console.log(`## Round ${round}\n`);
     const rows: Row[] = [];
-    rows.push(await throughput("bare Bun.serve + bun:sqlite, one fsync per insert (baseline)", async () => {
-      const bare = await startBare();
-      return { server: bare, target: bareTarget(bare), stop: () => bare.stop() };
-    }));
-    rows.push(await throughput("SCIM POST /Users", async () => {
-      const server = await startGatehouse();
-      return { server, target: await scimTarget(server), stop: () => server.stop() };
-    }));
-    for (const subs of [0, 1, 10]) rows.push(await throughput(`v1 POST /case/{code}, ${subs} subscription${subs === 1 ? "" : "s"}`, gatehouseWith(subs, rx), subs, rx));
-    const bare = rows[0]!.perSecond;
+    const wanted = (key: string) => ONLY === null || ONLY === key;
+    if (wanted("bare"))
+      rows.push(await throughput("bare Bun.serve + bun:sqlite, one fsync per insert (baseline)", async () => {
+        const bare = await startBare();
+        return { server: bare, target: bareTarget(bare), stop: () => bare.stop() };
+      }));
+    if (wanted("scim"))
+      rows.push(await throughput("SCIM POST /Users", async () => {
+        const server = await startGatehouse();
+        return { server, target: await scimTarget(server), stop: () => server.stop() };
+      }));
+    for (const subs of [0, 1, 10])
+      if (wanted(`subs${subs}`)) rows.push(await throughput(`v1 POST /case/{code}, ${subs} subscription${subs === 1 ? "" : "s"}`, gatehouseWith(subs, rx), subs, rx));
+    const bare = rows.find((r) => r.name.includes("baseline"))?.perSecond ?? NaN;
     console.log(`### Creates per second, ${CLIENTS} concurrent clients, ${SECONDS} s each\n`);
     console.log("| Scenario | creates/s | × bare | server CPU ms/create | delivery lag p50 / p99 / max (ms) | drained after load (ms) |");
     console.log("|---|---:|---:|---:|---|---:|");
@@ -334,13 +344,16 @@ try {
       const lag = r.lag ? `${ms(r.lag.p50)} / ${ms(r.lag.p99)} / ${ms(r.lag.max)}${r.lag.missing ? ` (${r.lag.missing} missing)` : ""}` : "";
       console.log(`| ${r.name}${r.failures ? ` (${r.failures} failed)` : ""} | ${r.perSecond.toFixed(0)} | ${(r.perSecond / bare).toFixed(2)} | ${r.cpuMsPerCreate.toFixed(3)} | ${lag} | ${r.lag ? ms(Math.max(0, r.lag.drainMs)) : ""} |`);
     }
-    const max1 = rows.find((r) => r.name.includes(", 1 subscription"))!.perSecond;
-    console.log(`\n### Latency at a steady rate, v1 POST /case/{code}, 1 subscription, ${SECONDS} s each\n`);
-    console.log("| Rate (creates/s) | achieved | create p50 / p99 (ms) | event 2xx → receipt p50 / p99 / max (ms) |");
-    console.log("|---|---:|---|---|");
-    for (const rate of [RATE, Math.round(0.8 * max1)]) {
-      const s = await steady(rate, rx);
-      console.log(`| ${rate}${rate === RATE ? "" : " (80% of max)"} | ${s.achieved.toFixed(0)} | ${ms(s.create.p50)} / ${ms(s.create.p99)} | ${ms(s.event.p50)} / ${ms(s.event.p99)} / ${ms(s.event.max)}${s.missing ? ` (${s.missing} missing)` : ""}${s.failures ? ` (${s.failures} failed)` : ""} |`);
+    if (wanted("steady")) {
+      const max1 = rows.find((r) => r.name.includes(", 1 subscription"))?.perSecond ?? NaN;
+      console.log(`\n### Latency at a steady rate, v1 POST /case/{code}, 1 subscription, ${SECONDS} s each\n`);
+      console.log("| Rate (creates/s) | achieved | create p50 / p99 (ms) | event 2xx → receipt p50 / p99 / max (ms) |");
+      console.log("|---|---:|---|---|");
+      for (const rate of [RATE, Math.round(0.8 * max1)]) {
+        if (!(rate > 0)) continue;
+        const s = await steady(rate, rx);
+        console.log(`| ${rate}${rate === RATE ? "" : " (80% of max)"} | ${s.achieved.toFixed(0)} | ${ms(s.create.p50)} / ${ms(s.create.p99)} | ${ms(s.event.p50)} / ${ms(s.event.p99)} / ${ms(s.event.max)}${s.missing ? ` (${s.missing} missing)` : ""}${s.failures ? ` (${s.failures} failed)` : ""} |`);
+      }
     }
     console.log();
   }

@@ -15,7 +15,8 @@ import { tmsRoutes } from "./tms";
  * template for logs and metrics (see src/ops/observe.ts).
  * Durable writes: a write request's answer waits until the WAL sync covering its commit has
  * finished (src/db/group-commit.ts), so no route ever answers 2xx before its write is on disk —
- * routes just commit. A failed sync becomes a 503 through the error handler.
+ * routes just commit. A failed sync becomes a 503 through the error handler. Before the handler,
+ * a write may wait while the delivery loop catches up (`admitWrite`: one writer, shared fairly).
  */
 /** Methods that never write on a client's behalf; every other method's answer waits for durability. */
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -28,6 +29,7 @@ export function createApp(ctx: AppContext) {
     .onTransform(({ request, route }) => {
       noteRoute(request, route);
     })
+    .onBeforeHandle(({ request }) => (READ_METHODS.has(request.method) ? undefined : ctx.groupCommit.admitWrite()))
     .onAfterHandle(({ request }) => (READ_METHODS.has(request.method) ? undefined : ctx.groupCommit.durable()))
     .onError(({ code, error, request, route }) => {
       // A body that fails to parse never reaches onTransform; note the route here instead.

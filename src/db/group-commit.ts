@@ -29,7 +29,7 @@ export class DurabilityError extends Error {
 
 type Waiters = { promise: Promise<void>; resolve(): void; reject(e: Error): void };
 
-function waiters(): Waiters {
+function makeWaiters(): Waiters {
   let resolve!: () => void;
   let reject!: (e: Error) => void;
   const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
@@ -39,6 +39,10 @@ function waiters(): Waiters {
 }
 
 const DONE = Promise.resolve();
+
+/** Longest a request write waits for background work that fell behind, and the shortest free run after. */
+export const WRITE_HOLD_MAX_MS = 200;
+export const WRITE_OPEN_MIN_MS = 100;
 
 export class GroupCommit {
   private readonly totalChanges: Statement<{ n: number }>;
@@ -53,6 +57,10 @@ export class GroupCommit {
   private readonly failureListeners = new Set<(e: DurabilityError) => void>();
   private syncs = 0;
   private closed = false;
+  /** Set while request writes wait for background work (see `holdWrites`). */
+  private gate: { waiters: Waiters; timer: ReturnType<typeof setTimeout> } | null = null;
+  /** Until when a hold is not started again (the minimum free run after a hold ran out). */
+  private openUntil = 0;
 
   /**
    * `wal` null: commits are durable by themselves (the connection syncs every COMMIT with
@@ -96,10 +104,48 @@ export class GroupCommit {
     if (this.isDurable(mark)) return DONE;
     if (this.closed) return Promise.reject(new DurabilityError("the database is closed"));
     if (this.running && mark <= this.running.mark) return this.running.waiters.promise;
-    this.next ??= waiters();
+    this.next ??= makeWaiters();
     const promise = this.next.promise;
     this.schedule();
     return promise;
+  }
+
+  /**
+   * One writer, two kinds of work: request writes and the delivery loop share the main thread, and
+   * under a saturating write load each request's transaction would crowd the loop out until events
+   * lag by seconds. So the loop reports when it is behind with work it could send right now
+   * (`holdWrites(true)`), and request writes then wait before their handler runs (`admitWrite`)
+   * until it reports that it caught up, for at most `WRITE_HOLD_MAX_MS`; after a hold that ran out,
+   * writes run freely for at least `WRITE_OPEN_MIN_MS`. Writes are slowed, never refused; the loop
+   * gets the thread in between.
+   */
+  holdWrites(behind: boolean): void {
+    if (!behind) return this.openGate();
+    if (this.gate || performance.now() < this.openUntil) return;
+    const waiters = makeWaiters();
+    const timer = setTimeout(() => {
+      this.openUntil = performance.now() + WRITE_OPEN_MIN_MS;
+      this.openGate();
+    }, WRITE_HOLD_MAX_MS);
+    this.gate = { waiters, timer };
+  }
+
+  /** For a request write before its handler runs: nothing to wait for, or the end of the current hold. */
+  admitWrite(): Promise<void> | undefined {
+    return this.gate?.waiters.promise;
+  }
+
+  /** Whether request writes are being held for background work (for metrics and tests). */
+  get holdingWrites(): boolean {
+    return this.gate !== null;
+  }
+
+  private openGate(): void {
+    const gate = this.gate;
+    if (!gate) return;
+    this.gate = null;
+    clearTimeout(gate.timer);
+    gate.waiters.resolve();
   }
 
   /** Called once if a sync fails; `serve` stops the process (a restart recovers from the WAL on disk). */
@@ -117,6 +163,7 @@ export class GroupCommit {
     if (!this.running && this.next) this.start();
     while (this.running) await this.running.waiters.promise.catch(() => {});
     this.closed = true;
+    this.openGate();
     this.wal?.close();
   }
 

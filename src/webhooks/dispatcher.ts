@@ -34,6 +34,15 @@ const RESPONSE_BODY_LIMIT = 16 * 1024;
 const RESPONSE_HEADERS_LIMIT = 8 * 1024;
 /** Margin on top of the HTTP timeout for DNS, reading the capped body and recording the outcome. */
 const LEASE_MARGIN_MS = 5_000;
+/**
+ * A first attempt claimed this late (ms after its event) for a subscription that answers within
+ * `FAST_SUBSCRIBER_MS` means the loop is short of the main thread: request writes are held
+ * (GroupCommit.holdWrites) until claims are fresh again (`CAUGHT_UP_MS`). Slow subscribers are
+ * left out: their backlog is theirs, and holding writes would not shorten it.
+ */
+const BEHIND_MS = 200;
+const CAUGHT_UP_MS = 50;
+const FAST_SUBSCRIBER_MS = 50;
 /** Retention purge cadence; rows go in batches so no transaction is long. */
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 const PURGE_BATCH = 1000;
@@ -94,6 +103,8 @@ class DeliveryLoop {
    * (`useGroupCommit` syncs once).
    */
   private eventsMark = 0;
+  /** Per subscription: attempt duration, smoothed (ms), to tell slow subscribers from a busy thread. */
+  private readonly pace = new Map<number, number>();
   /** Set once a WAL sync failed: nothing more is sent (the process is stopping; see `serve`). */
   private syncFailed = false;
   private purging = false;
@@ -143,6 +154,7 @@ class DeliveryLoop {
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
+    this.ctx.groupCommit.holdWrites(false);
     this.unsubscribe?.();
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.purgeTimer) clearInterval(this.purgeTimer);
@@ -222,6 +234,8 @@ class DeliveryLoop {
       // meanwhile are not sent: their leases are given back at the next tick.
       for (const subId of this.ready.keys()) if (!this.subscriptions.has(subId)) this.dropQueued(subId);
     }
+    for (const f of finished) this.pace.set(f.subscriptionId, 0.8 * (this.pace.get(f.subscriptionId) ?? f.durationMs) + 0.2 * f.durationMs);
+    if (claim) this.reportPace(result.claims, Date.now());
     this.readyTotal += result.claims.length;
     if (result.claims.length > 0) {
       if (this.ctx.groupCommit.isDurable(eventsMark)) this.enqueue(result.claims);
@@ -229,6 +243,17 @@ class DeliveryLoop {
     }
     if (this.released.length > 0) this.requestTick();
     this.pump();
+  }
+
+  /** Tells the group commit whether request writes should wait for this loop (see `BEHIND_MS`). */
+  private reportPace(claims: LeasedDelivery[], now: number): void {
+    let lateness = 0;
+    for (const c of claims) {
+      if (c.attempts !== 0 || (this.pace.get(c.subscriptionId) ?? 0) >= FAST_SUBSCRIBER_MS) continue;
+      lateness = Math.max(lateness, now - c.createdAt);
+    }
+    if (lateness > BEHIND_MS) this.ctx.groupCommit.holdWrites(true);
+    else if (lateness < CAUGHT_UP_MS) this.ctx.groupCommit.holdWrites(false);
   }
 
   /** Queues claims for sending (already counted in `readyTotal`); those of subscriptions gone meanwhile are given back. */

@@ -100,3 +100,16 @@ test("a request that fails before writing does not wait for anybody's sync", asy
   s.held.shift()!.resolve();
   await Promise.all(pending);
 });
+
+test("while the delivery loop is behind, a write's handler waits (nothing is written yet); reads go on", async () => {
+  const s = await setup();
+  s.t.ctx.groupCommit.holdWrites(true);
+  const create = s.api("POST", "/case/DUR", { title: "held" });
+  expect(await answered([create])).toEqual([]);
+  const count = () => (s.t.ctx.sqlite.query("SELECT count(*) AS n FROM tms_cases").get() as { n: number }).n;
+  expect(count()).toBe(0);
+  expect((await s.t.scim("GET", "/Users")).status).toBe(200);
+  s.t.ctx.groupCommit.holdWrites(false);
+  expect((await create).status).toBe(200);
+  expect(count()).toBe(1);
+});

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeDatabase, openDatabase, type DbHandle } from "../../src/db/connection";
-import { DurabilityError, GroupCommit, WalFile, type WalSync } from "../../src/db/group-commit";
+import { DurabilityError, GroupCommit, WalFile, WRITE_HOLD_MAX_MS, WRITE_OPEN_MIN_MS, type WalSync } from "../../src/db/group-commit";
 
 /** A WAL "disk" whose syncs finish only when the test says so (or fail). */
 function heldDisk() {
@@ -157,4 +157,27 @@ test("the CLI's connection (no group commit) keeps synchronous=FULL", () => {
   handles.push({ h, dir });
   expect((h.sqlite.query("PRAGMA synchronous").get() as { synchronous: number }).synchronous).toBe(2);
   expect(h.groupCommit.grouped).toBe(false);
+});
+
+test("holdWrites: request writes wait until the loop catches up, at most WRITE_HOLD_MAX_MS, then run freely for WRITE_OPEN_MIN_MS", async () => {
+  const { gc } = open(true);
+  expect(gc.admitWrite()).toBeUndefined();
+  gc.holdWrites(true);
+  const held = gc.admitWrite()!;
+  expect(await settled(held)).toBe(false);
+  gc.holdWrites(false); // caught up
+  await held;
+  expect(gc.admitWrite()).toBeUndefined();
+
+  gc.holdWrites(true);
+  const start = performance.now();
+  await gc.admitWrite(); // the loop never reports back: the hold runs out
+  expect(performance.now() - start).toBeGreaterThanOrEqual(WRITE_HOLD_MAX_MS - 5);
+  gc.holdWrites(true); // ignored during the free run that follows
+  expect(gc.admitWrite()).toBeUndefined();
+  await Bun.sleep(WRITE_OPEN_MIN_MS + 10);
+  gc.holdWrites(true);
+  expect(gc.holdingWrites).toBe(true);
+  await gc.close(); // closing lets everybody through
+  expect(gc.holdingWrites).toBe(false);
 });

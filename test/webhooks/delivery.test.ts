@@ -2,6 +2,7 @@ import { afterEach, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { metricsFor } from "../../src/ops/metrics";
 import { EVENTS } from "../../src/webhooks/catalog";
+import { recordEvent } from "../../src/webhooks/publish";
 import { webhookSubscriptions } from "../../src/webhooks/tables";
 import { startReceiver, webhookTestApp, type WebhookTestApp } from "./harness";
 
@@ -436,4 +437,38 @@ test("an outcome recorded while other attempts are open is synced within moments
   await app.until(async () => (await deliveriesOf(app, sub.id, "&status=delivered")).total === 1, "the outcome recorded");
   const recorded = app.ctx.groupCommit.mark();
   await app.until(() => app.ctx.groupCommit.isDurable(recorded), "a WAL sync for the lone outcome", 1000);
+});
+
+test("late first attempts to a fast subscriber hold request writes until claims are fresh again; a slow subscriber's backlog does not", async () => {
+  const app = webhookTestApp({ webhookConcurrency: 4, webhookPerSubscriptionConcurrency: 4 });
+  let delay = 0;
+  const rx = startReceiver(async () => {
+    if (delay) await Bun.sleep(delay);
+    return new Response("ok");
+  });
+  cleanups.push(() => app.close(), () => rx.stop());
+  const reports: boolean[] = [];
+  const holdWrites = app.ctx.groupCommit.holdWrites.bind(app.ctx.groupCommit);
+  app.ctx.groupCommit.holdWrites = (behind: boolean) => (reports.push(behind), holdWrites(behind));
+  const sub = await app.subscribe({ url: rx.url });
+  // Events that waited a second before the loop could claim them, as under a saturating write load.
+  const backdated = (n: number) =>
+    app.ctx.db.transaction((tx) => {
+      for (let i = 0; i < n; i++) recordEvent(tx, "case.deleted", { id: i }, null, [sub.id], Date.now() - 1000);
+    }, { behavior: "immediate" });
+  backdated(20);
+  await rx.waitFor(20);
+  app.publish("case.deleted", { id: 99 }); // a fresh one: caught up
+  await rx.waitFor(21);
+  await app.until(() => reports.lastIndexOf(false) > reports.indexOf(true), "caught up reported");
+  expect(reports.indexOf(true)).toBeGreaterThanOrEqual(0);
+
+  // The same backlog for a subscriber that takes 80 ms per answer: its pace, not the thread, is the limit.
+  delay = 80;
+  for (let i = 0; i < 8; i++) app.publish("case.deleted", { id: 100 + i });
+  await app.until(async () => (await deliveriesOf(app, sub.id, "&status=delivered")).total === 29, "the slow answers recorded");
+  reports.length = 0;
+  backdated(8);
+  await rx.waitFor(37);
+  expect(reports.includes(true)).toBe(false);
 });
