@@ -119,14 +119,14 @@ export class GroupCommit {
    * writes run freely for at least `WRITE_OPEN_MIN_MS`. Writes are slowed, never refused; the loop
    * gets the thread in between.
    */
-  holdWrites(behind: boolean): void {
+  holdWrites(behind: boolean, maxMs = WRITE_HOLD_MAX_MS): void {
     if (!behind) return this.openGate();
     if (this.gate || performance.now() < this.openUntil) return;
     const waiters = makeWaiters();
     const timer = setTimeout(() => {
       this.openUntil = performance.now() + WRITE_OPEN_MIN_MS;
       this.openGate();
-    }, WRITE_HOLD_MAX_MS);
+    }, maxMs);
     this.gate = { waiters, timer };
   }
 

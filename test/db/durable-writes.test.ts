@@ -103,7 +103,7 @@ test("a request that fails before writing does not wait for anybody's sync", asy
 
 test("while the delivery loop is behind, a write's handler waits (nothing is written yet); reads go on", async () => {
   const s = await setup();
-  s.t.ctx.groupCommit.holdWrites(true);
+  s.t.ctx.groupCommit.holdWrites(true, 60_000); // a hold that cannot run out during the test
   const create = s.api("POST", "/case/DUR", { title: "held" });
   expect(await answered([create])).toEqual([]);
   const count = () => (s.t.ctx.sqlite.query("SELECT count(*) AS n FROM tms_cases").get() as { n: number }).n;
