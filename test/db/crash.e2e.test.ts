@@ -13,7 +13,8 @@ import { startBinary, type RunningBinary } from "../e2e/binary";
 const ADMIN = "durability-e2e-admin";
 const CLIENTS = 32;
 const dataDir = mkdtempSync(join(tmpdir(), "gatehouse-durability-"));
-const env = { GATEHOUSE_ADMIN_TOKEN: ADMIN, GATEHOUSE_DATA_DIR: dataDir, GATEHOUSE_LOG_LEVEL: "info" };
+// The per-token SCIM rate limit is not under test: writing and checking go as fast as the server answers.
+const env = { GATEHOUSE_ADMIN_TOKEN: ADMIN, GATEHOUSE_DATA_DIR: dataDir, GATEHOUSE_LOG_LEVEL: "info", GATEHOUSE_SCIM_RATE_LIMIT: "100000", GATEHOUSE_SCIM_RATE_BURST: "100000" };
 const running: RunningBinary[] = [];
 afterAll(async () => {
   for (const b of running) if (b.proc.exitCode === null && b.proc.signalCode === null) await b.stop();
