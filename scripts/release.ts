@@ -105,6 +105,7 @@ export async function buildRelease(opts: { outDir?: string; targets?: string[] }
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   const stamp = buildStamp("");
+  if (stamp.commit.endsWith("-dirty")) console.warn(`warning: tracked files differ from ${stamp.commit.replace("-dirty", "")}; the executables say ${stamp.commit}`);
   const artifacts: ManifestArtifact[] = [];
   for (const t of targets) {
     const started = performance.now();
