@@ -16,6 +16,7 @@ export type Config = {
   tlsKeyFile: string | null;
   httpRedirectPort: number | null;
   adminToken: string | null;
+  metricsPublic: boolean;
   logLevel: LogLevel;
   scimEnabled: boolean;
   licenseSeats: number | null;
@@ -51,6 +52,15 @@ const bool: Parser<boolean> = (raw) => {
 const str: Parser<string> = (raw) => {
   if (raw.trim() === "") throw new Error("a non-empty string");
   return raw.trim();
+};
+/** Shortest admin token accepted: it guards everything, and nothing rate-limits guesses at it. */
+export const MIN_ADMIN_TOKEN_LENGTH = 16;
+/** A token that can be sent as `Authorization: Bearer <token>` (visible ASCII, no spaces), long enough to be safe. */
+const bearerSecret: Parser<string> = (raw) => {
+  const v = raw.trim();
+  if (!/^[\x21-\x7e]+$/.test(v)) throw new Error("a token of visible ASCII characters without spaces (it could never be sent as a Bearer token)");
+  if (v.length < MIN_ADMIN_TOKEN_LENGTH) throw new Error(`a token of at least ${MIN_ADMIN_TOKEN_LENGTH} characters (e.g. openssl rand -base64 32)`);
+  return v;
 };
 const optional = <T>(p: Parser<T>): Parser<T | null> => (raw) => (raw.trim() === "" ? null : p(raw));
 const url: Parser<string> = (raw) => {
@@ -101,7 +111,8 @@ export const KEYS: KeySpec[] = [
   { key: "GATEHOUSE_TLS_CERT_FILE", field: "tlsCertFile", default: "", parse: optional(str), doc: "PEM certificate chain; with the key file, the server speaks HTTPS." },
   { key: "GATEHOUSE_TLS_KEY_FILE", field: "tlsKeyFile", default: "", parse: optional(str), doc: "PEM private key for the certificate." },
   { key: "GATEHOUSE_HTTP_REDIRECT_PORT", field: "httpRedirectPort", default: "", parse: optional(int(1, 65535)), doc: "Optional plain-HTTP port answering every request with 308 to the HTTPS address (needs TLS)." },
-  { key: "GATEHOUSE_ADMIN_TOKEN", field: "adminToken", default: "", parse: optional(str), doc: "Bearer token for `/api/admin`, the console and `/metrics` from non-loopback. Empty disables the admin API." },
+  { key: "GATEHOUSE_ADMIN_TOKEN", field: "adminToken", default: "", parse: optional(bearerSecret), doc: "Bearer token for `/api/admin`, the console and remote `/metrics`: at least 16 visible ASCII characters, no spaces (else exit 2). Empty disables the admin API." },
+  { key: "GATEHOUSE_METRICS_PUBLIC", field: "metricsPublic", default: "false", parse: bool, doc: "true opens `/metrics` to anyone who can reach it; by default only direct loopback scrapes go without the admin token (a reverse proxy's requests never count as loopback)." },
   { key: "GATEHOUSE_LOG_LEVEL", field: "logLevel", default: "info", parse: oneOf(["debug", "info", "warn", "error"] as const), doc: "debug, info, warn or error." },
   { key: "GATEHOUSE_SCIM_ENABLED", field: "scimEnabled", default: "true", parse: bool, doc: "Initial state of the SCIM interface (false → every SCIM call answers 403). The admin API can toggle it at run time; the stored toggle wins once set." },
   { key: "GATEHOUSE_LICENSE_SEATS", field: "licenseSeats", default: "", parse: optional(int(0)), doc: "Maximum active `regular` users; empty means unlimited." },

@@ -18,8 +18,17 @@ export function withoutLockWait<T>(sqlite: Database, fn: () => T): T {
   }
 }
 
+/** The SQLite result code of an error (`SQLITE_BUSY`, `SQLITE_FULL`…), also when drizzle wrapped it. */
+export function sqliteCode(e: unknown): string | null {
+  for (let at = e, depth = 0; at && depth < 4; at = (at as { cause?: unknown }).cause, depth++) {
+    const code = (at as { code?: unknown }).code;
+    if (typeof code === "string" && code.startsWith("SQLITE_")) return code;
+  }
+  return null;
+}
+
 /** Whether an error is SQLite's "another connection holds the lock". */
 export function isLockBusy(e: unknown): boolean {
-  const code = (e as { code?: unknown })?.code;
-  return code === "SQLITE_BUSY" || (typeof code === "string" && code.startsWith("SQLITE_BUSY_"));
+  const code = sqliteCode(e);
+  return code === "SQLITE_BUSY" || !!code?.startsWith("SQLITE_BUSY_");
 }

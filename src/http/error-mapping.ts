@@ -1,3 +1,5 @@
+import { isLockBusy } from "../db/lock-wait";
+import { isStorageFull } from "../ops/storage";
 import { clipMessage, quoteValue } from "./body";
 import { ApiError, apiErrorResponse } from "./errors";
 import { DirectoryError } from "../directory/errors";
@@ -29,6 +31,17 @@ export function mapError(args: { code: string | number; error: unknown; request:
     log.error("write not durable", { requestId: args.requestId, method: request.method, path, error: error.message });
     const message = "The change could not be written to disk; it may or may not have been applied. Retry later.";
     return scim ? scimErrorResponse(new ScimError(503, message)) : apiErrorResponse(new ApiError(503, "unavailable", message));
+  }
+
+  if (isStorageFull(error)) {
+    log.error("write refused: the database or its disk is full", { requestId: args.requestId, method: request.method, path });
+    const message = "The database or its disk is full: nothing was written. Free disk space (or ask the operator to), then retry.";
+    return scim ? scimErrorResponse(new ScimError(507, message)) : apiErrorResponse(new ApiError(507, "insufficient_storage", message));
+  }
+  if (isLockBusy(error)) {
+    const message = "The database is locked by another process (a backup or maintenance); retry shortly.";
+    const headers = { "retry-after": "1" };
+    return scim ? scimErrorResponse(new ScimError(503, message, undefined, headers)) : apiErrorResponse(new ApiError(503, "busy", message, undefined, headers));
   }
 
   let status = 500;

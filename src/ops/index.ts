@@ -5,9 +5,11 @@ import { consoleRoutes } from "./console";
 import { metricsFor, PROMETHEUS_CONTENT_TYPE } from "./metrics";
 import { isDirectLoopbackRequest } from "./observe";
 import { openapiRoutes } from "./openapi";
+import { databaseWritable } from "./storage";
 import { buildInfo } from "../version";
 
 const Status = t.Object({ status: t.String() });
+const Readiness = t.Object({ status: t.String(), database: t.Optional(t.String()) });
 const Build = t.Object({ version: t.String(), commit: t.String(), builtAt: t.Union([t.String(), t.Null()]), bun: t.String(), target: t.String() });
 
 /** Health, readiness, metrics, OpenAPI docs and the admin console. */
@@ -23,7 +25,7 @@ export function opsRoutes(ctx: AppContext) {
       "/version",
       ({ request }) => {
         // The exact commit tells an attacker which fixes are missing: same access as /metrics.
-        if (!isDirectLoopbackRequest(request)) assertAdmin(ctx, request);
+        if (!ctx.config.metricsPublic && !isDirectLoopbackRequest(request)) assertAdmin(ctx, request);
         return buildInfo();
       },
       {
@@ -41,15 +43,23 @@ export function opsRoutes(ctx: AppContext) {
       ({ set }) => {
         try {
           ctx.sqlite.query("SELECT 1").get();
-          return { status: "ready" };
         } catch {
           set.status = 503;
           return { status: "unavailable" };
         }
+        if (!databaseWritable(ctx.sqlite)) {
+          set.status = 503;
+          return { status: "unavailable", database: "not writable: the database or its disk is full" };
+        }
+        return { status: "ready" };
       },
       {
-        response: { 200: Status, 503: Status },
-        detail: { tags: ["Operations"], summary: "Database answers", description: "200 when the database answers a query, 503 otherwise." },
+        response: { 200: Status, 503: Readiness },
+        detail: {
+          tags: ["Operations"],
+          summary: "Database answers and takes writes",
+          description: "200 when the database answers a query; 503 when it does not, or while it is known to be full (a write failed for lack of space, and a probe write still fails).",
+        },
       },
     )
     .get(
@@ -57,7 +67,7 @@ export function opsRoutes(ctx: AppContext) {
       ({ request }) => {
         // Loopback scrapes (a node exporter or Prometheus on the same host) need no token;
         // anything else, including requests relayed by a local reverse proxy, needs the admin token.
-        if (!isDirectLoopbackRequest(request)) assertAdmin(ctx, request);
+        if (!ctx.config.metricsPublic && !isDirectLoopbackRequest(request)) assertAdmin(ctx, request);
         return new Response(metricsFor(ctx).render(), { headers: { "content-type": PROMETHEUS_CONTENT_TYPE } });
       },
       {

@@ -16,6 +16,7 @@ import { instrumentedHandler } from "../ops/observe";
 import { registerProcessMetrics } from "../ops/process-metrics";
 import { buildInfo, VERSION } from "../version";
 import { startDeliveryLoop } from "../webhooks/dispatcher";
+import { LOCK_FILE, lockDataDir, type DataDirLock } from "./data-dir-lock";
 import { redirectTarget } from "./redirect";
 
 /**
@@ -80,12 +81,26 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
   const tls = readTls(config);
   log.info("starting", { ...buildInfo(), pid: process.pid, dataDir: config.dataDir });
 
-  const handle = openDataDir(config);
+  let dirLock: DataDirLock | null;
+  try {
+    dirLock = lockDataDir(config.dataDir);
+  } catch (e) {
+    throw new StartupConfigError(`GATEHOUSE_DATA_DIR: cannot open ${config.dataDir}: ${(e as Error).message}`);
+  }
+  if (!dirLock) throw new StartupConfigError(`GATEHOUSE_DATA_DIR: ${config.dataDir} is in use by another running gatehouse serve (lock file ${LOCK_FILE}); stop it first, or give this one its own data directory`);
+  let handle: DbHandle;
   let applied: number;
+  try {
+    handle = openDataDir(config);
+  } catch (e) {
+    dirLock.release();
+    throw e;
+  }
   try {
     applied = runMigrations(handle.db, undefined, (line) => log.warn(line));
   } catch (e) {
     closeDatabase(handle);
+    dirLock.release();
     throw e;
   }
   if (applied > 0) log.info("migrations applied", { applied });
@@ -115,6 +130,7 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
     });
   } catch (e) {
     closeDatabase(handle);
+    dirLock.release();
     throw e;
   }
   // startupMs: since the process started (performance.now() counts from process start).
@@ -135,6 +151,7 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
     } catch (e) {
       await server.stop(true);
       closeDatabase(handle);
+      dirLock.release();
       throw e;
     }
     log.info("redirect listening", { url: redirectServer.url.href, status: 308 });
@@ -163,6 +180,7 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
       // After HTTP (no new events can be published), before the database closes.
       await deliveryLoop.stop();
       await closeDatabaseDurably(handle);
+      dirLock.release();
       log.info("stopped", { reason });
     })());
 

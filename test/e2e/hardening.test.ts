@@ -5,7 +5,7 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
-import { buildBinary, startBinary, type RunningBinary } from "./binary";
+import { buildBinary, runBinaryCommand, startBinary, type RunningBinary } from "./binary";
 
 const ADMIN = "e2e-hardening-admin-token-0123456789";
 let bin: RunningBinary;
@@ -55,3 +55,47 @@ test("while another process holds the write lock, reads and health answer at onc
     other.close();
   }
 }, 30_000);
+
+test("a second serve on the same data directory exits 2 naming it; backup and migrate keep working beside the server", async () => {
+  const dataDir = join(bin.dir, "data");
+  const second = await runBinaryCommand(["serve"], { GATEHOUSE_DATA_DIR: dataDir, GATEHOUSE_HOST: "127.0.0.1", GATEHOUSE_PORT: "0" });
+  expect(second.code).toBe(2);
+  expect(second.stderr + second.stdout).toContain(`GATEHOUSE_DATA_DIR: ${dataDir} is in use`);
+  const backup = await runBinaryCommand(["backup", join(bin.dir, "copy.db")], { GATEHOUSE_DATA_DIR: dataDir });
+  expect(backup.code).toBe(0);
+  expect((await runBinaryCommand(["migrate"], { GATEHOUSE_DATA_DIR: dataDir })).code).toBe(0);
+  expect((await fetch(`${bin.url}/healthz`)).status).toBe(200);
+}, 30_000);
+
+test("/metrics: open to a direct loopback scrape, not to one relayed by a proxy unless it sends the admin token", async () => {
+  expect((await fetch(`${bin.url}/metrics`)).status).toBe(200);
+  expect((await fetch(`${bin.url}/metrics`, { headers: { "x-forwarded-for": "203.0.113.9" } })).status).toBe(401);
+  expect((await fetch(`${bin.url}/metrics`, { headers: { "x-forwarded-for": "203.0.113.9", authorization: `Bearer ${ADMIN}` } })).status).toBe(200);
+});
+
+test("a bulk write over the row budget is refused at once with 413; the process answers meanwhile", async () => {
+  const h = { token: apiToken, "content-type": "application/json" };
+  expect((await fetch(`${bin.url}/api/v1/project`, { method: "POST", headers: h, body: JSON.stringify({ title: "Abuse", code: "ABUSE" }) })).status).toBe(200);
+  const ids = ((await (await fetch(`${bin.url}/api/v1/case/ABUSE/bulk`, { method: "POST", headers: h, body: JSON.stringify({ cases: Array.from({ length: 100 }, (_, i) => ({ title: `c${i}` })) }) })).json()) as any).result.ids;
+  const run = ((await (await fetch(`${bin.url}/api/v1/run/ABUSE`, { method: "POST", headers: h, body: JSON.stringify({ title: "r", cases: ids }) })).json()) as any).result.id;
+  const results = Array.from({ length: 2000 }, (_, i) => ({ title: `t${i}`, testops_ids: ids, execution: { status: "failed" }, defect: true }));
+  const abuse = timed(`${bin.url}/api/v2/ABUSE/run/${run}/results`, { method: "POST", headers: h, body: JSON.stringify({ results }) });
+  const health = await timed(`${bin.url}/healthz`);
+  expect(health.status).toBe(200);
+  const refused = await abuse;
+  expect(refused.status).toBe(413);
+  expect(refused.ms).toBeLessThan(2000);
+}, 30_000);
+
+test("a costly legal SCIM filter is refused with 400 invalidFilter instead of stalling", async () => {
+  // Enough users that a 200-term scan is over the budget (terms × users > 200000).
+  const auth = { authorization: `Bearer ${scimToken}`, "content-type": "application/scim+json" };
+  await Promise.all(Array.from({ length: 1100 }, (_, i) =>
+    fetch(`${bin.url}/scim/v2/Users`, { method: "POST", headers: auth, body: JSON.stringify({ userName: `u${i}@example.com`, name: { givenName: "U", familyName: String(i) } }) }).then((r) => r.arrayBuffer())));
+  const filter = Array.from({ length: 200 }, (_, i) => `not (emails co "q${i}")`).join(" and ");
+  const r = await fetch(`${bin.url}/scim/v2/Users?filter=${encodeURIComponent(filter)}`, { headers: auth });
+  expect(r.status).toBe(400);
+  const body = (await r.json()) as any;
+  expect(body.scimType).toBe("invalidFilter");
+  expect(body.detail).toContain("too costly");
+}, 60_000);

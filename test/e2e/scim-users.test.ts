@@ -11,7 +11,7 @@ const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
 const PATCH = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 let bin: RunningBinary;
 let token: string;
-const env = { GATEHOUSE_ADMIN_TOKEN: "e2e-admin-token", GATEHOUSE_BASE_URL: "https://idp-facing.example.com" };
+const env = { GATEHOUSE_ADMIN_TOKEN: "e2e-admin-token-0123456789", GATEHOUSE_BASE_URL: "https://idp-facing.example.com" };
 
 beforeAll(async () => {
   const binary = await buildBinary();

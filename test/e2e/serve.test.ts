@@ -16,7 +16,7 @@ writeFileSync(join(cwd, "preload.ts"), `require("node:fs").writeFileSync(${JSON.
 let bin: RunningBinary;
 beforeAll(async () => {
   await buildBinary();
-  bin = await startBinary({ env: { GATEHOUSE_ADMIN_TOKEN: "e2e-admin-token" }, cwd });
+  bin = await startBinary({ env: { GATEHOUSE_ADMIN_TOKEN: "e2e-admin-token-0123456789" }, cwd });
 }, 120_000);
 afterAll(async () => {
   rmSync(cwd, { recursive: true, force: true });
