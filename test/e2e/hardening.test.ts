@@ -4,6 +4,8 @@
  */
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildBinary, runBinaryCommand, startBinary, type RunningBinary } from "./binary";
 
@@ -98,4 +100,43 @@ test("a costly legal SCIM filter is refused with 400 invalidFilter instead of st
   const body = (await r.json()) as any;
   expect(body.scimType).toBe("invalidFilter");
   expect(body.detail).toContain("too costly");
+}, 60_000);
+
+test("disk full (a small tmpfs as the data directory): 507, /readyz not writable, reads go on; all recovers once space is freed", async () => {
+  const mountPoint = mkdtempSync(join(tmpdir(), "gatehouse-tmpfs-"));
+  const mounted = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", mountPoint]);
+  if (mounted.exitCode !== 0) throw new Error(`this test mounts a tmpfs (root, as in .ci/run): ${mounted.stderr.toString()}`);
+  let full: RunningBinary | null = null;
+  try {
+    full = await startBinary({ env: { GATEHOUSE_ADMIN_TOKEN: ADMIN, GATEHOUSE_DATA_DIR: join(mountPoint, "data") } });
+    const admin = { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" };
+    const token = ((await (await fetch(`${full.url}/api/admin/api-tokens`, { method: "POST", headers: admin, body: JSON.stringify({ name: "full" }) })).json()) as any).token;
+    const h = { token, "content-type": "application/json" };
+    // Leave a little room, then write until the disk says no.
+    const free = () => Number(Bun.spawnSync(["df", "--output=avail", "-B1", mountPoint]).stdout.toString().trim().split("\n").pop());
+    writeFileSync(join(mountPoint, "filler"), new Uint8Array(Math.max(0, free() - 256 * 1024)));
+    let refused: Response | null = null;
+    for (let i = 0; i < 200 && !refused; i++) {
+      const r = await fetch(`${full.url}/api/v1/project`, { method: "POST", headers: h, body: JSON.stringify({ title: `Full ${i}`, code: `F${i}`, description: "x".repeat(10_000) }) });
+      if (r.status !== 200) refused = r;
+      else await r.arrayBuffer();
+    }
+    expect(refused?.status).toBe(507);
+    expect(((await refused!.json()) as any).error.code).toBe("insufficient_storage");
+    const ready = await fetch(`${full.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(((await ready.json()) as any).database).toContain("not writable");
+    expect((await fetch(`${full.url}/api/v1/project`, { headers: { token } })).status).toBe(200);
+
+    rmSync(join(mountPoint, "filler"));
+    expect((await fetch(`${full.url}/readyz`)).status).toBe(200);
+    expect((await fetch(`${full.url}/api/v1/project`, { method: "POST", headers: h, body: JSON.stringify({ title: "After", code: "AFTER" }) })).status).toBe(200);
+    expect(await full.stop()).toBe(0);
+    full = null;
+  } finally {
+    if (full) full.kill9();
+    await Bun.sleep(100);
+    Bun.spawnSync(["umount", "-l", mountPoint]);
+    rmSync(mountPoint, { recursive: true, force: true });
+  }
 }, 60_000);
