@@ -39,7 +39,7 @@ export function caseView(db: Reader, c: CaseRow) {
   const author = c.authorId == null ? null : db.select({ id: users.id, userName: users.userName, displayName: users.displayName, active: users.active }).from(users).where(eq(users.id, c.authorId)).get() ?? null;
   return {
     ...casePayload(c),
-    layer: c.layer, is_flaky: c.isFlaky, status: c.status, tags: c.tags.map((title) => ({ title })),
+    layer: c.layer, is_flaky: c.isFlaky, status: c.status, tags: c.tags.map((title) => ({ title })), params: c.params,
     steps: c.steps.map((s) => ({ ...s, shared_step_hash: s.shared_hash })),
     custom_fields: c.customFields.map((f) => ({ id: Number(f.field_id), value: f.value })),
     author_id: c.authorId, author: author ? { id: author.id, name: author.displayName, email: author.userName, active: author.active } : null,
@@ -149,11 +149,11 @@ function nextPosition(tx: Reader, projectId: number, suiteId: number | null | un
 }
 
 /** Inserts a case and publishes case.created; for use inside a caller's transaction. */
-export function insertCase(tx: Tx, project: ProjectRow, caller: Caller, body: CaseCreateBody): CaseRow {
+export function insertCase(tx: Tx, project: ProjectRow, caller: Caller, body: CaseCreateBody, reporter: Pick<Columns, "signature" | "params"> = {}): CaseRow {
   const cols = columnsFrom(tx, project, body, null);
   const now = isoMicro();
   const row = tx.insert(cases).values({
-    ...cols, title: body.title, projectId: project.id, position: nextPosition(tx, project.id, cols.suiteId),
+    ...cols, ...reporter, title: body.title, projectId: project.id, position: nextPosition(tx, project.id, cols.suiteId),
     revision: 1, authorId: caller.userId, created: now, updated: now,
   }).returning().get();
   publish(tx, "case.created", casePayload(row), { projectCode: project.code });

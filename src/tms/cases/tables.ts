@@ -43,8 +43,12 @@ export const cases = sqliteTable("tms_cases", {
   attachments: text("attachments", { mode: "json" }).$type<number[]>().notNull().default([]),
   customFields: text("custom_fields", { mode: "json" }).$type<CaseCustomFieldValue[]>().notNull().default([]),
   tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default([]),
+  /** Parameter names → values seen (Qase `params`); set from reporters' `params` on auto-created cases. */
+  params: text("params", { mode: "json" }).$type<Record<string, string[]>>().notNull().default({}),
+  /** The reporter signature (suite path + title + parameters) an auto-created case is matched by. */
+  signature: text("signature"),
   authorId: integer("author_id").references(() => users.id),
   created: text("created").notNull(),
   updated: text("updated").notNull(),
   deleted: text("deleted"),
-}, (t) => [index("tms_cases_project").on(t.projectId, t.deleted), index("tms_cases_suite").on(t.suiteId), index("tms_cases_position").on(t.projectId, t.suiteId, t.position)]);
+}, (t) => [index("tms_cases_project").on(t.projectId, t.deleted), index("tms_cases_suite").on(t.suiteId), index("tms_cases_position").on(t.projectId, t.suiteId, t.position), index("tms_cases_signature").on(t.projectId, t.signature)]);

@@ -1,9 +1,11 @@
 import { t } from "elysia";
 import type { AppContext } from "../../context";
+import { badRequest } from "../../http/errors";
 import { tmsApi } from "../shared/api";
 import { CodeHashParams, CodeIdParams, CodeParam, Envelope, IdResult, ok, page, paging, Limit, Offset } from "../shared/envelope";
-import { ResultCreate, ResultCreateBulk, RunCreate, RunIdParams, RunListQuery, RunPublic, V2ResultCreate, V2ResultsCreate, V2RunParams } from "./model";
-import { abortRun, completeRun, createRun, deleteRun, fromV1, fromV2, getResult, getRun, listResults, listRuns, recordResults, setRunPublic } from "./service";
+import { ResultCreate, ResultCreateBulk, RunCreate, RunIdParams, RunListQuery, RunPublic, V2ResultCreate, V2ResultCreated, V2ResultsCreate, V2ResultsCreated, V2RunParams } from "./model";
+import { recordV2Results } from "./reporter";
+import { abortRun, completeRun, createRun, deleteRun, fromV1, getResult, getRun, listResults, listRuns, recordResults, setRunPublic } from "./service";
 
 const runDetail = (summary: string) => ({ tags: ["Runs"], summary });
 const resultDetail = (summary: string) => ({ tags: ["Results"], summary });
@@ -54,11 +56,15 @@ export function runRoutes(ctx: AppContext) {
 export function runV2Routes(ctx: AppContext) {
   return tmsApi(ctx, "/v2")
     .post("/:code/run/:runId/result", ({ params, body, caller }) => {
-      const r = recordResults(ctx.db, ctx.sqlite, caller, params.code, params.runId, (f) => fromV2(body, f));
-      return ok({ case_id: r[0]!.case_id, hash: r[0]!.hash });
-    }, { params: V2RunParams, body: V2ResultCreate, response: { 200: ResultCreated }, detail: resultDetail("v2: add one result") })
-    .post("/:code/run/:runId/results", ({ params, body, caller }) => {
-      recordResults(ctx.db, ctx.sqlite, caller, params.code, params.runId, () => body.results.flatMap((r, i) => fromV2(r, `results.${i}.`)));
-      return { status: true };
-    }, { params: V2RunParams, body: V2ResultsCreate, detail: resultDetail("v2: add results in bulk (one transaction)") });
+      const r = recordV2Results(ctx.db, ctx.sqlite, ctx.log, caller, params.code, params.runId, [body]);
+      // One item: its problem is the request's problem.
+      const e = r.errors[0];
+      if (e) throw badRequest(e.message, e.field?.replace(/^results\.0\.?/, "") || undefined);
+      const { index: _, ...stored } = r.results[0]!;
+      return ok({ ...stored, warnings: r.warnings });
+    }, { params: V2RunParams, body: V2ResultCreate, response: { 200: V2ResultCreated }, detail: resultDetail("v2: add one result (idempotent by `id`)") })
+    .post("/:code/run/:runId/results", ({ params, body, caller }) => ok(recordV2Results(ctx.db, ctx.sqlite, ctx.log, caller, params.code, params.runId, body.results)), {
+      params: V2RunParams, body: V2ResultsCreate, response: { 200: V2ResultsCreated },
+      detail: resultDetail("v2: add results in bulk: every good item is stored, each bad one reported in `errors` (idempotent by `id`)"),
+    });
 }

@@ -68,13 +68,16 @@ export const ResultCreate = t.Object({
 export const ResultCreateBulk = t.Object({ results: t.Array(ResultCreate, { minItems: 1, maxItems: 2000 }) });
 export type ResultCreateBody = typeof ResultCreate.static;
 
-/** Qase v2 `ResultCreate` (what the Qase reporters send to /v2/{code}/run/{id}/results). */
-// Nested `steps` (Qase allows sub-steps) are accepted as given and not validated further.
-const V2Step = t.Object({
-  data: Opt(t.Object({ action: t.String(), expected_result: Opt(t.String()), input_data: Opt(t.String()), attachments: Opt(t.Array(t.String())) })),
-  execution: Opt(t.Object({ status: StatusInput, start_time: Opt(t.Number()), end_time: Opt(t.Number()), duration: Opt(t.Number()), comment: Opt(t.String()), attachments: Opt(t.Array(t.String())) })),
-  steps: Opt(t.Array(t.Any())),
+/**
+ * Qase v2 `ResultStep`. Sub-steps (`steps`) have this same shape; they are checked one level at a
+ * time when the result is read (src/tms/runs/reporter.ts), so the schema stays non-recursive.
+ */
+export const V2Step = t.Object({
+  data: Opt(t.Object({ action: Opt(t.String({ maxLength: 10000 })), expected_result: Opt(t.String({ maxLength: 10000 })), input_data: Opt(t.String({ maxLength: 10000 })), attachments: AttachmentIds })),
+  execution: Opt(t.Object({ status: Opt(StatusInput), start_time: Opt(t.Number()), end_time: Opt(t.Number()), duration: Opt(t.Number()), comment: Opt(t.String({ maxLength: 100000 })), attachments: AttachmentIds })),
+  steps: Opt(t.Array(t.Any(), { maxItems: 500 })),
 });
+export type V2StepBody = typeof V2Step.static;
 export const V2ResultCreate = t.Object({
   title: t.String({ minLength: 1, maxLength: 255 }),
   execution: t.Object({
@@ -86,12 +89,12 @@ export const V2ResultCreate = t.Object({
     error_context: Opt(t.String()),
     thread: Opt(t.String()),
   }),
-  id: Opt(t.String()),
-  signature: Opt(t.String()),
+  id: Opt(t.String({ maxLength: 128, description: "Idempotency key: a result already stored under this id in the run is not stored again" })),
+  signature: Opt(t.String({ maxLength: 2000, description: "What an unlinked result is matched to its case by (suite path + title + parameters)" })),
   testops_id: Opt(t.Integer({ minimum: 1 })),
   testops_ids: Opt(t.Array(t.Integer({ minimum: 1 }), { maxItems: 100 })),
-  fields: Opt(t.Record(t.String(), t.Any())),
-  attachments: Opt(t.Array(t.String())),
+  fields: Opt(t.Record(t.String(), t.Any(), { description: "Case fields (severity, priority, description, preconditions…) for a case this result creates" })),
+  attachments: AttachmentIds,
   steps: Opt(t.Array(V2Step, { maxItems: 500 })),
   steps_type: Opt(t.String()),
   params: Opt(t.Record(t.String(), t.String())),
@@ -100,7 +103,29 @@ export const V2ResultCreate = t.Object({
   message: Opt(t.String({ maxLength: 100000 })),
   defect: Opt(t.Boolean()),
 });
-export const V2ResultsCreate = t.Object({ results: t.Array(V2ResultCreate, { minItems: 1, maxItems: 2000 }) });
 export type V2ResultCreateBody = typeof V2ResultCreate.static;
+/**
+ * Bulk v2 results. Each item has the `V2ResultCreate` shape and is checked on its own: a bad item
+ * is reported in the answer and the others are stored (a reporter does not retry a 400, so
+ * rejecting the batch would lose it).
+ */
+export const V2ResultsCreate = t.Object({
+  results: t.Array(t.Unknown({ description: "A V2ResultCreate (see POST /v2/{code}/run/{id}/result)" }), { minItems: 1, maxItems: 2000 }),
+});
+const StoredResultView = t.Object({ case_id: t.Integer(), hash: t.String(), unlinked_reason: t.Union([t.String(), t.Null()]), duplicate: t.Boolean() });
+const ItemProblem = t.Object({ index: t.Integer(), field: t.Optional(t.String()), message: t.String() });
+export const V2ResultCreated = t.Object({
+  status: t.Boolean(),
+  result: t.Object({ case_id: t.Integer(), hash: t.String(), unlinked_reason: t.Union([t.String(), t.Null()]), duplicate: t.Boolean(), warnings: t.Array(ItemProblem) }),
+});
+export const V2ResultsCreated = t.Object({
+  status: t.Boolean(),
+  result: t.Object({
+    stored: t.Integer({ description: "Results stored by this request (a duplicate of a stored `id` is not counted)" }),
+    results: t.Array(t.Composite([t.Object({ index: t.Integer({ description: "The item's position in the request" }) }), StoredResultView]), { description: "Each stored item (a duplicate of a stored `id` too), in request order" }),
+    errors: t.Array(ItemProblem, { description: "Items not stored, and why" }),
+    warnings: t.Array(ItemProblem, { description: "Stored items with something ignored (an unknown case field…)" }),
+  }),
+});
 export const RunIdParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), id: t.Numeric() });
 export const V2RunParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), runId: t.Numeric() });

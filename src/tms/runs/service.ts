@@ -19,8 +19,9 @@ import { requireInProject, type Reader } from "../shared/lookup";
 import { RowBudget } from "../shared/row-budget";
 import { isoMicro, secondsBetween } from "../shared/time";
 import { RESULT_STATUSES, runCounts, type ResultStatus } from "./counts";
-import type { ResultCreateBody, RunCreateBody, V2ResultCreateBody } from "./model";
-import { results, runCases, runs } from "./tables";
+import type { CaseCreateBody } from "../cases/model";
+import type { ResultCreateBody, RunCreateBody } from "./model";
+import { results, runCases, runs, type ResultStep } from "./tables";
 
 type RunRow = typeof runs.$inferSelect;
 
@@ -168,16 +169,26 @@ export type ResultInput = {
   caseTitle: string | null;
   /** Suite path (root first) for a case created from an unlinked result. */
   suitePath?: string[];
+  /**
+   * v2 only: what an unlinked result is matched by (the reporter's `signature`, else suite path +
+   * title + parameters). Null (v1): matched by exact title.
+   */
+  signature: string | null;
+  /** v2 `id`: a result already stored under it in this run is not stored again. */
+  clientId: string | null;
+  /** Case fields (severity, description…) for a case this result creates. */
+  caseFields: CaseCreateBody | null;
+  params: Record<string, string>;
   status: string;
   timeMs: number | null;
   comment: string | null;
   stacktrace: string | null;
-  steps: { position: number; status: string; comment: string | null }[];
+  steps: ResultStep[];
   attachments: number[];
   defect: boolean;
 };
 
-function statusOf(raw: string | number, field: string): ResultStatus {
+export function statusOf(raw: string | number, field: string): ResultStatus {
   const s = String(raw).trim().toLowerCase().replace(/[\s-]/g, "_") as ResultStatus;
   if (!RESULT_STATUSES.includes(s)) throw badRequest(`Invalid result status "${raw}": expected one of ${RESULT_STATUSES.join(", ")}`, field);
   return s;
@@ -185,47 +196,57 @@ function statusOf(raw: string | number, field: string): ResultStatus {
 
 export function fromV1(b: ResultCreateBody, field: string): ResultInput {
   return {
-    caseId: b.case_id ?? null, caseTitle: b.case?.title ?? null, status: statusOf(b.status, `${field}status`),
+    caseId: b.case_id ?? null, caseTitle: b.case?.title ?? null, signature: null, clientId: null, caseFields: null, params: b.param ?? {},
+    status: statusOf(b.status, `${field}status`),
     timeMs: b.time_ms != null ? Math.round(b.time_ms) : b.time != null ? Math.round(b.time * 1000) : null,
     comment: b.comment ?? null, stacktrace: b.stacktrace ?? null,
-    steps: (b.steps ?? []).map((s, i) => ({ position: s.position ?? i + 1, status: statusOf(s.status, `${field}steps.${i}.status`), comment: s.comment ?? null })),
+    steps: (b.steps ?? []).map((s, i) => ({
+      position: s.position ?? i + 1, status: statusOf(s.status, `${field}steps.${i}.status`), comment: s.comment ?? null,
+      action: s.action ?? "", expected_result: s.expected_result ?? null, data: s.data ?? null, attachments: attachmentIds(s.attachments), steps: [],
+    })),
     attachments: attachmentIds(b.attachments), defect: b.defect ?? false,
   };
 }
 
-/** A v2 result may name several cases (`testops_ids`); it is recorded once per case. */
-export function fromV2(b: V2ResultCreateBody, field: string): ResultInput[] {
-  const ids = b.testops_ids?.length ? b.testops_ids : b.testops_id != null ? [b.testops_id] : [null];
-  const suitePath = ((b.relations as { suite?: { data?: { title?: unknown }[] } } | null | undefined)?.suite?.data ?? [])
-    .map((d) => (typeof d?.title === "string" ? d.title.trim().slice(0, 255) : ""))
-    .filter(Boolean);
-  const base: Omit<ResultInput, "caseId"> = {
-    caseTitle: b.title, suitePath, status: statusOf(b.execution.status, `${field}execution.status`),
-    timeMs: b.execution.duration != null ? Math.round(b.execution.duration) : null,
-    comment: b.message ?? null, stacktrace: b.execution.stacktrace ?? null,
-    steps: (b.steps ?? []).map((s, i) => ({ position: i + 1, status: s.execution?.status ? statusOf(s.execution.status, `${field}steps.${i}.execution.status`) : "skipped", comment: s.execution?.comment ?? null })),
-    attachments: [], defect: b.defect ?? false,
-  };
-  return ids.map((caseId) => ({ ...base, caseId }));
-}
+/** Where a result landed: its case, its hash, and why it is not on the case it named (if so). */
+export type StoredResult = { case_id: number; hash: string; unlinked_reason: string | null; duplicate: boolean };
 
 /** A failed (or invalid) result sent with `defect: true` also creates a defect. */
 const makesDefect = (r: ResultInput) => r.defect && (r.status === "failed" || r.status === "invalid");
 
-/** The case a result is for: by id (must be live in the project), else by exact title, else created (case.created). */
-function resolveCase(tx: Tx, q: ResultStatements, p: ProjectRow, caller: Caller, r: ResultInput, field: string, budget: RowBudget): { id: number; title: string } {
+/**
+ * The case a result is for: by id (must be live in the project); else, for v2, by signature, then
+ * by exact title among cases no reporter has signed yet (the case adopts the signature), else
+ * created (case.created) with the result's fields and parameters; for v1 by exact title, else created.
+ * A v2 result naming a case id that does not exist is matched as unlinked and says so
+ * (`unlinkedReason`): a reporter's batch must not be lost over one stale annotation.
+ */
+function resolveCase(tx: Tx, q: ResultStatements, p: ProjectRow, caller: Caller, r: ResultInput, field: string, budget: RowBudget): { id: number; title: string; unlinkedReason: string | null } {
+  let unlinkedReason: string | null = null;
   if (r.caseId != null) {
     const c = q.caseById.get(r.caseId, p.id);
-    if (!c) throw badRequest(`Test case ${r.caseId} does not exist in this project`, `${field}case_id`);
-    return c;
+    if (c) return { ...c, unlinkedReason };
+    if (r.signature === null) throw badRequest(`Test case ${r.caseId} does not exist in this project`, `${field}case_id`);
+    unlinkedReason = `Test case ${r.caseId} does not exist in this project; the result was matched by its signature instead`;
   }
   if (!r.caseTitle) throw badRequest("A result needs `case_id` (or a case title to find or create the case)", `${field}case_id`);
-  const found = q.caseByTitle.get(p.id, r.caseTitle);
-  if (found) return found;
+  if (r.signature !== null) {
+    const signed = q.caseBySignature.get(p.id, r.signature);
+    if (signed) return { ...signed, unlinkedReason };
+    const unsigned = q.caseByTitleUnsigned.get(p.id, r.caseTitle);
+    if (unsigned) {
+      q.adoptSignature.run(r.signature, unsigned.id);
+      return { ...unsigned, unlinkedReason };
+    }
+  } else {
+    const found = q.caseByTitle.get(p.id, r.caseTitle);
+    if (found) return { ...found, unlinkedReason };
+  }
   const suiteId = r.suitePath?.length ? ensureSuitePath(tx, p, caller, r.suitePath, () => budget.spend(1, 1)) : null;
   budget.spend(1, 1);
-  const c = insertCase(tx, p, caller, { title: r.caseTitle, is_automated: true, suite_id: suiteId });
-  return { id: c.id, title: c.title };
+  const params = Object.fromEntries(Object.entries(r.params).map(([k, v]) => [k, [v]]));
+  const c = insertCase(tx, p, caller, { ...r.caseFields, title: r.caseTitle, is_automated: true, suite_id: suiteId }, { signature: r.signature, params });
+  return { id: c.id, title: c.title, unlinkedReason };
 }
 
 /**
@@ -233,61 +254,79 @@ function resolveCase(tx: Tx, q: ResultStatements, p: ProjectRow, caller: Caller,
  * caches `query()` statements). They run on the same connection inside the drizzle transaction;
  * going around the ORM here is what makes a batch of 200 results cost one fsync and a few ms.
  */
-type ResultStatements = ReturnType<typeof resultStatements>;
-function resultStatements(sqlite: Database) {
+export type ResultStatements = ReturnType<typeof resultStatements>;
+export function resultStatements(sqlite: Database) {
   return {
     caseById: sqlite.query<{ id: number; title: string }, [number, number]>("SELECT id, title FROM tms_cases WHERE id = ? AND project_id = ? AND deleted IS NULL"),
     caseByTitle: sqlite.query<{ id: number; title: string }, [number, string]>("SELECT id, title FROM tms_cases WHERE project_id = ? AND title = ? AND deleted IS NULL ORDER BY id LIMIT 1"),
-    insertResult: sqlite.query<unknown, [string, number, number, string, number | null, string | null, string | null, string, string, number | null, string]>(
-      "INSERT INTO tms_results (hash, run_id, case_id, status, time_ms, comment, stacktrace, steps, attachments, author_id, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+    caseBySignature: sqlite.query<{ id: number; title: string }, [number, string]>("SELECT id, title FROM tms_cases WHERE project_id = ? AND signature = ? AND deleted IS NULL ORDER BY id LIMIT 1"),
+    caseByTitleUnsigned: sqlite.query<{ id: number; title: string }, [number, string]>("SELECT id, title FROM tms_cases WHERE project_id = ? AND title = ? AND signature IS NULL AND deleted IS NULL ORDER BY id LIMIT 1"),
+    adoptSignature: sqlite.query<unknown, [string, number]>("UPDATE tms_cases SET signature = ? WHERE id = ?"),
+    resultByClientId: sqlite.query<{ hash: string; case_id: number; unlinked_reason: string | null }, [number, string]>("SELECT hash, case_id, unlinked_reason FROM tms_results WHERE run_id = ? AND client_id = ? ORDER BY rowid"),
+    insertResult: sqlite.query<unknown, [string, number, number, string, number | null, string | null, string | null, string, string, string, string | null, string | null, number | null, string]>(
+      "INSERT INTO tms_results (hash, run_id, case_id, status, time_ms, comment, stacktrace, steps, attachments, params, client_id, unlinked_reason, author_id, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
     setLatest: sqlite.query<unknown, [string, number, number]>("UPDATE tms_run_cases SET status = ? WHERE run_id = ? AND case_id = ?"),
     addToRun: sqlite.query<unknown, [number, number, number, string]>("INSERT INTO tms_run_cases (run_id, case_id, position, status) VALUES (?, ?, ?, ?)"),
+    lastPosition: sqlite.query<{ m: number | null }, [number]>("SELECT max(position) AS m FROM tms_run_cases WHERE run_id = ?"),
   };
 }
 
+/** The project and the active run results go into; inside the caller's transaction. */
+export function requireActiveRun(tx: Tx, code: string, runId: number) {
+  const p = requireProject(tx, code);
+  const run = requireRun(tx, p.id, runId);
+  requireActive(run, "add results");
+  return p;
+}
+
 /**
- * Records results into an active run in one transaction: each result row is kept (history) and
- * its case's latest status is overwritten (latest result per case wins). Cases not yet in the
- * run join it. A failed result with `defect: true` also creates a defect (defect.created).
+ * Stores the results of one posted item inside the caller's transaction: each result row is kept
+ * (history) and its case's latest status is overwritten (latest result per case wins). Cases not
+ * yet in the run join it. A failed result with `defect: true` also creates a defect
+ * (defect.created). Results whose `clientId` is already stored in the run are answered from
+ * the stored rows and not stored again. What the results write is counted on `budget` first;
+ * cases and suites they create are counted as they are created.
  */
+export function storeResults(tx: Tx, q: ResultStatements, p: ProjectRow, caller: Caller, runId: number, items: ResultInput[], field: string, budget: RowBudget): StoredResult[] {
+  const clientId = items[0]?.clientId ?? null;
+  if (clientId !== null) {
+    const stored = q.resultByClientId.all(runId, clientId);
+    if (stored.length) return stored.map((s) => ({ case_id: s.case_id, hash: s.hash, unlinked_reason: s.unlinked_reason, duplicate: true }));
+  }
+  for (const r of items) budget.spend(2 + r.steps.length + (makesDefect(r) ? 1 : 0), makesDefect(r) ? 1 : 0);
+  const now = isoMicro();
+  return items.map((r) => {
+    const c = resolveCase(tx, q, p, caller, r, field, budget);
+    const hash = randomBytes(20).toString("hex");
+    q.insertResult.run(hash, runId, c.id, r.status, r.timeMs, r.comment, r.stacktrace, JSON.stringify(r.steps), JSON.stringify(r.attachments), JSON.stringify(r.params), r.clientId, c.unlinkedReason, caller.userId, now);
+    if (q.setLatest.run(r.status, runId, c.id).changes === 0) q.addToRun.run(runId, c.id, (q.lastPosition.get(runId)?.m ?? 0) + 1, r.status);
+    if (makesDefect(r)) {
+      const failedStep = r.steps.find((s) => s.status === "failed" || s.status === "invalid");
+      insertDefect(tx, p, caller, {
+        title: `${c.title}: ${r.status}`, actualResult: r.comment ?? r.stacktrace ?? `Result ${hash} ${r.status}`,
+        severity: "normal", caseId: c.id, step: failedStep?.position ?? 0, runId, resultHash: hash, attachments: r.attachments,
+      });
+    }
+    return { case_id: c.id, hash, unlinked_reason: c.unlinkedReason, duplicate: false };
+  });
+}
+
+/** Records v1 results into an active run in one transaction (one bad item rejects the request). */
 export function recordResults(db: Db, sqlite: Database, caller: Caller, code: string, runId: number, inputs: (field: string) => ResultInput[]) {
   const q = resultStatements(sqlite);
   return db.transaction((tx) => {
-    const p = requireProject(tx, code);
-    const run = requireRun(tx, p.id, runId);
-    requireActive(run, "add results");
+    const p = requireActiveRun(tx, code, runId);
     const items = inputs("");
-    // What the body alone says it will write is counted before any write; cases and suites the
-    // results create are counted as they are created.
     const budget = new RowBudget();
-    for (const r of items) budget.spend(2 + r.steps.length, 0);
-    for (const r of items) if (makesDefect(r)) budget.spend(1, 1);
-    const out: { case_id: number; hash: string }[] = [];
-    let pos = tx.select({ m: max(runCases.position) }).from(runCases).where(eq(runCases.runId, runId)).get()?.m ?? 0;
-    const now = isoMicro();
-    items.forEach((r, i) => {
-      const field = items.length > 1 ? `results.${i}.` : "";
-      const c = resolveCase(tx, q, p, caller, r, field, budget);
-      const hash = randomBytes(20).toString("hex");
-      q.insertResult.run(hash, runId, c.id, r.status, r.timeMs, r.comment, r.stacktrace, JSON.stringify(r.steps), JSON.stringify(r.attachments), caller.userId, now);
-      if (q.setLatest.run(r.status, runId, c.id).changes === 0) q.addToRun.run(runId, c.id, ++pos, r.status);
-      if (makesDefect(r)) {
-        const failedStep = r.steps.find((s) => s.status === "failed" || s.status === "invalid");
-        insertDefect(tx, p, caller, {
-          title: `${c.title}: ${r.status}`, actualResult: r.comment ?? r.stacktrace ?? `Result ${hash} ${r.status}`,
-          severity: "normal", caseId: c.id, step: failedStep?.position ?? 0, runId, resultHash: hash, attachments: r.attachments,
-        });
-      }
-      out.push({ case_id: c.id, hash });
-    });
-    return out;
+    return items.flatMap((r, i) => storeResults(tx, q, p, caller, runId, [r], items.length > 1 ? `results.${i}.` : "", budget));
   }, { behavior: "immediate" });
 }
 
 export function resultView(r: typeof results.$inferSelect) {
   return {
     hash: r.hash, run_id: r.runId, case_id: r.caseId, status: r.status, time_spent_ms: r.timeMs, comment: r.comment,
-    stacktrace: r.stacktrace, steps: r.steps, attachments: r.attachments, author_id: r.authorId, end_time: r.created,
+    stacktrace: r.stacktrace, steps: r.steps, attachments: r.attachments, param: r.params, author_id: r.authorId, end_time: r.created,
+    id: r.clientId, unlinked_reason: r.unlinkedReason,
   };
 }
 

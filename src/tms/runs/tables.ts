@@ -1,4 +1,4 @@
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { users } from "../../directory/tables";
 import { cases } from "../cases/tables";
 import { milestones } from "../milestones/tables";
@@ -36,7 +36,24 @@ export const runCases = sqliteTable("tms_run_cases", {
   status: text("status"),
 }, (t) => [primaryKey({ columns: [t.runId, t.caseId] })]);
 
-/** Every posted result (history); the run case row holds the latest one's status. */
+/** A step of a result as a reporter sent it: its texts, outcome and sub-steps. */
+export type ResultStep = {
+  position: number;
+  status: string;
+  comment: string | null;
+  action: string;
+  expected_result: string | null;
+  data: string | null;
+  attachments: number[];
+  steps: ResultStep[];
+};
+
+/**
+ * Every posted result (history); the run case row holds the latest one's status.
+ * `client_id` is the v2 result `id` (the reporters' idempotency key): a retried batch finds its
+ * rows by it and stores nothing twice. `unlinked_reason` says why a result that named a case id
+ * is attached to another case (the id did not exist; it was matched by signature instead).
+ */
 export const results = sqliteTable("tms_results", {
   hash: text("hash").primaryKey(),
   runId: integer("run_id").notNull().references(() => runs.id, { onDelete: "cascade" }),
@@ -45,8 +62,11 @@ export const results = sqliteTable("tms_results", {
   timeMs: integer("time_ms"),
   comment: text("comment"),
   stacktrace: text("stacktrace"),
-  steps: text("steps", { mode: "json" }).$type<{ position: number; status: string; comment: string | null }[]>().notNull().default([]),
+  steps: text("steps", { mode: "json" }).$type<ResultStep[]>().notNull().default([]),
   attachments: text("attachments", { mode: "json" }).$type<number[]>().notNull().default([]),
+  params: text("params", { mode: "json" }).$type<Record<string, string>>().notNull().default({}),
+  clientId: text("client_id"),
+  unlinkedReason: text("unlinked_reason"),
   authorId: integer("author_id").references(() => users.id),
   created: text("created").notNull(),
-}, (t) => [index("tms_results_run").on(t.runId, t.caseId)]);
+}, (t) => [index("tms_results_run").on(t.runId, t.caseId), uniqueIndex("tms_results_client_id").on(t.runId, t.clientId, t.caseId)]);
