@@ -60,6 +60,8 @@ detect_target() {
   echo "linux-$arch$simd$libc"
 }
 
+if [ -z "$root" ] && [ "$(id -u)" != 0 ]; then die "run it as root (sudo sh install.sh), or with DESTDIR to stage into a directory"; fi
+
 host_target=""
 if [ "$(uname -s)" = Linux ]; then host_target=$(detect_target); fi
 [ -n "$target" ] || target=$host_target
@@ -74,9 +76,17 @@ actual=$(sha256sum "$here/$file" | cut -d ' ' -f 1)
 [ "$expected" = "$actual" ] || die "checksum mismatch for $file (expected $expected, got $actual): the file is damaged or was changed; not installing it"
 say "$file: checksum OK"
 
-# --- does it run here? ----------------------------------------------------------------------
+# --- the executable -----------------------------------------------------------------------
+bindir="$root$prefix/bin"
+mkdir -p "$bindir"
+new="$bindir/.gatehouse.new.$$"
+trap 'rm -f "$new"' EXIT
+cp "$here/$file" "$new"
+chmod 0755 "$new" # the release copy may have lost its mode on the way
+
+# Does it start here? (Tried on the copy: the release directory may be on a noexec mount.)
 if [ "$target" = "$host_target" ]; then
-  if ! reported=$("$here/$file" version 2>&1); then
+  if ! reported=$("$new" version 2>&1); then
     die "$file does not start on this machine: $reported
 (\"Illegal instruction\" on x86-64 means this CPU needs the linux-x64-baseline build: --target linux-x64-baseline)"
   fi
@@ -85,13 +95,6 @@ else
   say "$target is not this machine's platform ($host_target): not trying to start it"
 fi
 
-# --- the executable -----------------------------------------------------------------------
-bindir="$root$prefix/bin"
-mkdir -p "$bindir"
-new="$bindir/.gatehouse.new.$$"
-trap 'rm -f "$new"' EXIT
-cp "$here/$file" "$new"
-chmod 0755 "$new"
 if [ -f "$bindir/gatehouse" ] && ! cmp -s "$bindir/gatehouse" "$new"; then
   # A hard link keeps the old file without a moment where gatehouse is missing.
   ln -f "$bindir/gatehouse" "$bindir/gatehouse.previous"

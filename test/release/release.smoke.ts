@@ -7,7 +7,7 @@
  * executables and qemu-user with the arm64 C library (.ci/run installs both).
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { cpSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
@@ -239,6 +239,20 @@ describe("install.sh", () => {
     expect(r.out).toContain("not trying to start it");
     expect(sha256File(join(root, "opt/gatehouse/bin/gatehouse"))).toBe(artifact("linux-arm64").sha256);
     expect(readFileSync(join(root, "etc/systemd/system/gatehouse@.service"), "utf8")).toContain("ExecStart=/opt/gatehouse/bin/gatehouse serve --env-file /etc/gatehouse/%i.env");
+  }, 60_000);
+
+  test("a release copied without file modes (an HTTP download) still installs, and the copy is started before it replaces anything", () => {
+    const copy = join(scratch, "no-modes");
+    mkdirSync(copy);
+    for (const f of [artifact(hostTarget).file, "SHA256SUMS", "install.sh", "gatehouse@.service", "gatehouse.env.example"]) {
+      cpSync(join(RELEASE, f), join(copy, f));
+      chmodSync(join(copy, f), 0o644);
+    }
+    const root = scratchRoot("no-modes");
+    const r = install(copy, root);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`target ${hostTarget})`);
+    expect(mode(join(root, "usr/local/bin/gatehouse"))).toBe("755");
   }, 60_000);
 
   test("a damaged executable is refused and nothing is installed", () => {
