@@ -3,6 +3,7 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { containsText } from "../db/contains";
 import { notFound } from "../http/errors";
+import { PageLimit, PageOffset } from "../http/paging";
 import { groupMembers, groups, userEmails, users } from "../directory/tables";
 import { apiTokens } from "../tms/tokens/tables";
 
@@ -15,8 +16,8 @@ import { apiTokens } from "../tms/tokens/tables";
 const tags = ["Admin: directory"];
 const UserType = t.Union([t.Literal("regular"), t.Literal("read-only"), t.Literal("billing")]);
 const Paging = {
-  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 500, default: 50 })),
-  offset: t.Optional(t.Numeric({ minimum: 0, maximum: 1_000_000_000, default: 0 })),
+  limit: PageLimit,
+  offset: PageOffset,
 };
 const UserListQuery = t.Object({
   q: t.Optional(t.String({ maxLength: 200, description: "Substring of the userName, display name or an e-mail (case-insensitive)" })),

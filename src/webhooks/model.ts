@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { PageLimit, PageOffset } from "../http/paging";
 
 /** Schemas of the webhook admin API: validation, types and the OpenAPI document share them. */
 
@@ -60,8 +61,8 @@ export const DeliveryStatus = t.Union([t.Literal("pending"), t.Literal("delivere
 export const DeliveryListQuery = t.Object({
   status: t.Optional(DeliveryStatus),
   event: t.Optional(t.String()),
-  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 500, default: 50 })),
-  offset: t.Optional(t.Numeric({ minimum: 0, default: 0 })),
+  limit: PageLimit,
+  offset: PageOffset,
 });
 
 export const DeliverySummary = t.Object({

@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { PageLimit, PageOffset } from "../../http/paging";
 
 /** Schemas of the provisioning activity log's admin API (validation, types and OpenAPI share them). */
 
@@ -17,8 +18,8 @@ export const ActivityListQuery = t.Object({
   q: t.Optional(t.String({ maxLength: 200, description: "Substring of the userName / displayName (case-insensitive)" })),
   since: t.Optional(t.String({ format: "date-time", description: "At or after this time" })),
   until: t.Optional(t.String({ format: "date-time", description: "Before this time" })),
-  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 500, default: 50 })),
-  offset: t.Optional(t.Numeric({ minimum: 0, maximum: 1_000_000_000, default: 0 })),
+  limit: PageLimit,
+  offset: PageOffset,
 });
 export type ActivityListQuery = typeof ActivityListQuery.static;
 

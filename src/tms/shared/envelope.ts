@@ -19,7 +19,8 @@ export function paging(q: { limit?: number; offset?: number }): { limit: number;
   const limit = q.limit ?? 10;
   const offset = q.offset ?? 0;
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw badRequest("limit must be an integer from 1 to 100", "limit");
-  if (!Number.isInteger(offset) || offset < 0) throw badRequest("offset must be a non-negative integer", "offset");
+  // Bounded so that only an exact integer ever reaches SQLite (1e20 or 2^63 would not).
+  if (!Number.isSafeInteger(offset) || offset < 0) throw badRequest(`offset must be an integer from 0 to ${Number.MAX_SAFE_INTEGER}`, "offset");
   return { limit, offset };
 }
 
