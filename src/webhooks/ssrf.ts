@@ -22,7 +22,6 @@ export type AddressClass =
   | "multicast"
   | "documentation"
   | "reserved"
-  | "ipv4-mapped"
   | "ipv4-translated";
 
 type V4Range = [base: number, bits: number, cls: AddressClass];
@@ -79,12 +78,18 @@ function classifyV6(ip: string): AddressClass {
   const zeroUpTo = (n: number) => g.slice(0, n).every((x) => x === 0);
   if (g.every((x) => x === 0)) return "unspecified";
   if (zeroUpTo(7) && g[7] === 1) return "loopback";
-  if (zeroUpTo(5) && g[5] === 0xffff) return "ipv4-mapped"; // ::ffff:a.b.c.d
-  if (zeroUpTo(6)) return "ipv4-mapped"; // deprecated IPv4-compatible ::a.b.c.d
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) {
-    // NAT64 well-known prefix: judge by the IPv4 address it translates to.
-    const inner = classifyV4(embeddedV4(g[6]!, g[7]!));
-    return inner === "public" ? "public" : "ipv4-translated";
+  // Forms that carry an IPv4 address in their last 32 bits are judged as that address (a
+  // stack may reach it over IPv4): ::ffff:a.b.c.d (mapped), ::ffff:0:a.b.c.d (SIIT, RFC 2765),
+  // ::a.b.c.d (deprecated compatible), 64:ff9b::a.b.c.d (NAT64, RFC 6052) and ISATAP
+  // interface ids (…:0:5efe:a.b.c.d, …:200:5efe:a.b.c.d, RFC 5214).
+  const lastV4 = () => classifyV4(embeddedV4(g[6]!, g[7]!));
+  if (zeroUpTo(5) && g[5] === 0xffff) return lastV4();
+  if (zeroUpTo(4) && g[4] === 0xffff && g[5] === 0) return lastV4();
+  if (zeroUpTo(6)) return lastV4();
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return lastV4();
+  if ((g[4] === 0 || g[4] === 0x200) && g[5] === 0x5efe) {
+    const inner = lastV4();
+    if (inner !== "public") return inner;
   }
   if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return "ipv4-translated"; // local-use NAT64
   if (g[0] === 0x2002) {
@@ -131,7 +136,7 @@ export function validateTargetUrl(raw: string, allowPrivate: boolean): string | 
   if (u.hash) return "url must not contain a fragment";
   if (!allowPrivate) {
     const host = bareHost(u);
-    if (host === "localhost" || host.endsWith(".localhost")) return "url points at loopback (set GATEHOUSE_WEBHOOK_ALLOW_PRIVATE_TARGETS=true to allow private targets)";
+    if (isLoopbackName(host)) return "url points at loopback (set GATEHOUSE_WEBHOOK_ALLOW_PRIVATE_TARGETS=true to allow private targets)";
     if (isIP(host)) {
       const cls = classifyAddress(host);
       if (cls !== "public") return `url points at a ${cls} address (set GATEHOUSE_WEBHOOK_ALLOW_PRIVATE_TARGETS=true to allow private targets)`;
@@ -149,8 +154,14 @@ export function hasIpLiteralHost(raw: string): boolean {
   }
 }
 
+/** The URL's host without IPv6 brackets or the DNS root's trailing dot, lower-cased. */
 function bareHost(u: URL): string {
-  return u.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return u.hostname.replace(/^\[|\]$/g, "").replace(/\.+$/, "").toLowerCase();
+}
+
+/** Names that mean this host on every usual resolver (RFC 6761 `localhost`, Debian's /etc/hosts aliases). */
+function isLoopbackName(host: string): boolean {
+  return host === "localhost" || host.endsWith(".localhost") || host === "localhost.localdomain" || host === "ip6-localhost" || host === "ip6-loopback";
 }
 
 export type ResolvedTarget = {

@@ -22,11 +22,20 @@ test.each([
   ["255.255.255.255", "reserved"],
   ["::", "unspecified"],
   ["::1", "loopback"],
-  ["::ffff:127.0.0.1", "ipv4-mapped"],
-  ["::ffff:8.8.8.8", "ipv4-mapped"],
-  ["::ffff:7f00:1", "ipv4-mapped"],
-  ["::127.0.0.1", "ipv4-mapped"],
-  ["64:ff9b::a00:1", "ipv4-translated"],
+  // IPv4-embedding forms are judged as the IPv4 address they carry.
+  ["::ffff:127.0.0.1", "loopback"],
+  ["::ffff:8.8.8.8", "public"],
+  ["::ffff:7f00:1", "loopback"],
+  ["::ffff:169.254.169.254", "metadata"],
+  ["::127.0.0.1", "loopback"],
+  ["::ffff:0:127.0.0.1", "loopback"], // SIIT (RFC 2765)
+  ["::ffff:0:a00:1", "private"],
+  ["::ffff:0:169.254.169.254", "metadata"],
+  ["::ffff:0:8.8.8.8", "public"],
+  ["64:ff9b::a00:1", "private"],
+  ["64:ff9b::7f00:1", "loopback"],
+  ["2001:4860::5efe:10.0.0.1", "private"], // ISATAP
+  ["2001:4860::200:5efe:127.0.0.1", "loopback"],
   ["64:ff9b::808:808", "public"],
   ["2002:7f00:1::", "ipv4-translated"],
   ["fc00::1", "unique-local"],
@@ -52,6 +61,10 @@ test("URL validation: http(s) only, no credentials, private literals refused unl
   expect(validateTargetUrl("http://127.0.0.1:8080/x", false)).toMatch(/loopback/);
   expect(validateTargetUrl("http://[::1]/x", false)).toMatch(/loopback/);
   expect(validateTargetUrl("http://localhost/x", false)).toMatch(/loopback/);
+  for (const name of ["localhost.", "LOCALHOST", "localhost..", "app.localhost.", "localhost.localdomain", "ip6-localhost", "ip6-loopback"])
+    expect(validateTargetUrl(`http://${name}:8080/x`, false)).toMatch(/loopback/);
+  expect(validateTargetUrl("http://[::ffff:0:127.0.0.1]/x", false)).toMatch(/loopback/);
+  expect(validateTargetUrl("http://[::ffff:0:a9fe:a9fe]/x", false)).toMatch(/metadata/);
   expect(validateTargetUrl("http://169.254.169.254/latest", false)).toMatch(/metadata/);
   expect(validateTargetUrl("http://127.0.0.1:8080/x", true)).toBeNull();
 });
