@@ -1,4 +1,4 @@
-import { and, count, eq, inArray, isNull, like, max, type SQL } from "drizzle-orm";
+import { and, count, eq, inArray, isNull, max, type SQL } from "drizzle-orm";
 import type { Db, Tx } from "../../db/connection";
 import { ApiError, badRequest } from "../../http/errors";
 import { users } from "../../directory/tables";
@@ -12,6 +12,7 @@ import { BEHAVIORS, CASE_STATUSES, enumValue, LAYERS, PRIORITIES, SEVERITIES, TY
 import { requireInProject, type Reader } from "../shared/lookup";
 import { isoMicro } from "../shared/time";
 import { sharedSteps } from "../shared-steps/tables";
+import { containsText } from "../../db/contains";
 import { RowBudget } from "../shared/row-budget";
 import { suites } from "../suites/tables";
 import type { CaseCloneBody, CaseCreateBody, CaseUpdateBody } from "./model";
@@ -245,7 +246,7 @@ export function listCases(db: Db, code: string, q: CaseFilters & { limit: number
   const p = requireProject(db, code);
   const base = and(eq(cases.projectId, p.id), notDeleted)!;
   const filters: SQL[] = [base];
-  if (q.search) filters.push(like(cases.title, `%${q.search.replace(/[%_\\]/g, (m) => `\\${m}`)}%`));
+  if (q.search) filters.push(containsText(cases.title, q.search)); // %, _ and \ match themselves
   if (q.suite_id) filters.push(eq(cases.suiteId, q.suite_id));
   if (q.milestone_id) filters.push(eq(cases.milestoneId, q.milestone_id));
   if (q.severity) filters.push(inArray(cases.severity, csv(q.severity).map((v) => enumValue(SEVERITIES, v, "severity"))));

@@ -1,6 +1,7 @@
-import { eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
+import { onUserDeactivated } from "../../directory/users";
 import type { Db } from "../../db/connection";
-import { badRequest, notFound } from "../../http/errors";
+import { badRequest, conflict, notFound } from "../../http/errors";
 import { generateToken, hashToken } from "../../lib/tokens";
 import { users } from "../../directory/tables";
 import { isoMicro } from "../shared/time";
@@ -11,14 +12,23 @@ const view = (r: typeof apiTokens.$inferSelect, userName: string | null) => ({
   id: r.id, name: r.name, userId: r.userId, userName, createdAt: r.createdAt, lastUsedAt: r.lastUsedAt, revokedAt: r.revokedAt,
 });
 
+/**
+ * Deactivating a user revokes their API tokens in the same transaction, so reactivating the user
+ * later does not silently bring back credentials issued before (an admin issues new ones).
+ */
+onUserDeactivated((tx, userId) => {
+  tx.update(apiTokens).set({ revokedAt: isoMicro() }).where(and(eq(apiTokens.userId, userId), isNull(apiTokens.revokedAt))).run();
+});
+
 /** Creates a token; the plaintext is returned here once and only its hash is stored. */
 export function createApiToken(db: Db, body: ApiTokenCreateBody) {
   const token = generateToken("gh_api");
   return db.transaction((tx) => {
     let userName: string | null = null;
     if (body.userId != null) {
-      const u = tx.select({ userName: users.userName }).from(users).where(eq(users.id, body.userId)).get();
+      const u = tx.select({ userName: users.userName, active: users.active }).from(users).where(eq(users.id, body.userId)).get();
       if (!u) throw badRequest(`No SCIM user with id ${body.userId}`, "userId");
+      if (!u.active) throw conflict(`User ${body.userId} is deactivated: a token for them could never be used`);
       userName = u.userName;
     }
     const row = tx.insert(apiTokens).values({ name: body.name, tokenHash: hashToken(token), userId: body.userId ?? null, createdAt: isoMicro() }).returning().get();
