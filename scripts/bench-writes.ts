@@ -49,6 +49,7 @@ if (process.argv.includes("--bare")) {
     hostname: "127.0.0.1",
     port: 0,
     async fetch(req) {
+      if (req.method !== "POST") return new Response(null, { status: 404 });
       const body = (await req.json()) as { title: string };
       const row = insert.get(body.title, Date.now()) as { id: number };
       return Response.json({ status: true, result: { id: row.id } });
@@ -158,6 +159,14 @@ function cpuSeconds(pid: number): number {
   } catch {
     return NaN;
   }
+}
+
+/** Gatehouse's WAL syncs so far (its /metrics, open on loopback); the bare server syncs once per insert (NaN). */
+async function walSyncs(server: Child): Promise<number> {
+  const r = await fetch(`${server.base}/metrics`).catch(() => null);
+  if (!r || r.status !== 200) return NaN;
+  const m = /^gatehouse_wal_syncs_total (\d+)/m.exec(await r.text());
+  return m ? Number(m[1]) : NaN;
 }
 
 // ---------------------------------------------------------------- Gatehouse set-up
@@ -274,7 +283,7 @@ const ms = (x: number) => (x < 10 ? x.toFixed(1) : x.toFixed(0));
 const lastAnswer = (c: Created[]) => c.reduce((m, x) => Math.max(m, x.answeredAt), 0);
 
 // ---------------------------------------------------------------- scenarios
-type Row = { name: string; perSecond: number; cpuMsPerCreate: number; lag?: { p50: number; p99: number; max: number; drainMs: number; missing: number }; failures: number };
+type Row = { name: string; perSecond: number; cpuMsPerCreate: number; syncsPerCreate?: number; lag?: { p50: number; p99: number; max: number; drainMs: number; missing: number }; failures: number };
 
 async function throughput(name: string, make: () => Promise<{ server: Child; target: Target; stop(): Promise<void> }>, subscriptions = 0, rx: Child | null = null): Promise<Row> {
   const { server, target, stop } = await make();
@@ -282,9 +291,11 @@ async function throughput(name: string, make: () => Promise<{ server: Child; tar
     await closedLoop(target, 1, 8); // warm-up: JIT, connection pool, statement caches
     if (rx) await receipts(rx, [], 0);
     const cpu0 = cpuSeconds(server.pid);
+    const syncs0 = await walSyncs(server);
     const r = await closedLoop(target, SECONDS);
     const cpuMsPerCreate = ((cpuSeconds(server.pid) - cpu0) * 1000) / r.created.length;
-    const row: Row = { name, perSecond: r.perSecond, cpuMsPerCreate, failures: r.failures };
+    const syncsPerCreate = ((await walSyncs(server)) - syncs0) / r.created.length;
+    const row: Row = { name, perSecond: r.perSecond, cpuMsPerCreate, syncsPerCreate, failures: r.failures };
     if (rx && subscriptions > 0) {
       const got = await receipts(rx, r.created, subscriptions);
       row.lag = { p50: pct(got.lags, 50), p99: pct(got.lags, 99), max: pct(got.lags, 100), drainMs: got.lastReceipt - lastAnswer(r.created), missing: got.missing };
@@ -338,11 +349,11 @@ try {
       if (wanted(`subs${subs}`)) rows.push(await throughput(`v1 POST /case/{code}, ${subs} subscription${subs === 1 ? "" : "s"}`, gatehouseWith(subs, rx), subs, rx));
     const bare = rows.find((r) => r.name.includes("baseline"))?.perSecond ?? NaN;
     console.log(`### Creates per second, ${CLIENTS} concurrent clients, ${SECONDS} s each\n`);
-    console.log("| Scenario | creates/s | × bare | server CPU ms/create | delivery lag p50 / p99 / max (ms) | drained after load (ms) |");
-    console.log("|---|---:|---:|---:|---|---:|");
+    console.log("| Scenario | creates/s | × bare | server CPU ms/create | WAL syncs/create | delivery lag p50 / p99 / max (ms) | drained after load (ms) |");
+    console.log("|---|---:|---:|---:|---:|---|---:|");
     for (const r of rows) {
       const lag = r.lag ? `${ms(r.lag.p50)} / ${ms(r.lag.p99)} / ${ms(r.lag.max)}${r.lag.missing ? ` (${r.lag.missing} missing)` : ""}` : "";
-      console.log(`| ${r.name}${r.failures ? ` (${r.failures} failed)` : ""} | ${r.perSecond.toFixed(0)} | ${(r.perSecond / bare).toFixed(2)} | ${r.cpuMsPerCreate.toFixed(3)} | ${lag} | ${r.lag ? ms(Math.max(0, r.lag.drainMs)) : ""} |`);
+      console.log(`| ${r.name}${r.failures ? ` (${r.failures} failed)` : ""} | ${r.perSecond.toFixed(0)} | ${(r.perSecond / bare).toFixed(2)} | ${r.cpuMsPerCreate.toFixed(3)} | ${Number.isNaN(r.syncsPerCreate) ? "1" : r.syncsPerCreate!.toFixed(3)} | ${lag} | ${r.lag ? ms(Math.max(0, r.lag.drainMs)) : ""} |`);
     }
     if (wanted("steady")) {
       const max1 = rows.find((r) => r.name.includes(", 1 subscription"))?.perSecond ?? NaN;

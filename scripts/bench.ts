@@ -6,11 +6,12 @@
  *   bun scripts/bench-scim-groups.ts  10 000-member group reads and PATCH
  *   bun scripts/bench-webhooks.ts     delivery throughput, commit-to-receipt latency, RSS
  *   bun scripts/bench-tms.ts          10 000 results through the v2 bulk endpoint
+ *   bun scripts/bench-writes.ts       durable creates/s (group commit) vs one fsync per insert, event latency
  * Pass names to run a subset: `npm run bench -- scim webhooks`.
  */
 import { join } from "node:path";
 
-const ALL = ["startup", "scim", "scim-groups", "webhooks", "tms"];
+const ALL = ["startup", "scim", "scim-groups", "webhooks", "tms", "writes"];
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : ALL;
 let failed = 0;
 for (const name of chosen) {

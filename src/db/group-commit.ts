@@ -61,6 +61,7 @@ export class GroupCommit {
   private gate: { waiters: Waiters; timer: ReturnType<typeof setTimeout> } | null = null;
   /** Until when a hold is not started again (the minimum free run after a hold ran out). */
   private openUntil = 0;
+  private holds = 0;
 
   /**
    * `wal` null: commits are durable by themselves (the connection syncs every COMMIT with
@@ -128,11 +129,17 @@ export class GroupCommit {
       this.openGate();
     }, maxMs);
     this.gate = { waiters, timer };
+    this.holds++;
   }
 
   /** For a request write before its handler runs: nothing to wait for, or the end of the current hold. */
   admitWrite(): Promise<void> | undefined {
     return this.gate?.waiters.promise;
+  }
+
+  /** Holds started so far (for metrics). */
+  get holdCount(): number {
+    return this.holds;
   }
 
   /** Whether request writes are being held for background work (for metrics and tests). */

@@ -46,6 +46,8 @@ test("health probes are logged at debug only", async () => {
 test("/metrics counts requests by route template and status, with latency and memory", async () => {
   await fetch(`${srv.base}/readyz`);
   await fetch(`${srv.base}/no/such/path/123`);
+  const write = await fetch(`${srv.base}/api/admin/api-tokens`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify({ name: "metrics" }) });
+  expect(write.status).toBe(201);
   const m = await fetch(`${srv.base}/metrics`);
   expect(m.status).toBe(200);
   expect(m.headers.get("content-type")).toContain("text/plain; version=0.0.4");
@@ -56,6 +58,8 @@ test("/metrics counts requests by route template and status, with latency and me
   expect(text).toContain('gatehouse_http_request_duration_seconds_bucket{method="GET",route="/readyz",le="+Inf"}');
   expect(text).toMatch(/process_resident_memory_bytes [1-9]\d+/);
   expect(text).toMatch(/gatehouse_database_size_bytes\{file="db"\} [1-9]\d+/);
+  expect(text).toMatch(/gatehouse_wal_syncs_total [1-9]\d*/); // the token's write was synced
+  expect(text).toContain("gatehouse_write_holds_total 0");
   expect(text).toContain("gatehouse_build_info{version=");
 });
 
