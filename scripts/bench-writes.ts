@@ -3,18 +3,22 @@
  * Durable-write benchmark (group commit), through the real HTTP API of a Gatehouse started as
  * its own process (`bun src/main.ts serve`, a fresh data directory per scenario). Prints markdown.
  *
- *   bun scripts/bench-writes.ts [--seconds 10] [--clients 32] [--rate 500] [--rounds 1]
+ *   bun scripts/bench-writes.ts [--seconds 10] [--clients 32] [--rate 500] [--rounds 1] [--only …]
+ *                               [--env GATEHOUSE_KEY=value]… [--root <another checkout, for A/B>]
  *
  * In the same run, as the baseline: a bare Bun.serve + bun:sqlite server (its own process, WAL,
  * synchronous=FULL) that inserts one row per POST — one fsync per request, no group commit.
- * Scenarios:
+ * Scenarios (`--only scim|subs0|subs1|subs10|steady` runs one):
  *  1. creates/s with `--clients` concurrent clients (closed loop, each sends its next create when
- *     the previous one answered): bare loop; SCIM POST /Users; v1 POST /case/{code} with 0, 1 and
- *     10 webhook subscriptions (receiver in a third process, answering 200 at once). With
- *     subscriptions, also the delivery lag: for every delivery, receipt time minus the create's
- *     2xx; its maximum bounds the age of the oldest undelivered event during the run.
- *  2. latency at a steady rate (open loop: creates are sent on schedule whether or not earlier ones
- *     answered) with one subscription: at `--rate`/s and at 80% of the maximum measured in 1:
+ *     the previous one answered) for SCIM POST /Users and v1 POST /case/{code} with 0, 1 and 10
+ *     webhook subscriptions (receiver in a third process, answering 200 at once), in 1-second
+ *     slices alternating with the bare baseline, so both see the same machine; server CPU and WAL
+ *     syncs (its /metrics) per create over Gatehouse's slices.
+ *  2. with subscriptions, the delivery lag at the maximum rate (a continuous run): for every
+ *     delivery, receipt time minus the create's 2xx; its maximum bounds the age of the oldest
+ *     undelivered event during the run.
+ *  3. latency at a steady rate (open loop: creates are sent on schedule whether or not earlier ones
+ *     answered) with one subscription: at `--rate`/s and at 80% of the maximum measured in 2:
  *     create latency (send → 2xx) and event latency (2xx → the subscriber's receipt).
  * The load generator is this process; on a 2-core machine it competes with the server for CPU,
  * as real clients on the same host would. Server CPU (user+system) per create is read from /proc.
@@ -283,22 +287,40 @@ const ms = (x: number) => (x < 10 ? x.toFixed(1) : x.toFixed(0));
 const lastAnswer = (c: Created[]) => c.reduce((m, x) => Math.max(m, x.answeredAt), 0);
 
 // ---------------------------------------------------------------- scenarios
-type Row = { name: string; perSecond: number; cpuMsPerCreate: number; syncsPerCreate?: number; lag?: { p50: number; p99: number; max: number; drainMs: number; missing: number }; failures: number };
+type Row = { name: string; perSecond: number; barePerSecond: number; cpuMsPerCreate: number; syncsPerCreate: number; lag?: { perSecond: number; p50: number; p99: number; max: number; drainMs: number; missing: number }; failures: number };
 
-async function throughput(name: string, make: () => Promise<{ server: Child; target: Target; stop(): Promise<void> }>, subscriptions = 0, rx: Child | null = null): Promise<Row> {
+/**
+ * Creates/s of one Gatehouse scenario and, in the same seconds, of the bare baseline: 1-second
+ * slices alternating between the two (the machine is shared; its load drifts from minute to
+ * minute, so a baseline measured a minute earlier would not be the same machine). With
+ * subscriptions, the delivery lag then comes from a separate continuous run at the maximum rate.
+ */
+async function throughput(name: string, make: () => Promise<{ server: Child; target: Target; stop(): Promise<void> }>, bare: Target, subscriptions = 0, rx: Child | null = null): Promise<Row> {
   const { server, target, stop } = await make();
   try {
     await closedLoop(target, 1, 8); // warm-up: JIT, connection pool, statement caches
-    if (rx) await receipts(rx, [], 0);
-    const cpu0 = cpuSeconds(server.pid);
-    const syncs0 = await walSyncs(server);
-    const r = await closedLoop(target, SECONDS);
-    const cpuMsPerCreate = ((cpuSeconds(server.pid) - cpu0) * 1000) / r.created.length;
-    const syncsPerCreate = ((await walSyncs(server)) - syncs0) / r.created.length;
-    const row: Row = { name, perSecond: r.perSecond, cpuMsPerCreate, syncsPerCreate, failures: r.failures };
+    await closedLoop(bare, 1, 8);
+    let cpu = 0, syncs = 0, elapsed = 0, bareCreated = 0, bareElapsed = 0, failures = 0;
+    const created: Created[] = [];
+    for (let slice = 0; slice < SECONDS; slice++) {
+      const cpu0 = cpuSeconds(server.pid);
+      const syncs0 = await walSyncs(server);
+      const g = await closedLoop(target, 1);
+      cpu += cpuSeconds(server.pid) - cpu0;
+      syncs += (await walSyncs(server)) - syncs0;
+      elapsed += g.elapsed;
+      failures += g.failures;
+      created.push(...g.created);
+      const b = await closedLoop(bare, 1);
+      bareCreated += b.created.length;
+      bareElapsed += b.elapsed;
+    }
+    const row: Row = { name, perSecond: created.length / elapsed, barePerSecond: bareCreated / bareElapsed, cpuMsPerCreate: (cpu * 1000) / created.length, syncsPerCreate: syncs / created.length, failures };
     if (rx && subscriptions > 0) {
+      await receipts(rx, created, subscriptions); // the slices' deliveries, drained
+      const r = await closedLoop(target, SECONDS);
       const got = await receipts(rx, r.created, subscriptions);
-      row.lag = { p50: pct(got.lags, 50), p99: pct(got.lags, 99), max: pct(got.lags, 100), drainMs: got.lastReceipt - lastAnswer(r.created), missing: got.missing };
+      row.lag = { perSecond: r.perSecond, p50: pct(got.lags, 50), p99: pct(got.lags, 99), max: pct(got.lags, 100), drainMs: got.lastReceipt - lastAnswer(r.created), missing: got.missing };
     }
     return row;
   } finally {
@@ -335,28 +357,36 @@ try {
     if (ROUNDS > 1) console.log(`## Round ${round}\n`);
     const rows: Row[] = [];
     const wanted = (key: string) => ONLY === null || ONLY === key;
-    if (wanted("bare"))
-      rows.push(await throughput("bare Bun.serve + bun:sqlite, one fsync per insert (baseline)", async () => {
-        const bare = await startBare();
-        return { server: bare, target: bareTarget(bare), stop: () => bare.stop() };
-      }));
-    if (wanted("scim"))
-      rows.push(await throughput("SCIM POST /Users", async () => {
-        const server = await startGatehouse();
-        return { server, target: await scimTarget(server), stop: () => server.stop() };
-      }));
-    for (const subs of [0, 1, 10])
-      if (wanted(`subs${subs}`)) rows.push(await throughput(`v1 POST /case/{code}, ${subs} subscription${subs === 1 ? "" : "s"}`, gatehouseWith(subs, rx), subs, rx));
-    const bare = rows.find((r) => r.name.includes("baseline"))?.perSecond ?? NaN;
-    console.log(`### Creates per second, ${CLIENTS} concurrent clients, ${SECONDS} s each\n`);
-    console.log("| Scenario | creates/s | × bare | server CPU ms/create | WAL syncs/create | delivery lag p50 / p99 / max (ms) | drained after load (ms) |");
-    console.log("|---|---:|---:|---:|---:|---|---:|");
-    for (const r of rows) {
-      const lag = r.lag ? `${ms(r.lag.p50)} / ${ms(r.lag.p99)} / ${ms(r.lag.max)}${r.lag.missing ? ` (${r.lag.missing} missing)` : ""}` : "";
-      console.log(`| ${r.name}${r.failures ? ` (${r.failures} failed)` : ""} | ${r.perSecond.toFixed(0)} | ${(r.perSecond / bare).toFixed(2)} | ${r.cpuMsPerCreate.toFixed(3)} | ${Number.isNaN(r.syncsPerCreate) ? "1" : r.syncsPerCreate!.toFixed(3)} | ${lag} | ${r.lag ? ms(Math.max(0, r.lag.drainMs)) : ""} |`);
+    const bareServer = await startBare();
+    const bare = bareTarget(bareServer);
+    try {
+      if (wanted("scim"))
+        rows.push(await throughput("SCIM POST /Users", async () => {
+          const server = await startGatehouse();
+          return { server, target: await scimTarget(server), stop: () => server.stop() };
+        }, bare));
+      for (const subs of [0, 1, 10])
+        if (wanted(`subs${subs}`)) rows.push(await throughput(`v1 POST /case/{code}, ${subs} subscription${subs === 1 ? "" : "s"}`, gatehouseWith(subs, rx), bare, subs, rx));
+    } finally {
+      await bareServer.stop();
+    }
+    console.log(`### Creates per second, ${CLIENTS} concurrent clients, ${SECONDS} × 1 s slices alternating with the bare baseline\n`);
+    console.log("| Scenario | creates/s | bare, same seconds | × bare | server CPU ms/create | WAL syncs/create |");
+    console.log("|---|---:|---:|---:|---:|---:|");
+    for (const r of rows)
+      console.log(`| ${r.name}${r.failures ? ` (${r.failures} failed)` : ""} | ${r.perSecond.toFixed(0)} | ${r.barePerSecond.toFixed(0)} | ${(r.perSecond / r.barePerSecond).toFixed(2)} | ${r.cpuMsPerCreate.toFixed(3)} | ${r.syncsPerCreate.toFixed(3)} |`);
+    const lagged = rows.filter((r) => r.lag);
+    if (lagged.length) {
+      console.log(`\n### Delivery lag at the maximum create rate (${CLIENTS} clients, ${SECONDS} s continuous): create's 2xx → subscriber's receipt, every delivery\n`);
+      console.log("| Scenario | creates/s | lag p50 / p99 / max (ms) | last delivery after the last create (ms) |");
+      console.log("|---|---:|---|---:|");
+      for (const r of lagged) {
+        const l = r.lag!;
+        console.log(`| ${r.name} | ${l.perSecond.toFixed(0)} | ${ms(l.p50)} / ${ms(l.p99)} / ${ms(l.max)}${l.missing ? ` (${l.missing} missing)` : ""} | ${ms(Math.max(0, l.drainMs))} |`);
+      }
     }
     if (wanted("steady")) {
-      const max1 = rows.find((r) => r.name.includes(", 1 subscription"))?.perSecond ?? NaN;
+      const max1 = rows.find((r) => r.name.includes(", 1 subscription"))?.lag?.perSecond ?? NaN;
       console.log(`\n### Latency at a steady rate, v1 POST /case/{code}, 1 subscription, ${SECONDS} s each\n`);
       console.log("| Rate (creates/s) | achieved | create p50 / p99 (ms) | event 2xx → receipt p50 / p99 / max (ms) |");
       console.log("|---|---:|---|---|");
