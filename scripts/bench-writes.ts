@@ -165,13 +165,14 @@ function cpuSeconds(pid: number): number {
   }
 }
 
-/** Gatehouse's WAL syncs so far (its /metrics, open on loopback); the bare server syncs once per insert (NaN). */
-async function walSyncs(server: Child): Promise<number> {
+/** A counter from Gatehouse's /metrics (open on loopback). */
+async function counter(server: Child, name: string): Promise<number> {
   const r = await fetch(`${server.base}/metrics`).catch(() => null);
   if (!r || r.status !== 200) return NaN;
-  const m = /^gatehouse_wal_syncs_total (\d+)/m.exec(await r.text());
+  const m = new RegExp(`^${name} (\\d+)`, "m").exec(await r.text());
   return m ? Number(m[1]) : NaN;
 }
+const walSyncs = (server: Child) => counter(server, "gatehouse_wal_syncs_total");
 
 // ---------------------------------------------------------------- Gatehouse set-up
 type Target = { url: string; headers: Record<string, string>; body: (i: number) => unknown; ok: number; id: (json: any) => number };
@@ -334,10 +335,12 @@ async function steady(rate: number, rx: Child) {
     const target = await caseTarget(gh, 1, rx.base);
     await closedLoop(target, 1, 8);
     await receipts(rx, [], 0);
+    const holds0 = await counter(gh, "gatehouse_write_holds_total");
     const r = await openLoop(target, rate, SECONDS);
+    const holds = (await counter(gh, "gatehouse_write_holds_total")) - holds0;
     const got = await receipts(rx, r.created, 1);
     const create = r.created.map((c) => c.answeredAt - c.sentAt);
-    return { rate, achieved: r.created.length / r.elapsed, create: { p50: pct(create, 50), p99: pct(create, 99) }, event: { p50: pct(got.lags, 50), p99: pct(got.lags, 99), max: pct(got.lags, 100) }, missing: got.missing, failures: r.failures };
+    return { rate, holds, achieved: r.created.length / r.elapsed, create: { p50: pct(create, 50), p99: pct(create, 99) }, event: { p50: pct(got.lags, 50), p99: pct(got.lags, 99), max: pct(got.lags, 100) }, missing: got.missing, failures: r.failures };
   } finally {
     await gh.stop();
   }
@@ -388,12 +391,12 @@ try {
     if (wanted("steady")) {
       const max1 = rows.find((r) => r.name.includes(", 1 subscription"))?.lag?.perSecond ?? NaN;
       console.log(`\n### Latency at a steady rate, v1 POST /case/{code}, 1 subscription, ${SECONDS} s each\n`);
-      console.log("| Rate (creates/s) | achieved | create p50 / p99 (ms) | event 2xx → receipt p50 / p99 / max (ms) |");
-      console.log("|---|---:|---|---|");
+      console.log("| Rate (creates/s) | achieved | create p50 / p99 (ms) | event 2xx → receipt p50 / p99 / max (ms) | writes held (times) |");
+      console.log("|---|---:|---|---|---:|");
       for (const rate of [RATE, Math.round(0.8 * max1)]) {
         if (!(rate > 0)) continue;
         const s = await steady(rate, rx);
-        console.log(`| ${rate}${rate === RATE ? "" : " (80% of max)"} | ${s.achieved.toFixed(0)} | ${ms(s.create.p50)} / ${ms(s.create.p99)} | ${ms(s.event.p50)} / ${ms(s.event.p99)} / ${ms(s.event.max)}${s.missing ? ` (${s.missing} missing)` : ""}${s.failures ? ` (${s.failures} failed)` : ""} |`);
+        console.log(`| ${rate}${rate === RATE ? "" : " (80% of max)"} | ${s.achieved.toFixed(0)} | ${ms(s.create.p50)} / ${ms(s.create.p99)} | ${ms(s.event.p50)} / ${ms(s.event.p99)} / ${ms(s.event.max)}${s.missing ? ` (${s.missing} missing)` : ""}${s.failures ? ` (${s.failures} failed)` : ""} | ${s.holds} |`);
       }
     }
     console.log();
