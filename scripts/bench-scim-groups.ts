@@ -25,6 +25,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase, closeDatabase } from "../src/db/connection";
 import { displayNameKey, groupMembers, groups, users } from "../src/directory/tables";
+import { sql } from "drizzle-orm";
 import { newGroupId } from "../src/directory/groups";
 import { createScimToken } from "../src/scim/tokens/service";
 
@@ -63,6 +64,8 @@ handle.db.transaction((tx) => {
     }
     for (const r of tx.insert(users).values(rows).returning({ id: users.id }).all()) userIds.push(r.id);
   }
+  // the users are members of the default workspace, as SCIM-provisioned ones are (group members must be)
+  tx.run(sql`INSERT INTO workspace_members (workspace_id, user_id, created_at) SELECT 1, id, created_at FROM users`);
   const groupId = newGroupId();
   tx.insert(groups).values({ id: groupId, displayName: "Big team", displayNameKey: displayNameKey("Big team"), createdAt: now, updatedAt: now }).run();
   for (let start = 0; start < GROUP_SIZE; start += 5000)

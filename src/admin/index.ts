@@ -7,6 +7,7 @@ import { webhookAdminRoutes } from "../webhooks";
 import { ADMIN_PREFIX, assertAdmin, isAdminPath } from "./auth";
 import { directoryAdminRoutes } from "./directory";
 import { instanceAdminRoutes } from "./instance";
+import { workspacesAdminRoutes } from "./workspaces";
 import { provisioningLogAdminRoutes } from "./provisioning-log";
 
 /** The largest admin request body (bytes): admin bodies are a few small fields. */
@@ -27,6 +28,7 @@ const ADMIN_ROUTERS: ((ctx: AppContext) => Elysia<any, any, any, any, any, any, 
   provisioningLogAdminRoutes,
   directoryAdminRoutes,
   instanceAdminRoutes,
+  workspacesAdminRoutes,
 ];
 
 /**

@@ -7,37 +7,40 @@ import { randomBytes } from "node:crypto";
 import { and, eq, ne, sql } from "drizzle-orm";
 import type { Tx } from "../db/connection";
 import { duplicate } from "./errors";
-import { displayNameKey, groupMembers, groups, users } from "./tables";
+import { displayNameKey, groupMembers, groups, users, workspaceMembers } from "./tables";
 
 /** A fresh opaque group id: 128 random bits, hex. Reveals nothing about order or count. */
 export function newGroupId(): string {
   return randomBytes(16).toString("hex");
 }
 
-/** Group display names are unique case-insensitively (with full Unicode folding: `displayNameKey`). */
-export function assertDisplayNameFree(tx: Tx, duplicateStatus: 400 | 409, displayName: string, exceptId: string | null): void {
+/** Group display names are unique within a workspace, case-insensitively (with full Unicode folding: `displayNameKey`). */
+export function assertDisplayNameFree(tx: Tx, duplicateStatus: 400 | 409, displayName: string, exceptId: string | null, workspaceId: number): void {
   const key = displayNameKey(displayName);
   const clash = tx
     .select({ id: groups.id })
     .from(groups)
-    .where(exceptId === null ? eq(groups.displayNameKey, key) : and(eq(groups.displayNameKey, key), ne(groups.id, exceptId)))
+    .where(exceptId === null ? and(eq(groups.displayNameKey, key), eq(groups.workspaceId, workspaceId)) : and(eq(groups.displayNameKey, key), eq(groups.workspaceId, workspaceId), ne(groups.id, exceptId)))
     .get();
   if (clash) throw duplicate(duplicateStatus, `A group with displayName ${JSON.stringify(displayName)} already exists`);
 }
 
 /**
- * Adds the named users that exist and are active; the rest are skipped silently (spec 2.2).
+ * Adds the named users that exist, are active and are members of the group's workspace; the rest
+ * are skipped silently (spec 2.2: to this group they are unknown).
  * One statement whatever the count: the ids travel as one JSON array parameter and the
  * existence/active check is the join, so there is no race between "check" and "insert".
  * CROSS JOIN pins the join order (SQLite never reorders it): ids first, then a rowid probe per
  * id. Left to itself the planner walked every active user through the `active` index and
  * scanned the id list for each — 100 ms instead of 2 ms for 100 ids into a 10 000-user table.
  */
-export function addMembers(tx: Tx, groupId: string, userIds: number[]): void {
+export function addMembers(tx: Tx, groupId: string, userIds: number[], workspaceId: number): void {
   if (userIds.length === 0) return;
   tx.run(sql`INSERT OR IGNORE INTO ${groupMembers} (group_id, user_id)
     SELECT ${groupId}, ${users.id} FROM json_each(${JSON.stringify(userIds)}) AS j
-    CROSS JOIN ${users} ON ${users.id} = j.value WHERE ${users.active} = 1`);
+    CROSS JOIN ${users} ON ${users.id} = j.value
+    CROSS JOIN ${workspaceMembers} wm ON wm.workspace_id = ${workspaceId} AND wm.user_id = ${users.id}
+    WHERE ${users.active} = 1`);
 }
 
 export function removeMembers(tx: Tx, groupId: string, userIds: number[]): void {
@@ -47,14 +50,14 @@ export function removeMembers(tx: Tx, groupId: string, userIds: number[]): void 
 }
 
 /** Full replacement: drop who is not named, then add who is (no churn for members who stay). */
-export function replaceMembers(tx: Tx, groupId: string, userIds: number[]): void {
+export function replaceMembers(tx: Tx, groupId: string, userIds: number[], workspaceId: number): void {
   if (userIds.length === 0) {
     tx.delete(groupMembers).where(eq(groupMembers.groupId, groupId)).run();
     return;
   }
   tx.run(sql`DELETE FROM ${groupMembers} WHERE group_id = ${groupId}
     AND user_id NOT IN (SELECT value FROM json_each(${JSON.stringify(userIds)}))`);
-  addMembers(tx, groupId, userIds);
+  addMembers(tx, groupId, userIds, workspaceId);
 }
 
 /**

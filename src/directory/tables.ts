@@ -90,15 +90,58 @@ export const userEmails = sqliteTable(
  * "ÉQUIPE" would both pass them. The same key serves case-insensitive filtering and sorting,
  * so uniqueness, `displayName eq` and `sortBy=displayName` all agree on what "same" means.
  */
-export const groups = sqliteTable("groups", {
-  id: text("id").primaryKey(),
-  displayName: text("display_name").notNull(),
-  displayNameKey: text("display_name_key").notNull().unique("groups_display_name_key_unique"),
-  externalId: text("external_id"),
-  /** ISO 8601 UTC with milliseconds (as users have), so text order is time order. */
-  createdAt: text("created_at").notNull(),
-  updatedAt: text("updated_at").notNull(),
-});
+export const groups = sqliteTable(
+  "groups",
+  {
+    id: text("id").primaryKey(),
+    /**
+     * The workspace the team belongs to. No foreign key (SQLite cannot add one with a non-NULL
+     * default to an existing table); workspaces are never deleted, only archived.
+     */
+    workspaceId: integer("workspace_id").notNull().default(1),
+    displayName: text("display_name").notNull(),
+    displayNameKey: text("display_name_key").notNull(),
+    externalId: text("external_id"),
+    /** ISO 8601 UTC with milliseconds (as users have), so text order is time order. */
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  // names are unique within a workspace; the key leads so `displayName eq` is a probe in any scope
+  (g) => [uniqueIndex("groups_display_name_key_workspace_unique").on(g.displayNameKey, g.workspaceId)],
+);
+
+/** The workspace every installation has; data from before workspaces existed lives in it. */
+export const DEFAULT_WORKSPACE_ID = 1;
+
+/**
+ * An organization (this instance) has one or more workspaces. Users are organization-wide and
+ * members of workspaces; groups belong to one workspace. Archived workspaces keep their data;
+ * their SCIM tokens stop working. `name_key` is `caseFoldKey(name)`: names are unique
+ * case-insensitively.
+ */
+export const workspaces = sqliteTable(
+  "workspaces",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    name: text("name").notNull(),
+    nameKey: text("name_key").notNull(),
+    archivedAt: text("archived_at"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (w) => [uniqueIndex("workspaces_name_key_unique").on(w.nameKey)],
+);
+
+/** Which users belong to which workspace. Rows are never deleted: deactivation is organization-wide. */
+export const workspaceMembers = sqliteTable(
+  "workspace_members",
+  {
+    workspaceId: integer("workspace_id").notNull().references(() => workspaces.id),
+    userId: integer("user_id").notNull().references(() => users.id),
+    createdAt: text("created_at").notNull(),
+  },
+  (m) => [primaryKey({ columns: [m.workspaceId, m.userId] }), index("workspace_members_user_id_idx").on(m.userId)],
+);
 
 /**
  * Membership. Only active users are ever inserted (the service checks in the same statement),

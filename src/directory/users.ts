@@ -203,6 +203,11 @@ export function createUserDirectory(ctx: Pick<AppContext, "sqlite" | "config">) 
   };
 
   return {
+    /** The id of the user called `userName` (compared as userNames are unique), or null. */
+    idOfUserName(userName: string): number | null {
+      return idByUserNameKey.get(caseFoldKey(userName.trim()))?.id ?? null;
+    },
+
     /** The stored state of user `id` (null when none). */
     load(id: number): UserState | null {
       const r = byId.get(id);

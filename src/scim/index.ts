@@ -9,6 +9,7 @@ import { createUsersService } from "./users/service";
 import { createGroupService } from "./groups/service";
 import { createRateLimiter } from "./rate-limit";
 import { scimEnabledReader, tokenVerifier } from "./tokens/service";
+import { scopeOf, setScope } from "./scope";
 import { usersRoutes } from "./users";
 import { groupsRoutes } from "./groups";
 import { discoveryRoutes } from "./discovery";
@@ -22,7 +23,10 @@ function searchAllRoutes(ctx: AppContext) {
     .onTransform((c) => {
       if (c.body && typeof c.body === "object") c.body = canonicalizeKeys(c.body, names) as never;
     })
-    .post("/.search", ({ body }) => searchAllTypes(searchParams(body), [users.list, groups.list]), {
+    .post("/.search", ({ body, request }) => {
+      const scope = scopeOf(request);
+      return searchAllTypes(searchParams(body), [(p) => users.list(p, scope), (p) => groups.list(p, scope)]);
+    }, {
       parse: "json",
       body: SearchRequest,
       detail: { tags: ["SCIM Discovery"], summary: "Search every resource type with POST (RFC 7644 §3.4.3)", description: "Users, then groups, paged as one list; sortBy is refused (sort within a type)." },
@@ -74,13 +78,16 @@ export function scimRoutes(ctx: AppContext) {
   const gate = (request: Request) => {
     if (admitted.has(request)) return;
     const token = bearerToken(request.headers.get("authorization"));
-    const tokenId = token ? verifyToken(token) : null;
-    if (tokenId === null)
+    const verified = token ? verifyToken(token) : null;
+    if (verified === null)
       throw new ScimError(401, token ? "The bearer token is unknown or revoked" : "A bearer token is required (Authorization: Bearer <token>)", undefined, { "www-authenticate": 'Bearer realm="scim"' });
+    const tokenId = verified.id;
     activity.admitted(request, tokenId);
     if (!isEnabled()) throw new ScimError(403, "SCIM provisioning is disabled for this organization");
+    if (verified.workspaceArchived) throw new ScimError(403, `Workspace ${verified.workspaceId} is archived; its SCIM tokens no longer provision`);
     const wait = takeRequest(tokenId);
     if (wait > 0) throw new ScimError(429, `Rate limit exceeded; retry in ${wait} s`, undefined, { "retry-after": String(wait) });
+    setScope(request, { workspaceId: verified.workspaceId });
     admitted.add(request);
   };
 

@@ -140,3 +140,37 @@ test("0006: users provisioned before it answer exactly as before, and then store
     t.close();
   }
 });
+
+test("0008: everything before workspaces moves into the default workspace; existing SCIM tokens become organization tokens", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "gatehouse-migrate-"));
+  const h = openDatabase(join(dir, "gatehouse.db"), { migrate: false });
+  const before = migrations.findIndex((m) => m.tag === "0008_workspaces");
+  runMigrations(h.db, before);
+  const at = "2026-11-21T10:00:00.000Z";
+  h.sqlite.run(`INSERT INTO users (id, user_name, user_name_key, given_name, family_name, display_name, emails, created_at, updated_at) VALUES (3, 'old@example.com', 'old@example.com', 'Old', 'Timer', 'Old Timer', '[]', ?, ?)`, [at, at]);
+  h.sqlite.run(`INSERT INTO groups (id, display_name, display_name_key, created_at, updated_at) VALUES ('g-old', 'Old team', 'old team', ?, ?)`, [at, at]);
+  h.sqlite.run("INSERT INTO group_members (group_id, user_id) VALUES ('g-old', 3)");
+  const { createScimToken } = await import("../../src/scim/tokens/service");
+  const { hashToken } = await import("../../src/lib/tokens");
+  h.sqlite.run("INSERT INTO scim_tokens (name, token_hash, created_at) VALUES ('Entra', ?, ?)", [hashToken("scim_old-token"), at]);
+  closeDatabase(h);
+
+  const { createScimTestApp, json } = await import("../scim/helpers");
+  const t = createScimTestApp({ dataDir: dir });
+  try {
+    expect(t.ctx.sqlite.query("SELECT id, name, archived_at FROM workspaces").all()).toEqual([{ id: 1, name: "Default", archived_at: null }]);
+    expect(t.ctx.sqlite.query("SELECT workspace_id, user_id FROM workspace_members").all()).toEqual([{ workspace_id: 1, user_id: 3 }]);
+    expect(t.ctx.sqlite.query("SELECT workspace_id FROM groups").all()).toEqual([{ workspace_id: 1 }]);
+    expect(t.ctx.sqlite.query("SELECT name, workspace_id FROM scim_tokens ORDER BY id").all()).toEqual([{ name: "Entra", workspace_id: null }, { name: "test IdP", workspace_id: null }]);
+    // the old token still provisions everything, as before
+    const old = (path: string) => t.request("GET", `/scim/v2${path}`, { headers: { authorization: "Bearer scim_old-token" } });
+    expect((await json(await old("/Users/3"))).userName).toBe("old@example.com");
+    expect((await json(await old("/Groups/g-old"))).members).toEqual([{ value: 3, type: "User" }]);
+    // and a new workspace's token sees none of it
+    const ws = await json(await t.admin("POST", "/api/admin/workspaces", { name: "New" }));
+    const token = createScimToken(t.ctx.db, "new", ws.id).token;
+    expect((await t.request("GET", "/scim/v2/Users/3", { headers: { authorization: `Bearer ${token}` } })).status).toBe(404);
+  } finally {
+    t.close();
+  }
+});

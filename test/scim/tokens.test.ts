@@ -18,12 +18,13 @@ describe("admin API /api/admin/scim-tokens", () => {
     const r = await t.admin("POST", "/api/admin/scim-tokens", { name: "Entra ID" });
     expect(r.status).toBe(201);
     const created = await json(r);
-    expect(Object.keys(created).sort()).toEqual(["createdAt", "id", "name", "token"]);
+    expect(Object.keys(created).sort()).toEqual(["createdAt", "id", "name", "token", "workspaceId"]);
+    expect(created.workspaceId).toBeNull(); // an organization token
     expect(created.token).toMatch(/^scim_[A-Za-z0-9_-]{40,}$/);
     const listText = await (await t.admin("GET", "/api/admin/scim-tokens")).text();
     expect(listText).not.toContain(created.token);
     const list = JSON.parse(listText);
-    expect(list).toContainEqual({ id: created.id, name: "Entra ID", createdAt: created.createdAt, lastUsedAt: null, revokedAt: null });
+    expect(list).toContainEqual({ id: created.id, name: "Entra ID", workspaceId: null, createdAt: created.createdAt, lastUsedAt: null, revokedAt: null });
     const stored = JSON.stringify(t.ctx.sqlite.query("SELECT * FROM scim_tokens").all());
     expect(stored).not.toContain(created.token);
 

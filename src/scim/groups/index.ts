@@ -4,6 +4,7 @@ import { parseListParams, parseProjectionParams } from "../query";
 import { assertPatchOpSchemas, canonicalizeKeys, canonicalNames, resourceLocation } from "../protocol";
 import { GroupListQuery, GroupListResponse, GroupPatch, GroupProjectionQuery, GroupResource, GroupWrite, scimResponse } from "./model";
 import { createGroupService, echoedMemberSubs } from "./service";
+import { scopeOf } from "../scope";
 import { SEARCH_REQUEST_KEYS, SearchRequest, searchParams } from "../search";
 
 const tags = ["SCIM Groups"];
@@ -18,7 +19,7 @@ export function groupsRoutes(ctx: AppContext) {
     .onTransform((c) => {
       if (c.body && typeof c.body === "object") c.body = canonicalizeKeys(c.body, CANONICAL) as never;
     })
-    .get("/Groups", ({ query }) => service.list(parseListParams(query)), {
+    .get("/Groups", ({ query, request }) => service.list(parseListParams(query), scopeOf(request)), {
       query: GroupListQuery,
       detail: {
         tags,
@@ -26,7 +27,7 @@ export function groupsRoutes(ctx: AppContext) {
         responses: scimResponse(200, "ListResponse of groups", GroupListResponse),
       },
     })
-    .post("/Groups/.search", ({ body }) => service.list(searchParams(body)), {
+    .post("/Groups/.search", ({ body, request }) => service.list(searchParams(body), scopeOf(request)), {
       parse: "json",
       body: SearchRequest,
       detail: {
@@ -36,14 +37,14 @@ export function groupsRoutes(ctx: AppContext) {
         responses: scimResponse(200, "ListResponse of groups", GroupListResponse),
       },
     })
-    .get("/Groups/:id", ({ params, query }) => service.get(params.id, parseProjectionParams(query)), {
+    .get("/Groups/:id", ({ params, query, request }) => service.get(params.id, parseProjectionParams(query), scopeOf(request)), {
       query: GroupProjectionQuery,
       detail: { tags, summary: "Get a group (team) with its members", responses: scimResponse(200, "The group", GroupResource) },
     })
     .post(
       "/Groups",
-      ({ body, query, set }) => {
-        const created = service.create(body, { ...parseProjectionParams(query), echo: echoedMemberSubs(body.members) });
+      ({ body, query, set, request }) => {
+        const created = service.create(body, { ...parseProjectionParams(query), echo: echoedMemberSubs(body.members) }, scopeOf(request));
         set.status = 201;
         set.headers["location"] = resourceLocation(ctx.config.baseUrl, "Groups", created.id);
         return created.resource;
@@ -55,7 +56,7 @@ export function groupsRoutes(ctx: AppContext) {
         },
       },
     )
-    .put("/Groups/:id", ({ params, body, query }) => service.replace(params.id, body, { ...parseProjectionParams(query), echo: echoedMemberSubs(body.members) }), {
+    .put("/Groups/:id", ({ params, body, query, request }) => service.replace(params.id, body, { ...parseProjectionParams(query), echo: echoedMemberSubs(body.members) }, scopeOf(request)), {
       body: GroupWrite,
       query: GroupProjectionQuery,
       detail: {
@@ -66,7 +67,7 @@ export function groupsRoutes(ctx: AppContext) {
     })
     .patch(
       "/Groups/:id",
-      ({ params, body, query }) => {
+      ({ params, body, query, request }) => {
         assertPatchOpSchemas(body.schemas);
         // members sent in operation values: an array (path "members") or a no-path object's `members`
         const sent = body.Operations.flatMap((o) => {
@@ -76,7 +77,7 @@ export function groupsRoutes(ctx: AppContext) {
           const key = Object.keys(v).find((k) => k.toLowerCase() === "members");
           return key && Array.isArray((v as Record<string, unknown>)[key]) ? ((v as Record<string, unknown>)[key] as unknown[]) : [];
         });
-        return service.patch(params.id, body.Operations, { ...parseProjectionParams(query), echo: echoedMemberSubs(sent) });
+        return service.patch(params.id, body.Operations, { ...parseProjectionParams(query), echo: echoedMemberSubs(sent) }, scopeOf(request));
       },
       { body: GroupPatch, query: GroupProjectionQuery, detail: {
           tags,
@@ -87,8 +88,8 @@ export function groupsRoutes(ctx: AppContext) {
     )
     .delete(
       "/Groups/:id",
-      ({ params, set }) => {
-        service.delete(params.id);
+      ({ params, set, request }) => {
+        service.delete(params.id, scopeOf(request));
         set.status = 204;
         return undefined;
       },

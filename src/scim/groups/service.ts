@@ -1,8 +1,12 @@
-import { asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { AppContext } from "../../context";
 import type { Db, Tx } from "../../db/connection";
 import { addMembers, assertDisplayNameFree, newGroupId, removeMembers, replaceMembers } from "../../directory/groups";
 import { displayNameKey, groupMembers, groups, users, type GroupRow } from "../../directory/tables";
+import { homeWorkspace, ORGANIZATION, type Scope } from "../../directory/workspaces";
+
+/** The groups `scope` sees: a workspace token its workspace's, the organization all. */
+const inScope = (scope: Scope) => (scope.workspaceId === null ? undefined : eq(groups.workspaceId, scope.workspaceId));
 import { ScimError } from "../errors";
 import { compileFilter, parseFilter, type AttrPath, type AttributeResolver } from "../filter";
 import { SCHEMA_GROUP } from "../protocol";
@@ -106,15 +110,16 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
     return projectResource(resource, projection, SCHEMA_GROUP);
   }
 
-  function findRow(reader: Reader, id: string): GroupRow | undefined {
-    return reader.select().from(groups).where(eq(groups.id, id)).get();
+  /** The group `id` if `scope` can see it (a workspace token sees its workspace's groups only). */
+  function findRow(reader: Reader, id: string, scope: Scope): GroupRow | undefined {
+    return reader.select().from(groups).where(and(eq(groups.id, id), inScope(scope))).get();
   }
 
   function runStep(tx: Tx, group: GroupRow, step: GroupPatchStep): void {
     switch (step.kind) {
       case "setDisplayName":
         if (step.displayName === group.displayName) return;
-        assertDisplayNameFree(tx, config.scimDuplicateStatus, step.displayName, group.id);
+        assertDisplayNameFree(tx, config.scimDuplicateStatus, step.displayName, group.id, group.workspaceId);
         tx.update(groups).set({ displayName: step.displayName, displayNameKey: displayNameKey(step.displayName) }).where(eq(groups.id, group.id)).run();
         group.displayName = step.displayName;
         return;
@@ -123,11 +128,11 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
         group.externalId = step.externalId;
         return;
       case "addMembers":
-        return addMembers(tx, group.id, step.userIds);
+        return addMembers(tx, group.id, step.userIds, group.workspaceId);
       case "removeMembers":
         return removeMembers(tx, group.id, step.userIds);
       case "replaceMembers":
-        return replaceMembers(tx, group.id, step.userIds);
+        return replaceMembers(tx, group.id, step.userIds, group.workspaceId);
     }
   }
 
@@ -146,8 +151,9 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
      * GET /Groups: one COUNT, one page query and — unless members are projected away, as
      * Entra always asks — one query for the members of the whole page.
      */
-    list(params: ListParams) {
-      const where = params.filter ? compileFilter(parseFilter(params.filter), resolveGroupFilterAttribute, { allowNot: false }) : undefined;
+    list(params: ListParams, scope: Scope = ORGANIZATION) {
+      const filter = params.filter ? compileFilter(parseFilter(params.filter), resolveGroupFilterAttribute, { allowNot: false }) : undefined;
+      const where = and(filter, inScope(scope));
       const total = db.select({ n: count() }).from(groups).where(where).get()!.n;
       if (params.count === 0) return listResponse([], total, params.startIndex);
       const direction = params.sortOrder === "descending" ? desc : asc;
@@ -161,21 +167,24 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
       return listResponse(resources, total, params.startIndex);
     },
 
-    get(id: string, projection: Projection = {}) {
-      const row = findRow(db, id);
+    get(id: string, projection: Projection = {}, scope: Scope = ORGANIZATION) {
+      const row = findRow(db, id, scope);
       if (!row) throw groupNotFound(id);
       return present(db, row, projection);
     },
 
-    create(body: GroupWrite, projection: Projection = {}) {
+    /** Creates the group in the scope's workspace (an organization token: the default one). */
+    create(body: GroupWrite, projection: Projection = {}, scope: Scope = ORGANIZATION) {
+      const workspaceId = homeWorkspace(scope);
       const displayName = requireDisplayName(body.displayName);
       const userIds = memberIds(body.members ?? [], "members");
       return db.transaction(
         (tx) => {
-          assertDisplayNameFree(tx, config.scimDuplicateStatus, displayName, null);
+          assertDisplayNameFree(tx, config.scimDuplicateStatus, displayName, null, workspaceId);
           const now = new Date().toISOString();
           const row: GroupRow = {
             id: newGroupId(),
+            workspaceId,
             displayName,
             displayNameKey: displayNameKey(displayName),
             externalId: body.externalId ?? null,
@@ -183,7 +192,7 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
             updatedAt: now,
           };
           tx.insert(groups).values(row).run();
-          addMembers(tx, row.id, userIds);
+          addMembers(tx, row.id, userIds, workspaceId);
           return { id: row.id, resource: present(tx, row, projection) };
         },
         { behavior: "immediate" },
@@ -191,18 +200,18 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
     },
 
     /** PUT: displayName, externalId and the whole member list; omitted members → none. */
-    replace(id: string, body: GroupWrite, projection: Projection = {}) {
+    replace(id: string, body: GroupWrite, projection: Projection = {}, scope: Scope = ORGANIZATION) {
       const displayName = requireDisplayName(body.displayName);
       const userIds = memberIds(body.members ?? [], "members");
       return db.transaction(
         (tx) => {
-          const row = findRow(tx, id);
+          const row = findRow(tx, id, scope);
           if (!row) throw groupNotFound(id);
-          if (displayName !== row.displayName) assertDisplayNameFree(tx, config.scimDuplicateStatus, displayName, id);
+          if (displayName !== row.displayName) assertDisplayNameFree(tx, config.scimDuplicateStatus, displayName, id, row.workspaceId);
           const now = new Date().toISOString();
           const next: GroupRow = { ...row, displayName, displayNameKey: displayNameKey(displayName), externalId: body.externalId ?? null, updatedAt: now };
           tx.update(groups).set({ displayName, displayNameKey: next.displayNameKey, externalId: next.externalId, updatedAt: now }).where(eq(groups.id, id)).run();
-          replaceMembers(tx, id, userIds);
+          replaceMembers(tx, id, userIds, row.workspaceId);
           return present(tx, next, projection);
         },
         { behavior: "immediate" },
@@ -210,11 +219,11 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
     },
 
     /** PATCH: the planned steps in order, then the group with its full member list. */
-    patch(id: string, operations: Parameters<typeof planGroupPatch>[0], projection: Projection = {}) {
+    patch(id: string, operations: Parameters<typeof planGroupPatch>[0], projection: Projection = {}, scope: Scope = ORGANIZATION) {
       const steps = planGroupPatch(operations);
       return db.transaction(
         (tx) => {
-          const row = findRow(tx, id);
+          const row = findRow(tx, id, scope);
           if (!row) throw groupNotFound(id);
           for (const step of steps) runStep(tx, row, step);
           const updated = touch(tx, row);
@@ -224,10 +233,10 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
       );
     },
 
-    delete(id: string): void {
+    delete(id: string, scope: Scope = ORGANIZATION): void {
       db.transaction(
         (tx) => {
-          const gone = tx.delete(groups).where(eq(groups.id, id)).returning({ id: groups.id }).all();
+          const gone = tx.delete(groups).where(and(eq(groups.id, id), inScope(scope))).returning({ id: groups.id }).all();
           if (gone.length === 0) throw groupNotFound(id);
         },
         { behavior: "immediate" },

@@ -14,8 +14,8 @@ export function scimAdminRoutes(ctx: AppContext) {
   return new Elysia({ name: "scim-admin" })
     .post("/scim-tokens", ({ body, set }) => {
       set.status = 201;
-      const { id, name, token, createdAt } = createScimToken(ctx.db, body.name.trim());
-      return { id, name, token, createdAt };
+      const { id, name, workspaceId, token, createdAt } = createScimToken(ctx.db, body.name.trim(), body.workspaceId ?? null);
+      return { id, name, workspaceId, token, createdAt };
     }, { body: CreateScimTokenBody, response: { 201: CreatedScimToken }, detail: { tags, summary: "Create a SCIM bearer token (shown once)" } })
     .get("/scim-tokens", () => listScimTokens(ctx.db), { response: t.Array(ScimTokenInfo), detail: { tags, summary: "List SCIM tokens (never the token itself)" } })
     .delete("/scim-tokens/:id", ({ params, set }) => {

@@ -1,9 +1,14 @@
 import { t } from "elysia";
 
-export const CreateScimTokenBody = t.Object({ name: t.String({ minLength: 1, maxLength: 200, description: "What the token is for, e.g. \"Entra ID production\"" }) });
+const WorkspaceId = t.Nullable(t.Integer({ minimum: 1, description: "The workspace a workspace token provisions; null: an organization token (every workspace)" }));
+export const CreateScimTokenBody = t.Object({
+  name: t.String({ minLength: 1, maxLength: 200, description: "What the token is for, e.g. \"Entra ID production\"" }),
+  workspaceId: t.Optional(WorkspaceId),
+});
 export const ScimTokenInfo = t.Object({
   id: t.Integer(),
   name: t.String(),
+  workspaceId: WorkspaceId,
   createdAt: t.String({ format: "date-time" }),
   lastUsedAt: t.Nullable(t.String({ format: "date-time" })),
   revokedAt: t.Nullable(t.String({ format: "date-time" })),
@@ -11,6 +16,7 @@ export const ScimTokenInfo = t.Object({
 export const CreatedScimToken = t.Object({
   id: t.Integer(),
   name: t.String(),
+  workspaceId: WorkspaceId,
   token: t.String({ description: "The bearer token. Shown only in this response; store it in the IdP now." }),
   createdAt: t.String({ format: "date-time" }),
 });

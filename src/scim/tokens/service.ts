@@ -7,6 +7,8 @@ import { timingSafeEqual } from "node:crypto";
 import { generateToken, hashToken } from "../../lib/tokens";
 import type { Config } from "../../config";
 import { scimTokens, type ScimTokenRow } from "./tables";
+import { DirectoryError } from "../../directory/errors";
+import { getWorkspace } from "../../directory/workspaces";
 
 /**
  * In-process answers to "is this token valid?" and "is SCIM enabled?" are cached for
@@ -22,14 +24,22 @@ const invalidateCaches = () => {
 };
 
 /** Public view of a token: never the token or its hash. */
-export type ScimTokenInfo = { id: number; name: string; createdAt: string; lastUsedAt: string | null; revokedAt: string | null };
+export type ScimTokenInfo = { id: number; name: string; workspaceId: number | null; createdAt: string; lastUsedAt: string | null; revokedAt: string | null };
 
-const view = (r: ScimTokenRow): ScimTokenInfo => ({ id: r.id, name: r.name, createdAt: r.createdAt, lastUsedAt: r.lastUsedAt, revokedAt: r.revokedAt });
+const view = (r: ScimTokenRow): ScimTokenInfo => ({ id: r.id, name: r.name, workspaceId: r.workspaceId, createdAt: r.createdAt, lastUsedAt: r.lastUsedAt, revokedAt: r.revokedAt });
 
-/** Creates a token; the returned `token` is the only time it exists outside the caller. */
-export function createScimToken(db: Db, name: string): ScimTokenInfo & { token: string } {
+/**
+ * Creates a token; the returned `token` is the only time it exists outside the caller. Without
+ * `workspaceId` it is an organization token (every workspace); with one, a workspace token —
+ * the workspace must exist and not be archived.
+ */
+export function createScimToken(db: Db, name: string, workspaceId: number | null = null): ScimTokenInfo & { token: string } {
+  if (workspaceId !== null) {
+    const w = getWorkspace(db, workspaceId);
+    if (w.archived) throw new DirectoryError(409, `Workspace ${workspaceId} is archived`, undefined, "conflict");
+  }
   const token = generateToken("scim");
-  const row = db.insert(scimTokens).values({ name, tokenHash: hashToken(token), createdAt: new Date().toISOString() }).returning().get();
+  const row = db.insert(scimTokens).values({ name, workspaceId, tokenHash: hashToken(token), createdAt: new Date().toISOString() }).returning().get();
   invalidateCaches();
   return { ...view(row), token };
 }
@@ -52,17 +62,26 @@ export function revokeScimToken(db: Db, id: number): boolean {
  * not depend on how many characters of a guess are right) and the stored hash is then compared
  * in constant time. Uses one prepared statement: this runs on every SCIM request.
  */
+/** A valid token: its id, and the workspace it is scoped to (null: the whole organization). */
+export type VerifiedToken = { id: number; workspaceId: number | null; workspaceArchived: boolean };
+
+/** Drops the in-process caches (a workspace was archived, a token created or revoked). */
+export function invalidateScimCaches(): void {
+  invalidateCaches();
+}
+
 export function tokenVerifier(sqlite: Database) {
-  const byHash = sqlite.query<{ id: number; token_hash: string; revoked_at: string | null; last_used_at: string | null }, [string]>(
-    "SELECT id, token_hash, revoked_at, last_used_at FROM scim_tokens WHERE token_hash = ?",
+  const byHash = sqlite.query<{ id: number; token_hash: string; revoked_at: string | null; last_used_at: string | null; workspace_id: number | null; archived_at: string | null }, [string]>(
+    `SELECT t.id, t.token_hash, t.revoked_at, t.last_used_at, t.workspace_id, w.archived_at
+     FROM scim_tokens t LEFT JOIN workspaces w ON w.id = t.workspace_id WHERE t.token_hash = ?`,
   );
   const recordUse = lastUsedRecorder(sqlite, "scim_tokens");
   const lastTouched = new Map<number, number>();
   // hash → token id of recently verified tokens (only valid ones: unknown tokens always hit the
   // database, so a guesser gains nothing from the cache)
-  const verified = new Map<string, { id: number; at: number }>();
+  const verified = new Map<string, { token: VerifiedToken; at: number }>();
   let seenGeneration = generation;
-  return (token: string): number | null => {
+  return (token: string): VerifiedToken | null => {
     const hash = hashToken(token);
     const now = Date.now();
     if (seenGeneration !== generation) {
@@ -70,7 +89,7 @@ export function tokenVerifier(sqlite: Database) {
       seenGeneration = generation;
     }
     const hit = verified.get(hash);
-    if (hit && now - hit.at < CACHE_MS) return hit.id;
+    if (hit && now - hit.at < CACHE_MS) return hit.token;
     const row = byHash.get(hash);
     // both are 64 hex characters: compare them directly in constant time
     if (!row || row.revoked_at !== null || !timingSafeEqual(Buffer.from(row.token_hash), Buffer.from(hash))) {
@@ -78,13 +97,14 @@ export function tokenVerifier(sqlite: Database) {
       return null;
     }
     if (verified.size > 1000) verified.clear();
-    verified.set(hash, { id: row.id, at: now });
+    const verifiedToken: VerifiedToken = { id: row.id, workspaceId: row.workspace_id, workspaceArchived: row.archived_at !== null };
+    verified.set(hash, { token: verifiedToken, at: now });
     // last_used_at is informational: write it at most once a minute per token, not per request.
     if ((lastTouched.get(row.id) ?? 0) < now - 60_000) {
       lastTouched.set(row.id, now);
       recordUse(row.id, new Date(now).toISOString());
     }
-    return row.id;
+    return verifiedToken;
   };
 }
 

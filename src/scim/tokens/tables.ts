@@ -1,4 +1,5 @@
 import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { workspaces } from "../../directory/tables";
 
 /**
  * SCIM bearer tokens. Only the SHA-256 of a token is stored; the token itself is shown once,
@@ -13,6 +14,8 @@ export const scimTokens = sqliteTable(
     createdAt: text("created_at").notNull(),
     lastUsedAt: text("last_used_at"),
     revokedAt: text("revoked_at"),
+    /** NULL: an organization token (sees every workspace); else the one workspace it provisions. */
+    workspaceId: integer("workspace_id").references(() => workspaces.id),
   },
   (t) => [uniqueIndex("scim_tokens_token_hash_unique").on(t.tokenHash)],
 );

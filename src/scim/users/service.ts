@@ -9,6 +9,7 @@ import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import type { AppContext } from "../../context";
 import { caseFoldKey } from "../../directory/tables";
 import { createUserDirectory, USER_COLUMNS, type UserDbRow, type UserState } from "../../directory/users";
+import { homeWorkspace, joinWorkspace, ORGANIZATION, type Scope } from "../../directory/workspaces";
 import { scimNotFound } from "../errors";
 import { assertFilterCost, compileFilter, parseFilter, type AttrPath, type FilterNode, type IsIndexProbe } from "../filter";
 import { resourceLocation, SCHEMA_ENTERPRISE_USER, SCHEMA_USER } from "../protocol";
@@ -129,20 +130,24 @@ export function createUsersService(ctx: AppContext) {
     return r ? render(r) : null;
   };
 
-  const mustGet = (idText: string): UserResource => {
+  const memberOf = sqlite.query<{ one: number }, [number, number]>("SELECT 1 AS one FROM workspace_members WHERE workspace_id = ? AND user_id = ?");
+  /** Whether `scope` sees user `id`: the organization sees everyone, a workspace its members. */
+  const sees = (scope: Scope, id: number) => scope.workspaceId === null || memberOf.get(scope.workspaceId, id) !== null;
+
+  const mustGet = (idText: string, scope: Scope): UserResource => {
     const id = parseId(idText);
-    const r = id === null ? null : getResource(id);
+    const r = id === null || !sees(scope, id) ? null : getResource(id);
     if (!r) throw scimNotFound("User", idText);
     return r;
   };
 
-  /** Runs `fn` on user `idText`'s state in one immediate transaction; 404 when unknown. */
-  const update = (idText: string, fn: (before: UserState) => UserState): UserResource => {
+  /** Runs `fn` on user `idText`'s state in one immediate transaction; 404 when unknown or out of scope. */
+  const update = (idText: string, scope: Scope, fn: (before: UserState) => UserState): UserResource => {
     const id = parseId(idText);
     if (id === null) throw scimNotFound("User", idText);
     db.transaction((tx) => {
       const before = directory.load(id);
-      if (!before) throw scimNotFound("User", idText);
+      if (!before || !sees(scope, id)) throw scimNotFound("User", idText);
       directory.save(tx, id, before, fn(before));
     }, { behavior: "immediate" });
     return getResource(id)!;
@@ -152,23 +157,24 @@ export function createUsersService(ctx: AppContext) {
     /** A user as the client asked for it (`attributes`/`excludedAttributes`). */
     view: (resource: UserResource, projection: Projection) => present([resource], projection)[0]!,
 
-    get: (idText: string, projection: Projection = {}) => present([mustGet(idText)], projection)[0]!,
+    get: (idText: string, projection: Projection = {}, scope: Scope = ORGANIZATION) => present([mustGet(idText, scope)], projection)[0]!,
 
-    list(params: ListParams) {
+    list(params: ListParams, scope: Scope = ORGANIZATION) {
       const filter = params.filter ? parseFilter(params.filter) : undefined;
       // Fast path for the lookup every IdP sends before creating or matching a user,
       // `userName eq "…"` (unique, so 0 or 1 user): one prepared statement, no SQL building.
       // Same answer as the general path (test/scim/users/filter.test.ts compares them).
       if (filter && !params.sortBy && filter.op === "compare" && filter.compare === "eq" && typeof filter.value === "string" &&
         !filter.attr.sub && filter.attr.name.toLowerCase() === "username" && (!filter.attr.uri || filter.attr.uri.toLowerCase() === SCHEMA_USER.toLowerCase())) {
-        const found = byUserNameKey.get(caseFoldKey(filter.value));
+        const hit = byUserNameKey.get(caseFoldKey(filter.value));
+        const found = hit && sees(scope, hit.id) ? hit : null;
         const total = found ? 1 : 0;
         const page = found && params.count > 0 && params.startIndex === 1 ? present([render(found)], params) : [];
         return listResponse<Record<string, unknown>>(page, total, params.startIndex);
       }
       // Every other filter is bounded before it runs (a running statement cannot be stopped).
       if (filter) assertFilterCost(filter, userRowsBound.get()!.n, isUserIndexProbe);
-      const { countQuery, pageQuery } = userListQueries(params, filter);
+      const { countQuery, pageQuery } = userListQueries(params, filter, scope.workspaceId);
       const pageRows = (): UserDbRow[] => statements(pageQuery.sql).all(...(pageQuery.params as never[])) as UserDbRow[];
       const countAll = () => (statements(countQuery.sql).get(...(countQuery.params as never[])) as { n: number }).n;
       let rows: UserDbRow[] = [];
@@ -185,19 +191,39 @@ export function createUsersService(ctx: AppContext) {
       return listResponse(present(rows.map(render), params), total, params.startIndex);
     },
 
-    create(input: UserState): UserResource {
-      const id = db.transaction((tx) => directory.create(tx, input), { behavior: "immediate" });
+    /**
+     * POST: a new user becomes a member of the scope's workspace (an organization token's: the
+     * default one). A workspace token POSTing the userName of an organization user who is not
+     * yet its member **joins** that user to its workspace and answers 201 with the existing user
+     * (attributes as stored; the IdP's next sync PATCHes what differs) — see docs/directory.md
+     * for why. A userName already visible to the token is a duplicate, as before.
+     */
+    create(input: UserState, scope: Scope = ORGANIZATION): UserResource {
+      const workspaceId = homeWorkspace(scope);
+      const id = db.transaction((tx) => {
+        const existing = scope.workspaceId === null ? null : directory.idOfUserName(input.userName);
+        if (existing !== null && !sees(scope, existing)) {
+          joinWorkspace(tx, workspaceId, existing);
+          return existing;
+        }
+        const created = directory.create(tx, input);
+        joinWorkspace(tx, workspaceId, created);
+        return created;
+      }, { behavior: "immediate" });
       return getResource(id)!;
     },
 
     /** PUT: `next` is built from the body and the current state (see index.ts). */
-    replace: (idText: string, build: (before: UserState) => UserState) => update(idText, build),
+    replace: (idText: string, build: (before: UserState) => UserState, scope: Scope = ORGANIZATION) => update(idText, scope, build),
 
-    patch: (idText: string, operations: PatchOp[]) => update(idText, (before) => applyUserPatch(before, operations)),
+    patch: (idText: string, operations: PatchOp[], scope: Scope = ORGANIZATION) => update(idText, scope, (before) => applyUserPatch(before, operations)),
 
-    /** DELETE: deactivate (spec part 3) — the record, its history and its seat type stay. */
-    deactivate(idText: string): void {
-      update(idText, (before) => ({ ...before, active: false }));
+    /**
+     * DELETE: deactivate (spec part 3) — the record, its history and its seat type stay. Through
+     * any token, deactivation is organization-wide (the directory's `save`).
+     */
+    deactivate(idText: string, scope: Scope = ORGANIZATION): void {
+      update(idText, scope, (before) => ({ ...before, active: false }));
     },
   };
 }
@@ -218,14 +244,17 @@ const isUserIndexProbe: IsIndexProbe = (n) => {
  * The two SQL statements of a list request (count and page), with bound parameters. Exported so
  * a test can EXPLAIN them and prove the indexed lookups do not scan.
  */
-export function userListQueries(params: ListParams, parsed?: FilterNode): { countQuery: { sql: string; params: unknown[] }; pageQuery: { sql: string; params: unknown[] } } {
+export function userListQueries(params: ListParams, parsed?: FilterNode, workspaceId: number | null = null): { countQuery: { sql: string; params: unknown[] }; pageQuery: { sql: string; params: unknown[] } } {
   // One drizzle → SQL conversion (of the WHERE fragment); the two statements are plain strings
   // around it, so their text only depends on the filter's shape and bun:sqlite's statement
   // cache (keyed by SQL text) serves repeated shapes.
   const node = parsed ?? (params.filter ? parseFilter(params.filter) : undefined);
   const where = node ? dialect.sqlToQuery(compileFilter(node, userFilterResolver)) : null;
-  const whereClause = where ? ` WHERE ${where.sql}` : ""; // no WHERE at all: lets SQLite answer count(*) from the b-tree size
-  const whereParams = where ? where.params : [];
+  // a workspace token sees its workspace's members only
+  const member = workspaceId === null ? null : "u.id IN (SELECT wm.user_id FROM workspace_members wm WHERE wm.workspace_id = ?)";
+  const conditions = [where ? `(${where.sql})` : null, member].filter((c) => c !== null);
+  const whereClause = conditions.length ? ` WHERE ${conditions.join(" AND ")}` : ""; // no WHERE at all: lets SQLite answer count(*) from the b-tree size
+  const whereParams = [...(where ? where.params : []), ...(workspaceId === null ? [] : [workspaceId])];
   let order = "u.id ASC";
   if (params.sortBy) {
     const expr = dialect.sqlToQuery(userSortExpression(params.sortBy)).sql;

@@ -1,25 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { createScimTestApp, newUser, SCIM_ERROR } from "../helpers";
-import { entraDefault, entraFlagged, okta, type Step } from "./fixtures/idp";
-
-async function replay(steps: Step[], app: ReturnType<typeof createScimTestApp>) {
-  const ids: Record<string, string> = {};
-  const fill = (s: string) => s.replace(/\{(\w+)\}/g, (_, k) => ids[k] ?? `{${k}}`);
-  for (const step of steps) {
-    const body = step.body === undefined ? undefined : JSON.parse(fill(JSON.stringify(step.body)));
-    const r = await app.scim(step.method, fill(step.path), body, step.headers);
-    const text = await r.text();
-    if (r.status !== step.status) throw new Error(`${step.name}: expected ${step.status}, got ${r.status}: ${text}`);
-    if (r.status !== 204) expect(r.headers.get("content-type")).toStartWith("application/scim+json");
-    const parsed = text ? JSON.parse(text) : null;
-    if (r.status >= 400) expect(parsed.schemas).toEqual([SCIM_ERROR]);
-    if (step.check && !step.check(parsed)) throw new Error(`${step.name}: check failed on ${text}`);
-    if (step.saveId) {
-      ids[step.saveId] = parsed.id;
-      expect(r.headers.get("location")).toBe(`https://gatehouse.test/scim/v2/Users/${parsed.id}`);
-    }
-  }
-}
+import { createScimTestApp, newUser } from "../helpers";
+import { entraDefault, entraFlagged, okta, replay } from "./fixtures/idp";
 
 describe("recorded IdP sequences", () => {
   test("Microsoft Entra ID, default PATCH dialect", async () => {

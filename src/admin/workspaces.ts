@@ -1,0 +1,43 @@
+import { Elysia, t } from "elysia";
+import type { AppContext } from "../context";
+import { createWorkspace, listWorkspaces, getWorkspace, updateWorkspace } from "../directory/workspaces";
+import { invalidateScimCaches } from "../scim/tokens/service";
+
+/**
+ * Workspaces of the organization: create, list, rename, archive (and unarchive). Archiving keeps
+ * every user, group and membership; the workspace's SCIM tokens answer 403 until it is
+ * unarchived. The default workspace (id 1) cannot be archived. GET/POST/PATCH
+ * /api/admin/workspaces…
+ */
+const tags = ["Admin: workspaces"];
+const Workspace = t.Object({
+  id: t.Integer(),
+  name: t.String(),
+  archived: t.Boolean(),
+  archivedAt: t.Nullable(t.String({ format: "date-time" })),
+  members: t.Integer({ description: "Users who are members (active or not)" }),
+  createdAt: t.String({ format: "date-time" }),
+  updatedAt: t.String({ format: "date-time" }),
+});
+const Name = t.String({ minLength: 1, maxLength: 200, description: "Unique, compared case-insensitively" });
+const IdParams = t.Object({ id: t.Numeric({ minimum: 1 }) });
+
+export function workspacesAdminRoutes(ctx: AppContext) {
+  return new Elysia({ name: "workspaces-admin" })
+    .get("/workspaces", () => ({ items: listWorkspaces(ctx.db) }), { response: t.Object({ items: t.Array(Workspace) }), detail: { tags, summary: "List workspaces" } })
+    .post("/workspaces", ({ body, set }) => {
+      set.status = 201;
+      return createWorkspace(ctx.db, body.name);
+    }, { body: t.Object({ name: Name }), response: { 201: Workspace }, detail: { tags, summary: "Create a workspace" } })
+    .get("/workspaces/:id", ({ params }) => getWorkspace(ctx.db, params.id), { params: IdParams, response: Workspace, detail: { tags, summary: "One workspace" } })
+    .patch("/workspaces/:id", ({ params, body }) => {
+      const updated = updateWorkspace(ctx.db, params.id, body);
+      invalidateScimCaches(); // an archived workspace's tokens stop at once
+      return updated;
+    }, {
+      params: IdParams,
+      body: t.Object({ name: t.Optional(Name), archived: t.Optional(t.Boolean({ description: "true archives (its SCIM tokens answer 403), false restores" })) }),
+      response: Workspace,
+      detail: { tags, summary: "Rename, archive or restore a workspace" },
+    });
+}
