@@ -135,10 +135,7 @@ async function serveUntilSignalled(config: Config, io: CliIo): Promise<number> {
   return new Promise<number>((resolve) => {
     // A failed WAL sync leaves the disk's copy of the WAL unknown (a retried fsync can succeed
     // without the lost pages): stop, as after a crash; the restart recovers from what is on disk.
-    running.ctx.groupCommit.onFailure((e) => {
-      log.error("WAL sync failed: stopping; writes since the last good sync answered 503", { error: e.message });
-      running.shutdown("WAL sync failed").finally(() => resolve(1));
-    });
+    void running.failed.then(() => resolve(1));
     let signals = 0;
     const onSignal = (signal: NodeJS.Signals) => {
       signals++;

@@ -10,6 +10,7 @@ import { createApp } from "../app";
 import type { Config } from "../config";
 import type { AppContext } from "../context";
 import { closeDatabase, closeDatabaseDurably, openDatabase, useGroupCommit, type DbHandle } from "../db/connection";
+import type { DurabilityError, WalSync } from "../db/group-commit";
 import { runMigrations } from "../db/migrate";
 import type { Logger } from "../log";
 import { instrumentedHandler } from "../ops/observe";
@@ -39,6 +40,12 @@ export type RunningGatehouse = {
   url: URL;
   /** Stops accepting, waits for in-flight requests, stops the delivery loop, closes the DB. Idempotent. */
   shutdown(reason: string): Promise<void>;
+  /**
+   * Settles when a WAL sync failed and the server has stopped because of it (fail-stop: the
+   * disk's copy of the WAL is unknown; a restart recovers from it as after a crash). Never
+   * settles otherwise; `serve` then exits 1.
+   */
+  failed: Promise<DurabilityError>;
 };
 
 export function databaseFile(config: Config): string {
@@ -73,6 +80,8 @@ function readTls(config: Config): { cert: string; key: string } | null {
 export type StartOptions = {
   /** Builds the HTTP app; tests may extend the real one (e.g. with a deliberately slow route). */
   buildApp?: (ctx: AppContext) => { handle(request: Request): Promise<Response> };
+  /** Syncs the WAL instead of fdatasync (tests: a disk that fails). */
+  walSync?: WalSync;
   /** Starts the background delivery loop; defaults to the webhook engine's. */
   startLoop?: (ctx: AppContext) => { stop(): Promise<void> };
 };
@@ -105,7 +114,7 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
   }
   if (applied > 0) log.info("migrations applied", { applied });
   // Migrations committed with FULL; from here on writes share WAL syncs (src/db/group-commit.ts).
-  if (!useGroupCommit(handle).grouped) log.warn("no WAL file to sync: every commit syncs itself (synchronous=FULL)", { file: handle.file });
+  if (!useGroupCommit(handle, opts.walSync).grouped) log.warn("no WAL file to sync: every commit syncs itself (synchronous=FULL)", { file: handle.file });
 
   const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log, version: VERSION };
   registerProcessMetrics(ctx, handle.file);
@@ -184,5 +193,12 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
       log.info("stopped", { reason });
     })());
 
-  return { ctx, server, redirectServer, url: server.url, shutdown };
+  const failed = new Promise<DurabilityError>((resolve) =>
+    handle.groupCommit.onFailure((e) => {
+      log.error("WAL sync failed: stopping; writes since the last good sync answered 503", { error: e.message });
+      const stopped = () => resolve(e);
+      shutdown("WAL sync failed").then(stopped, stopped);
+    }),
+  );
+  return { ctx, server, redirectServer, url: server.url, shutdown, failed };
 }
