@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
+import { EVENTS } from "./catalog";
 import * as m from "./model";
 import { subscriptionHealth } from "./health";
 import * as svc from "./service";
@@ -22,6 +23,10 @@ export function webhookAdminRoutes(ctx: AppContext) {
         detail: { tags, summary: "Create a subscription (the secret is shown only in this answer)" },
       },
     )
+    .get("/webhooks/events", () => ({ items: Object.entries(EVENTS).map(([name, e]) => ({ name, trigger: e.trigger })) }), {
+      response: m.EventCatalog,
+      detail: { tags, summary: "The event catalog: every event a subscription can choose, with when it is sent" },
+    })
     .get("/webhooks", () => {
       const items = svc.listSubscriptions(ctx);
       return { total: items.length, items };

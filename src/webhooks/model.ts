@@ -132,3 +132,7 @@ export const SubscriptionHealth = t.Object({
   }),
 });
 export type SubscriptionHealth = typeof SubscriptionHealth.static;
+
+export const EventCatalog = t.Object({
+  items: t.Array(t.Object({ name: t.String({ examples: ["case.created"] }), trigger: t.String({ description: "When it is sent" }) })),
+});

@@ -97,3 +97,15 @@ test("firstAttemptIdSince finds the first attempt at or after a time by bisectio
     t.close();
   }
 });
+
+test("the event catalog lists every event with its trigger, for the console's event picker", async () => {
+  const t = createTestApp();
+  try {
+    const r = (await (await t.admin("GET", "/api/admin/webhooks/events")).json()) as { items: { name: string; trigger: string }[] };
+    expect(r.items.length).toBe(29);
+    expect(r.items[0]).toEqual({ name: "case.created", trigger: "A test case is created" });
+    expect((await t.request("GET", "/api/admin/webhooks/events")).status).toBe(401);
+  } finally {
+    t.close();
+  }
+});
