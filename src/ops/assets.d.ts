@@ -4,11 +4,16 @@ declare module "*/standalone.js" {
   const path: string;
   export default path;
 }
-declare module "*/console.js" {
+/** The console's browser modules (src/ops/console/*.mjs), embedded as text. */
+declare module "*.mjs" {
   const text: string;
   export default text;
 }
 declare module "*.css" {
+  const text: string;
+  export default text;
+}
+declare module "*.svg" {
   const text: string;
   export default text;
 }

@@ -1,15 +1,25 @@
 /**
- * The admin console at /console: one static page (HTML + a script + a stylesheet, embedded in the
- * executable as text) that works with no internet. The admin pastes GATEHOUSE_ADMIN_TOKEN; the
- * page calls the admin API with it (SCIM switch, seats and tokens; webhook subscriptions, failed
- * deliveries, redelivery). Nothing here is privileged: the page is public, the data is behind
- * the admin API's bearer check.
+ * The admin console at /console: one static page and a few ES modules (plain browser JavaScript,
+ * no framework, no build step), embedded in the executable as text, working with no internet.
+ * The admin signs in with GATEHOUSE_ADMIN_TOKEN; the page calls the admin API with it. Nothing
+ * here is privileged: the page is public, the data is behind the admin API's bearer check.
+ * docs/console.md describes the pages; README says why plain modules.
  */
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import pageTemplate from "./console/console.html" with { type: "text" };
 import css from "./console/console.css" with { type: "text" };
-import script from "./console/console.js" with { type: "text" };
+import favicon from "./console/favicon.svg" with { type: "text" };
+import app from "./console/app.mjs" with { type: "text" };
+import apiModule from "./console/api.mjs" with { type: "text" };
+import dom from "./console/dom.mjs" with { type: "text" };
+import scim from "./console/scim.mjs" with { type: "text" };
+import provisioning from "./console/provisioning.mjs" with { type: "text" };
+import directory from "./console/directory.mjs" with { type: "text" };
+import apiTokens from "./console/api-tokens.mjs" with { type: "text" };
+import webhooks from "./console/webhooks.mjs" with { type: "text" };
+import deliveries from "./console/deliveries.mjs" with { type: "text" };
+import instance from "./console/instance.mjs" with { type: "text" };
 
 // The page may load and call nothing but this origin; no inline script or style at all.
 const CSP = [
@@ -22,6 +32,20 @@ const CSP = [
   "base-uri 'none'",
   "form-action 'none'",
 ].join("; ");
+
+/** Every file the page loads, by its path under /console/. */
+const MODULES: Record<string, string> = {
+  "app.mjs": app,
+  "api.mjs": apiModule,
+  "dom.mjs": dom,
+  "scim.mjs": scim,
+  "provisioning.mjs": provisioning,
+  "directory.mjs": directory,
+  "api-tokens.mjs": apiTokens,
+  "webhooks.mjs": webhooks,
+  "deliveries.mjs": deliveries,
+  "instance.mjs": instance,
+};
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -36,8 +60,12 @@ export function consoleRoutes(ctx: AppContext) {
     "referrer-policy": "no-referrer",
     "cache-control": "no-cache",
   });
-  return new Elysia({ name: "console" })
-    .get("/console", () => new Response(page, { headers: headers("text/html") }), { detail: { hide: true } })
-    .get("/console/console.js", () => new Response(script, { headers: headers("text/javascript") }), { detail: { hide: true } })
-    .get("/console/console.css", () => new Response(css, { headers: headers("text/css") }), { detail: { hide: true } });
+  const files = new Map<string, [string, string]>([
+    ["console.css", [css, "text/css"]],
+    ["favicon.svg", [favicon, "image/svg+xml"]],
+    ...Object.entries(MODULES).map(([name, text]): [string, [string, string]] => [name, [text, "text/javascript"]]),
+  ]);
+  const app = new Elysia({ name: "console" }).get("/console", () => new Response(page, { headers: headers("text/html") }), { detail: { hide: true } });
+  for (const [name, [body, type]] of files) app.get(`/console/${name}`, () => new Response(body, { headers: headers(type) }), { detail: { hide: true } });
+  return app;
 }

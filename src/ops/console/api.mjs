@@ -1,0 +1,62 @@
+// The admin API client: the admin token from this tab's sessionStorage as a bearer header, to
+// this server only. Failures become ApiFailure with the server's own message.
+
+const TOKEN_KEY = "gatehouse.adminToken";
+export const session = {
+  get token() {
+    return sessionStorage.getItem(TOKEN_KEY) || "";
+  },
+  signIn(token) {
+    sessionStorage.setItem(TOKEN_KEY, token);
+  },
+  signOut() {
+    sessionStorage.removeItem(TOKEN_KEY);
+  },
+};
+
+export class ApiFailure extends Error {
+  constructor(status, message, field) {
+    super(message);
+    this.status = status;
+    this.field = field;
+  }
+}
+
+let onUnauthorized = () => {};
+export const whenUnauthorized = (fn) => (onUnauthorized = fn);
+
+/** Calls the admin API. A 401 signs out (`signingIn` leaves that to the sign-in form). */
+export async function api(method, path, body, { signingIn = false } = {}) {
+  let res;
+  try {
+    res = await fetch("/api/admin" + path, {
+      method,
+      cache: "no-store",
+      headers: Object.assign({ authorization: "Bearer " + session.token }, body === undefined ? {} : { "content-type": "application/json" }),
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (e) {
+    throw new ApiFailure(0, "The server did not answer (" + e.message + ").");
+  }
+  const text = await res.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (!res.ok) {
+    if (res.status === 401 && !signingIn) onUnauthorized();
+    const message = (data && ((data.error && data.error.message) || data.errorMessage || data.detail)) || res.statusText || "Request failed";
+    throw new ApiFailure(res.status, message + " (HTTP " + res.status + ")", data && data.error && data.error.field);
+  }
+  return data;
+}
+
+/** A query string from an object, skipping empty values. */
+export function qs(params) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== "") q.set(k, String(v));
+  const s = q.toString();
+  return s ? "?" + s : "";
+}

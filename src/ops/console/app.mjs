@@ -1,0 +1,156 @@
+// Gatehouse admin console: the shell (sign-in, navigation, hash routes). Each page is a module
+// with `render(view)`; everything goes through the documented admin API (api.mjs).
+import { api, session, whenUnauthorized } from "./api.mjs";
+import { $, el, errorSlot, field } from "./dom.mjs";
+import * as scim from "./scim.mjs";
+import * as provisioning from "./provisioning.mjs";
+import * as directory from "./directory.mjs";
+import * as apiTokens from "./api-tokens.mjs";
+import * as webhooks from "./webhooks.mjs";
+import * as deliveries from "./deliveries.mjs";
+import * as instance from "./instance.mjs";
+
+const ROUTES = [
+  [/^\/scim$/, scim.render],
+  [/^\/provisioning$/, provisioning.render],
+  [/^\/users$/, directory.renderUsers],
+  [/^\/users\/(\d+)$/, directory.renderUser],
+  [/^\/groups$/, directory.renderGroups],
+  [/^\/groups\/([^/]+)$/, directory.renderGroup],
+  [/^\/api-tokens$/, apiTokens.render],
+  [/^\/webhooks$/, webhooks.renderList],
+  [/^\/webhooks\/new$/, webhooks.renderNew],
+  [/^\/webhooks\/(\d+)$/, webhooks.renderSubscription],
+  [/^\/webhooks\/(\d+)\/deliveries\/(\d+)$/, deliveries.renderDelivery],
+  [/^\/instance$/, instance.render],
+];
+
+let signInMessage = "";
+/** Shown on the sign-in page after signing out (until the next sign-in). */
+let signedOutNote = false;
+whenUnauthorized(() => {
+  session.signOut();
+  signInMessage = "The admin token was rejected. Sign in again with the value of GATEHOUSE_ADMIN_TOKEN.";
+  route();
+});
+
+/** The current hash as a path and query: "#/users?q=ada" → ["/users", URLSearchParams]. */
+function current() {
+  const hash = location.hash.startsWith("#/") ? location.hash.slice(1) : "/scim";
+  const [path, query = ""] = hash.split("?");
+  return [path, new URLSearchParams(query)];
+}
+
+let renderSeq = 0;
+/** Set when a page changes only its query (filters, paging): focus stays on the control used. */
+let keepFocus = false;
+async function route() {
+  const main = $("main");
+  const signedIn = Boolean(session.token);
+  $("nav").hidden = !signedIn;
+  $("sign-out").hidden = !signedIn;
+  if (!signedIn) return renderSignIn(main);
+  const [path, query] = current();
+  for (const a of document.querySelectorAll("#nav a")) {
+    const here = path === a.getAttribute("href").slice(1) || path.startsWith(a.getAttribute("href").slice(1) + "/");
+    if (here) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+  const match = ROUTES.map(([re, render]) => [re.exec(path), render]).find(([m]) => m);
+  const seq = ++renderSeq;
+  const page = el("div", { class: "page" });
+  const view = {
+    params: match ? match[0].slice(1).map(decodeURIComponent) : [],
+    query,
+    page,
+    /** Changes the query of this page (filters, paging) without leaving it; focus stays where it is. */
+    setQuery(params) {
+      keepFocus = true;
+      const q = new URLSearchParams();
+      for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== "") q.set(k, String(v));
+      const s = q.toString();
+      location.hash = "#" + path + (s ? "?" + s : "");
+    },
+    /** True while this render is still the current one (a slow answer must not overwrite a newer page). */
+    get current() {
+      return seq === renderSeq;
+    },
+  };
+  // Filters and paging re-render the page: focus returns to the control that was used.
+  const focused = keepFocus && document.activeElement && document.activeElement !== document.body ? document.activeElement : null;
+  const focusKey = focused && (focused.id ? "#" + CSS.escape(focused.id) : focused.getAttribute("aria-label") ? `[aria-label="${CSS.escape(focused.getAttribute("aria-label"))}"]` : null);
+  main.replaceChildren(page);
+  if (!match) {
+    page.append(el("h1", { tabindex: "-1" }, "Not found"), el("p", {}, "No page at this address. ", el("a", { href: "#/scim" }, "Go to SCIM")));
+  } else {
+    try {
+      await match[1](view);
+    } catch (e) {
+      if (!view.current) return;
+      if (!page.querySelector("h1")) page.prepend(el("h1", { tabindex: "-1" }, "Something went wrong"));
+      page.append(el("p", { class: "error", role: "alert" }, e.message || String(e)));
+    }
+  }
+  if (!view.current) return;
+  const again = focusKey && page.querySelector(focusKey);
+  if (again && !again.disabled) again.focus();
+  else page.querySelector("h1")?.focus();
+  keepFocus = false;
+}
+
+
+function renderSignIn(main) {
+  const input = el("input", { type: "password", autocomplete: "current-password", spellcheck: "false", required: true });
+  const error = errorSlot();
+  const submit = el("button", { type: "submit" }, "Sign in");
+  const form = el(
+    "form",
+    { class: "stack", "aria-labelledby": "signin-title" },
+    field("Admin token", input, "The value of GATEHOUSE_ADMIN_TOKEN. It stays in this browser tab (sessionStorage) until you sign out or close the tab, and is sent only to this server."),
+    el("div", { class: "actions" }, submit),
+    error,
+  );
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const token = input.value.trim();
+    if (!token) return error.show("Paste the admin token.");
+    submit.disabled = true;
+    session.signIn(token);
+    try {
+      await api("GET", "/instance", undefined, { signingIn: true });
+      signInMessage = "";
+      signedOutNote = false;
+      input.value = "";
+      route();
+    } catch (e) {
+      session.signOut();
+      error.show(e.status === 401 ? "This is not the admin token (HTTP 401)." : e.message);
+      input.focus();
+    } finally {
+      submit.disabled = false;
+    }
+  });
+  if (signInMessage) error.show(signInMessage);
+  const note = signedOutNote ? el("p", { class: "note", role: "status" }, "Signed out. The token was removed from this tab.") : null;
+  main.replaceChildren(
+    el(
+      "div",
+      { class: "page narrow" },
+      el("h1", { id: "signin-title", tabindex: "-1" }, "Sign in to the Gatehouse console"),
+      note,
+      form,
+      el("p", { class: "muted" }, "API reference: ", el("a", { href: "/openapi" }, "/openapi"), "."),
+    ),
+  );
+  input.focus();
+}
+
+$("sign-out").addEventListener("click", () => {
+  session.signOut();
+  signInMessage = "";
+  signedOutNote = true;
+  route();
+});
+
+window.addEventListener("hashchange", route);
+route();

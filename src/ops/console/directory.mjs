@@ -1,0 +1,131 @@
+// The directory, read-only: the identity provider owns users and groups (SCIM writes them).
+import { api, qs } from "./api.mjs";
+import { badge, el, facts, field, pager, select, table, time } from "./dom.mjs";
+
+const LIMIT = 50;
+const readOnlyNote = () => el("p", { class: "hint" }, "Read-only: your identity provider owns users and groups and changes them through SCIM.");
+const state = (active) => badge(active ? "active" : "deactivated", active ? "ok" : "bad");
+
+export async function renderUsers(view) {
+  const { page, query } = view;
+  const filters = { q: query.get("q") || "", active: query.get("active") || "", userType: query.get("userType") || "" };
+  const offset = Number(query.get("offset") || 0);
+  const users = await api("GET", "/directory/users" + qs({ ...filters, limit: LIMIT, offset }));
+  if (!view.current) return;
+  const controls = {
+    q: el("input", { type: "search", value: filters.q, maxlength: "200" }),
+    active: select([["", "Active and deactivated"], ["true", "Active"], ["false", "Deactivated"]], filters.active),
+    userType: select([["", "Any type"], ["regular", "Regular"], ["read-only", "Read-only"], ["billing", "Billing"]], filters.userType),
+  };
+  const form = el(
+    "form",
+    { class: "filters", role: "search", "aria-label": "Search users" },
+    field("Name or e-mail", controls.q),
+    field("State", controls.active),
+    field("Type", controls.userType),
+    el("div", { class: "actions" }, el("button", { type: "submit", id: "apply-filters" }, "Search")),
+  );
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    view.setQuery({ q: controls.q.value.trim(), active: controls.active.value, userType: controls.userType.value });
+  });
+  const rows = users.items.map((u) =>
+    el(
+      "tr",
+      {},
+      el("td", {}, el("a", { href: "#/users/" + u.id }, u.userName)),
+      el("td", {}, u.displayName),
+      el("td", { class: "wrap" }, u.emails.join(", ")),
+      el("td", {}, u.userType),
+      el("td", {}, state(u.active)),
+    ),
+  );
+  page.append(
+    el("h1", { tabindex: "-1" }, "Users"),
+    readOnlyNote(),
+    form,
+    table("Users", ["userName", "Name", "E-mail", "Type", "State"], rows, "No users match."),
+    pager("users", users, (o) => view.setQuery({ ...filters, offset: o })),
+  );
+}
+
+export async function renderUser(view) {
+  const { page } = view;
+  const u = await api("GET", "/directory/users/" + encodeURIComponent(view.params[0]));
+  if (!view.current) return;
+  page.append(
+    el("p", { class: "crumbs" }, el("a", { href: "#/users" }, "Users"), " / "),
+    el("h1", { tabindex: "-1" }, u.displayName || u.userName),
+    readOnlyNote(),
+    el(
+      "div",
+      { class: "card" },
+      facts([
+        ["userName", u.userName],
+        ["State", state(u.active)],
+        ["Type", u.userType],
+        ["E-mail", u.emails.length ? u.emails.join(", ") : "—"],
+        ["Id", String(u.id)],
+        ["externalId", u.externalId || "—"],
+        ["Created", time(u.createdAt)],
+        ["Updated", time(u.updatedAt)],
+      ]),
+    ),
+    el("h2", {}, "Groups"),
+    u.groups.length ? el("ul", { class: "plain" }, u.groups.map((g) => el("li", {}, el("a", { href: "#/groups/" + encodeURIComponent(g.id) }, g.displayName)))) : el("p", { class: "empty" }, "Not in any group."),
+    el("h2", {}, "API tokens"),
+    table(
+      "API tokens of " + u.userName,
+      ["Name", "Created", "Last used", "State"],
+      u.apiTokens.map((t) => el("tr", {}, el("td", {}, t.name), el("td", {}, time(t.createdAt)), el("td", {}, time(t.lastUsedAt)), el("td", {}, t.revokedAt ? badge("revoked", "bad") : badge("active", "ok")))),
+      "No API tokens. Create one on the API tokens page.",
+    ),
+    el("p", {}, el("a", { href: "#/api-tokens?user=" + encodeURIComponent(u.userName) }, "Create an API token for " + u.userName)),
+    el("h2", {}, "Provisioning history"),
+    el("p", {}, el("a", { href: "#/provisioning?resourceType=User&q=" + encodeURIComponent(u.userName) }, "Provisioning log entries for " + u.userName)),
+  );
+}
+
+export async function renderGroups(view) {
+  const { page, query } = view;
+  const q = query.get("q") || "";
+  const offset = Number(query.get("offset") || 0);
+  const groups = await api("GET", "/directory/groups" + qs({ q, limit: LIMIT, offset }));
+  if (!view.current) return;
+  const input = el("input", { type: "search", value: q, maxlength: "200" });
+  const form = el("form", { class: "filters", role: "search", "aria-label": "Search groups" }, field("Group name", input), el("div", { class: "actions" }, el("button", { type: "submit", id: "apply-filters" }, "Search")));
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    view.setQuery({ q: input.value.trim() });
+  });
+  page.append(
+    el("h1", { tabindex: "-1" }, "Groups"),
+    readOnlyNote(),
+    form,
+    table(
+      "Groups",
+      ["Name", "Members", "externalId"],
+      groups.items.map((g) => el("tr", {}, el("td", {}, el("a", { href: "#/groups/" + encodeURIComponent(g.id) }, g.displayName)), el("td", {}, String(g.members)), el("td", {}, g.externalId || "—"))),
+      "No groups match.",
+    ),
+    pager("groups", groups, (o) => view.setQuery({ q, offset: o })),
+  );
+}
+
+export async function renderGroup(view) {
+  const { page } = view;
+  const g = await api("GET", "/directory/groups/" + encodeURIComponent(view.params[0]));
+  if (!view.current) return;
+  page.append(
+    el("p", { class: "crumbs" }, el("a", { href: "#/groups" }, "Groups"), " / "),
+    el("h1", { tabindex: "-1" }, g.displayName),
+    readOnlyNote(),
+    el("p", {}, g.members + (g.members === 1 ? " member" : " members")),
+    table(
+      "Members of " + g.displayName,
+      ["userName", "Name", "State"],
+      g.memberList.map((m) => el("tr", {}, el("td", {}, el("a", { href: "#/users/" + m.id }, m.userName)), el("td", {}, m.displayName), el("td", {}, state(m.active)))),
+      "This group has no members.",
+    ),
+  );
+}

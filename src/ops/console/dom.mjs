@@ -1,0 +1,177 @@
+// DOM helpers shared by every page. Values from the API only ever become text nodes or
+// attribute values — never HTML — so a subscription URL or a response body cannot inject markup.
+
+/** el("button", { class: "danger", onclick }, "Revoke") — children are nodes or text. */
+export function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith("on") && typeof v === "function") node.addEventListener(k.slice(2), v);
+    else if (k === "class") node.className = v;
+    else if (k === "value") node.value = v;
+    else node.setAttribute(k, v === true ? "" : String(v));
+  }
+  append(node, children);
+  return node;
+}
+
+function append(node, children) {
+  for (const c of children.flat(Infinity)) {
+    if (c === null || c === undefined || c === false) continue;
+    node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+}
+
+export const $ = (id) => document.getElementById(id);
+
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
+/** A time as the admin's locale shows it, in a <time> element with the exact ISO value. */
+export function time(iso) {
+  if (!iso) return el("span", { class: "muted" }, "—");
+  return el("time", { datetime: iso, title: iso }, dateTime.format(new Date(iso)));
+}
+
+export function ago(iso) {
+  if (!iso) return "never";
+  const s = Math.round((Date.now() - Date.parse(iso)) / 1000);
+  if (s < 60) return "just now";
+  if (s < 3600) return Math.floor(s / 60) + " min ago";
+  if (s < 86400) return Math.floor(s / 3600) + " h ago";
+  return Math.floor(s / 86400) + " days ago";
+}
+
+export function bytes(n) {
+  const units = ["B", "KB", "MB", "GB", "TB"];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) (n /= 1024), i++;
+  return (i === 0 ? n : n.toFixed(1)) + " " + units[i];
+}
+
+/** A badge whose meaning is in its text, the colour only repeats it. */
+export const badge = (text, kind) => el("span", { class: "badge " + (kind || "") }, text);
+
+/**
+ * A table in a scrollable region (narrow screens scroll it sideways instead of breaking words);
+ * the region is focusable so keyboard users can scroll it too.
+ */
+export function table(label, headers, rows, empty) {
+  if (rows.length === 0) return el("p", { class: "empty" }, empty);
+  return el(
+    "div",
+    { class: "table-wrap", role: "region", "aria-label": label, tabindex: "0" },
+    el("table", {}, el("caption", { class: "visually-hidden" }, label), el("thead", {}, el("tr", {}, headers.map((h) => el("th", { scope: "col" }, h)))), el("tbody", {}, rows)),
+  );
+}
+
+/** Definition list from [term, value] pairs. */
+export const facts = (pairs) => el("dl", { class: "facts" }, pairs.filter(Boolean).map(([k, v]) => [el("dt", {}, k), el("dd", {}, v)]));
+
+/** A slot for the error of one action, placed next to the control that caused it. */
+export function errorSlot() {
+  const slot = el("p", { class: "error", role: "alert", hidden: true });
+  slot.show = (message) => {
+    slot.textContent = message || "";
+    slot.hidden = !message;
+  };
+  return slot;
+}
+
+/** Runs `action` with `button` disabled (a double click cannot run it twice); errors go to `slot`. */
+export async function busy(button, slot, action) {
+  if (button.disabled) return;
+  button.disabled = true;
+  button.setAttribute("aria-busy", "true");
+  slot?.show("");
+  try {
+    return await action();
+  } catch (e) {
+    if (slot) slot.show(e.message || String(e));
+    else throw e;
+  } finally {
+    button.disabled = false;
+    button.removeAttribute("aria-busy");
+  }
+}
+
+/** A button that copies `text`; it says so when done (falls back to selecting the text). */
+export function copyButton(text, label, target) {
+  const b = el("button", { type: "button", class: "secondary small", "aria-label": label }, "Copy");
+  b.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      b.textContent = "Copied";
+    } catch {
+      if (target) window.getSelection().selectAllChildren(target);
+      b.textContent = "Selected — press Ctrl+C";
+    }
+    setTimeout(() => (b.textContent = "Copy"), 2500);
+  });
+  return b;
+}
+
+/** A secret shown once, with a copy button and a sentence saying it will not be shown again. */
+export function secretBox(title, value, what) {
+  const code = el("code", { class: "secret-value" }, value);
+  return el(
+    "div",
+    { class: "card secret", role: "status", tabindex: "-1" },
+    el("p", {}, el("strong", {}, title), " — copy it now; it is not shown again."),
+    el("p", { class: "secret-line" }, code, " ", copyButton(value, "Copy " + what, code)),
+  );
+}
+
+/**
+ * A modal confirmation (<dialog>: focus moves into it, Escape cancels, focus returns after).
+ * Resolves true only when the admin confirms.
+ */
+export function confirmDialog(title, message, confirmLabel, danger = true) {
+  return new Promise((resolve) => {
+    const opener = document.activeElement;
+    const titleId = "dlg-" + Math.random().toString(36).slice(2);
+    const dialog = el(
+      "dialog",
+      { "aria-labelledby": titleId },
+      el("h2", { id: titleId }, title),
+      el("p", {}, message),
+      el(
+        "form",
+        { method: "dialog", class: "actions" },
+        el("button", { value: "cancel", class: "secondary" }, "Cancel"),
+        el("button", { value: "confirm", class: danger ? "danger solid" : "" }, confirmLabel),
+      ),
+    );
+    dialog.addEventListener("close", () => {
+      resolve(dialog.returnValue === "confirm");
+      dialog.remove();
+      if (opener && opener.isConnected) opener.focus();
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+    dialog.querySelector("button[value=cancel]").focus();
+  });
+}
+
+/** Paging controls for {total, limit, offset} pages; `go(offset)` loads another page. */
+export function pager(label, page, go) {
+  const from = page.total === 0 ? 0 : page.offset + 1;
+  const to = Math.min(page.offset + page.items.length, page.total);
+  const prev = el("button", { type: "button", class: "secondary", disabled: page.offset === 0, "aria-label": "Previous page of " + label }, "← Previous");
+  const next = el("button", { type: "button", class: "secondary", disabled: to >= page.total, "aria-label": "Next page of " + label }, "Next →");
+  prev.addEventListener("click", () => go(Math.max(0, page.offset - page.limit)));
+  next.addEventListener("click", () => go(page.offset + page.limit));
+  return el("nav", { class: "pager", "aria-label": "Pages of " + label }, el("span", { class: "muted" }, `${from}–${to} of ${page.total}`), prev, next);
+}
+
+/** A labelled form field; `control` gets an id from the label (stable across re-renders, so focus can return to it). */
+export function field(labelText, control, hint) {
+  const id = control.id || "f-" + labelText.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+  control.id = id;
+  const hintNode = hint ? el("span", { class: "hint", id: id + "-hint" }, hint) : null;
+  if (hintNode) control.setAttribute("aria-describedby", hintNode.id);
+  return el("div", { class: "field" }, el("label", { for: id }, labelText), control, hintNode);
+}
+
+/** <select> from [value, text] pairs. */
+export function select(options, value, attrs) {
+  return el("select", attrs || {}, options.map(([v, text]) => el("option", { value: v, selected: v === value }, text)));
+}

@@ -1,0 +1,68 @@
+// The provisioning activity log: every SCIM write by an identity provider, with its outcome.
+import { api, qs } from "./api.mjs";
+import { badge, el, field, pager, select, table, time } from "./dom.mjs";
+
+const LIMIT = 50;
+
+export async function render(view) {
+  const { page, query } = view;
+  const filters = {
+    outcome: query.get("outcome") || "",
+    operation: query.get("operation") || "",
+    resourceType: query.get("resourceType") || "",
+    q: query.get("q") || "",
+    tokenId: query.get("tokenId") || "",
+  };
+  const offset = Number(query.get("offset") || 0);
+  const [log, tokens] = await Promise.all([api("GET", "/provisioning-log" + qs({ ...filters, limit: LIMIT, offset })), api("GET", "/scim-tokens")]);
+  if (!view.current) return;
+
+  const controls = {
+    outcome: select([["", "Any outcome"], ["success", "Succeeded"], ["failure", "Failed"]], filters.outcome),
+    operation: select([["", "Any operation"], ["create", "Create"], ["replace", "Replace"], ["update", "Update"], ["delete", "Delete / deactivate"]], filters.operation),
+    resourceType: select([["", "Users and groups"], ["User", "Users"], ["Group", "Groups"]], filters.resourceType),
+    tokenId: select([["", "Any token"], ...tokens.map((t) => [String(t.id), t.name])], filters.tokenId),
+    q: el("input", { type: "search", value: filters.q, maxlength: "200" }),
+  };
+  const form = el(
+    "form",
+    { class: "filters", role: "search", "aria-label": "Filter the provisioning log" },
+    field("Outcome", controls.outcome),
+    field("Operation", controls.operation),
+    field("Resource", controls.resourceType),
+    field("Token", controls.tokenId),
+    field("Name contains", controls.q),
+    el("div", { class: "actions" }, el("button", { type: "submit", id: "apply-filters" }, "Filter")),
+  );
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    view.setQuery(Object.fromEntries(Object.entries(controls).map(([k, c]) => [k, c.value.trim()])));
+  });
+
+  const rows = log.items.map((e) => {
+    const ok = e.status >= 200 && e.status < 300;
+    const resource = e.resourceId
+      ? el("a", { href: e.resourceType === "User" ? "#/users/" + encodeURIComponent(e.resourceId) : "#/groups/" + encodeURIComponent(e.resourceId) }, e.resourceName || e.resourceId)
+      : e.resourceName || el("span", { class: "muted" }, "—");
+    return el(
+      "tr",
+      {},
+      el("td", { class: "nowrap" }, time(e.at)),
+      el("td", {}, e.token.name),
+      el("td", {}, e.operation + " " + e.resourceType.toLowerCase()),
+      el("td", { class: "wrap" }, resource),
+      el("td", {}, badge(String(e.status), ok ? "ok" : "bad")),
+      el("td", { class: "wrap" }, ok ? "" : [e.scimType ? el("code", {}, e.scimType) : "", e.scimType && e.detail ? " " : "", e.detail || ""]),
+      el("td", {}, el("code", { class: "small" }, e.requestId)),
+    );
+  });
+  page.append(
+    el("h1", { tabindex: "-1" }, "Provisioning log"),
+    el("p", { class: "hint" }, "Every write an identity provider made through SCIM (create, replace, update, delete), with the answer it got. Reads are not logged."),
+    form,
+    table("Provisioning log", ["Time", "Token", "Operation", "Resource", "Status", "Error", "Request id"], rows, "No provisioning activity matches."),
+    pager("the provisioning log", log, (o) => {
+        view.setQuery({ ...filters, offset: o });
+    }),
+  );
+}

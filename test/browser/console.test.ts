@@ -1,0 +1,445 @@
+/**
+ * The admin console in a real browser (playwright-core over Debian chromium) against the compiled
+ * binary with seeded data and a real webhook receiver (200, 500, 410 endpoints): every admin task
+ * is done through the UI and its effect checked through the admin API; axe-core finds no serious
+ * or critical violation in light and dark; 390 px wide pages never scroll sideways; keyboard
+ * alone can drive it; no request leaves 127.0.0.1. Screenshots go to test-artifacts/console/.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { BrowserContextOptions, Page } from "playwright-core";
+import { buildBinary, ROOT } from "../e2e/binary";
+import { launchBrowser, type GuardedBrowser } from "./chromium";
+import { ADMIN_TOKEN, seedConsole, type Seeded } from "./console-seed";
+
+// Browser globals used inside page.evaluate callbacks (they run in the page, not here).
+declare const document: any, window: any, navigator: any, sessionStorage: any, getComputedStyle: any;
+
+const AXE = readFileSync(join(ROOT, "node_modules/axe-core/axe.min.js"), "utf8");
+const SUITE = "console";
+let s: Seeded;
+let g: GuardedBrowser;
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  await buildBinary();
+  s = await seedConsole();
+  g = await launchBrowser();
+}, 120_000);
+afterAll(async () => {
+  await g?.close();
+  await s?.stop();
+});
+
+/** A fresh browser context, signed in through the sign-in form. */
+async function signedIn(options: BrowserContextOptions = {}, hash = "#/scim"): Promise<Page> {
+  const page = await g.newPage({ viewport: { width: 1280, height: 900 }, ...options });
+  page.on("pageerror", (e) => pageErrors.push(e.message));
+  // A failed API call is logged by the browser as a failed resource load; the tests cause some on purpose.
+  page.on("console", (m) => m.type() === "error" && !m.text().startsWith("Failed to load resource") && pageErrors.push(m.text()));
+  await page.goto(`${s.bin.url}/console${hash}`);
+  await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign out" }).waitFor();
+  await page.waitForFunction(() => !document.getElementById("signin-title") && document.querySelector("main h1"));
+  return page;
+}
+
+async function go(page: Page, hash: string, heading: string | RegExp) {
+  await page.goto(`${s.bin.url}/console${hash}`);
+  await page.getByRole("heading", { level: 1, name: heading }).waitFor();
+}
+
+const confirmIn = async (page: Page, button: string) => {
+  const dialog = page.getByRole("dialog");
+  await dialog.waitFor();
+  const text = await dialog.innerText();
+  await dialog.getByRole("button", { name: button }).click();
+  await dialog.waitFor({ state: "detached" });
+  return text;
+};
+
+test("sign in: a wrong token is refused next to the field; sign out forgets the token", async () => {
+  const page = await g.newPage();
+  await page.goto(`${s.bin.url}/console`);
+  expect(await page.title()).toBe("Gatehouse console");
+  await page.getByLabel("Admin token").fill("not-the-token");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  const error = page.locator("form p.error");
+  await error.waitFor();
+  expect(await error.innerText()).toContain("not the admin token");
+  expect(await page.locator("p.error").count()).toBe(1);
+  await g.screenshot(page, SUITE, "sign-in-refused", false);
+  await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { level: 1, name: "SCIM provisioning" }).waitFor();
+  expect(await page.evaluate(() => sessionStorage.getItem("gatehouse.adminToken"))).toBe(ADMIN_TOKEN);
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("heading", { level: 1, name: "Sign in to the Gatehouse console" }).waitFor();
+  expect(await page.evaluate(() => sessionStorage.getItem("gatehouse.adminToken"))).toBeNull();
+  expect(await page.getByRole("status").innerText()).toContain("Signed out");
+  // The favicon and the noscript message are part of the page.
+  const icon = await page.evaluate(() => document.querySelector('link[rel="icon"]')?.getAttribute("href"));
+  expect((await fetch(s.bin.url + icon)).headers.get("content-type")).toStartWith("image/svg+xml");
+  expect(await (await fetch(s.bin.url + "/console")).text()).toContain("<noscript>");
+  await page.context().close();
+}, 60_000);
+
+test("SCIM: switch off with a confirmation about 403 and on again; base URL with copy; token created once (double click), shown once, revoked", async () => {
+  const page = await signedIn({ permissions: ["clipboard-read", "clipboard-write"] });
+  await page.getByRole("button", { name: "Disable SCIM" }).click();
+  const warning = await confirmIn(page, "Disable SCIM");
+  expect(warning).toContain("403");
+  await page.getByRole("button", { name: "Enable SCIM" }).waitFor();
+  expect((await s.admin("GET", "/scim")).enabled).toBe(false);
+  await page.getByRole("button", { name: "Enable SCIM" }).click();
+  await page.getByRole("button", { name: "Disable SCIM" }).waitFor();
+  expect((await s.admin("GET", "/scim")).enabled).toBe(true);
+
+  const baseUrl = (await s.admin("GET", "/instance")).baseUrl.replace(/\/$/, "") + "/scim/v2";
+  await page.getByRole("button", { name: "Copy the SCIM base URL" }).click();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(baseUrl);
+
+  const before = (await s.admin("GET", "/scim-tokens")).length;
+  await page.getByLabel("Token name").fill("Okta production");
+  await page.getByRole("button", { name: "Create token" }).dblclick();
+  await page.getByText("SCIM token “Okta production” created").waitFor();
+  const tokens = await s.admin("GET", "/scim-tokens");
+  expect(tokens.length).toBe(before + 1);
+  const shown = await page.locator(".secret-value").innerText();
+  expect(shown).toMatch(/^\S{20,}$/);
+  // The shown token works for SCIM: it is the real one.
+  expect((await fetch(`${s.bin.url}/scim/v2/Users?count=1`, { headers: { authorization: `Bearer ${shown}` } })).status).toBe(200);
+  await g.screenshot(page, SUITE, "scim");
+  await page.reload();
+  await page.getByRole("heading", { level: 1, name: "SCIM provisioning" }).waitFor();
+  expect(await page.locator(".secret-value").count()).toBe(0); // shown once
+
+  await page.getByRole("button", { name: "Revoke SCIM token Okta production" }).click();
+  await confirmIn(page, "Revoke token");
+  await page.getByRole("row", { name: /Okta production.*revoked/ }).waitFor();
+  expect((await s.admin("GET", "/scim-tokens")).find((t: any) => t.name === "Okta production").revokedAt).not.toBeNull();
+  await page.context().close();
+}, 60_000);
+
+test("API tokens: create for a user by userName (an unknown user is named next to the field), revoke", async () => {
+  const page = await signedIn({}, "#/api-tokens");
+  await page.getByLabel("Token name").fill("Nightly reporter");
+  await page.getByLabel("For user (optional)").fill("nobody@example.com");
+  await page.getByRole("button", { name: "Create token" }).click();
+  await page.getByText("No user matches “nobody@example.com”.").waitFor();
+  expect((await s.admin("GET", "/api-tokens")).items.some((t: any) => t.name === "Nightly reporter")).toBe(false);
+  await page.getByLabel("For user (optional)").fill("grace.lovelace1@example.com");
+  await page.getByRole("button", { name: "Create token" }).click();
+  await page.getByText("API token “Nightly reporter” created").waitFor();
+  expect(await page.locator("p.error:visible").count()).toBe(0); // the old error is gone, not repeated
+  const created = (await s.admin("GET", "/api-tokens")).items.find((t: any) => t.name === "Nightly reporter");
+  expect(created).toMatchObject({ userId: s.userIds[1], revokedAt: null });
+  await g.screenshot(page, SUITE, "api-tokens");
+  await page.getByRole("button", { name: "Revoke API token Nightly reporter" }).click();
+  await confirmIn(page, "Revoke token");
+  await page.getByRole("row", { name: /Nightly reporter.*revoked/ }).waitFor();
+  expect((await s.admin("GET", "/api-tokens")).items.find((t: any) => t.name === "Nightly reporter").revokedAt).not.toBeNull();
+  await page.context().close();
+}, 60_000);
+
+test("directory: search users by name or e-mail, filter by state and type, page; a user's groups and tokens; a group's members", async () => {
+  const page = await signedIn({}, "#/users");
+  expect(await page.locator("nav.pager").innerText()).toContain("1–50 of 50");
+  await page.getByLabel("Name or e-mail").fill("hopper");
+  await page.getByRole("button", { name: "Search" }).click();
+  await page.getByText("1–5 of 5").waitFor();
+  const api = await s.admin("GET", "/directory/users?q=hopper");
+  expect(await page.locator("tbody tr").count()).toBe(api.total);
+  await page.getByLabel("Name or e-mail").fill("");
+  await page.getByLabel("State").selectOption("false");
+  await page.getByRole("button", { name: "Search" }).click();
+  await page.getByText("1–1 of 1").waitFor();
+  expect(await page.locator("tbody").innerText()).toContain("deactivated");
+  await page.getByLabel("State").selectOption("");
+  await page.getByLabel("Type").selectOption("read-only");
+  await page.getByRole("button", { name: "Search" }).click();
+  await page.getByText(`1–${(await s.admin("GET", "/directory/users?userType=read-only")).total} of`).waitFor();
+  await go(page, "#/users?limit=50", "Users");
+  await go(page, "#/users", "Users");
+
+  await page.getByRole("link", { name: "grace.lovelace1@example.com" }).click();
+  await page.getByRole("heading", { level: 1, name: "Grace Lovelace" }).waitFor();
+  expect(await page.getByRole("link", { name: "Platform" }).isVisible()).toBe(true);
+  expect(await page.getByRole("region", { name: "API tokens of grace.lovelace1@example.com" }).innerText()).toContain("CI reporter");
+  await g.screenshot(page, SUITE, "user");
+  await page.getByRole("link", { name: "Platform" }).click();
+  await page.getByRole("heading", { level: 1, name: "Platform" }).waitFor();
+  expect(await page.locator("tbody tr").count()).toBe(6);
+  await go(page, "#/groups", "Groups");
+  expect(await page.locator("tbody tr").count()).toBe(5);
+  await g.screenshot(page, SUITE, "groups");
+  await page.context().close();
+}, 60_000);
+
+test("provisioning log: every SCIM write with its outcome; filter failures and by operation", async () => {
+  const page = await signedIn({}, "#/provisioning");
+  const all = await s.admin("GET", "/provisioning-log?limit=1");
+  expect(await page.locator("nav.pager").innerText()).toContain(`of ${all.total}`);
+  await page.getByLabel("Outcome").selectOption("failure");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await page.getByText("1–1 of 1").waitFor();
+  const row = await page.locator("tbody tr").innerText();
+  expect(row).toContain("400");
+  expect(row).toContain("invalidValue");
+  expect(row).toContain("Entra ID production");
+  await g.screenshot(page, SUITE, "provisioning-log");
+  await page.getByLabel("Outcome").selectOption("");
+  await page.getByLabel("Operation").selectOption("delete");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await page.getByRole("row", { name: /delete user.*tim\.berners-lee49@example\.com/ }).waitFor();
+  expect(await page.locator("tbody tr").count()).toBe(1);
+  await page.context().close();
+}, 60_000);
+
+test("webhooks: create with the event picker (secret shown once), edit, disable, re-enable the 410-disabled one, rotate, test event, recover, delete", async () => {
+  const page = await signedIn({}, "#/webhooks");
+  expect(await page.locator("tbody tr").count()).toBe(6);
+  await g.screenshot(page, SUITE, "webhooks");
+  await page.getByRole("link", { name: "New subscription" }).click();
+  await page.getByRole("heading", { level: 1, name: "New subscription" }).waitFor();
+  await page.getByLabel("Endpoint URL").fill(s.rx.base + "/ok?new");
+  await page.getByLabel("Only these events:").check();
+  // The picker is built from the catalog, each event with what it means.
+  expect(await page.locator(".event-groups").innerText()).toContain("A test run is completed");
+  await page.getByLabel("defect.created").check();
+  await page.getByLabel("run.completed").check();
+  await page.getByLabel("Project (optional)").fill("WEB");
+  await page.getByLabel("Description (optional)").fill("QA dashboard");
+  await g.screenshot(page, SUITE, "subscription-new");
+  await page.getByRole("button", { name: "Create subscription" }).click();
+  await page.getByRole("heading", { level: 1, name: "QA dashboard" }).waitFor();
+  const secret = await page.locator(".secret-value").innerText();
+  expect(secret).toStartWith("whsec_");
+  const id = Number(page.url().split("#/webhooks/")[1]);
+  expect(await s.admin("GET", `/webhooks/${id}`)).toMatchObject({ url: s.rx.base + "/ok?new", events: ["run.completed", "defect.created"], project: "WEB", description: "QA dashboard", enabled: true });
+  await page.reload();
+  await page.getByRole("heading", { level: 1, name: "QA dashboard" }).waitFor();
+  expect(await page.locator(".secret-value").count()).toBe(0);
+
+  // Edit
+  await page.getByText("Edit subscription").click();
+  await page.getByLabel("Description (optional)").fill("QA dashboard (all events)");
+  await page.getByLabel("All events, including ones added in later versions").check();
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await page.getByRole("heading", { level: 1, name: "QA dashboard (all events)" }).waitFor();
+  expect(await s.admin("GET", `/webhooks/${id}`)).toMatchObject({ events: ["*"], description: "QA dashboard (all events)" });
+  // A bad URL is refused next to the URL field, once.
+  await page.getByText("Edit subscription").click();
+  await page.getByLabel("Endpoint URL").fill("ftp://files.example.com/x");
+  await page.getByRole("button", { name: "Save changes" }).click();
+  const urlError = page.locator(".field-with-error p.error");
+  await urlError.waitFor();
+  expect(await page.locator("p.error:visible").count()).toBe(1);
+
+  // Disable, then the test event is refused next to its button
+  await page.getByRole("button", { name: "Disable", exact: true }).click();
+  await page.getByRole("button", { name: "Enable", exact: true }).waitFor();
+  expect((await s.admin("GET", `/webhooks/${id}`)).enabled).toBe(false);
+  await page.getByRole("button", { name: "Send test event" }).click();
+  await page.getByText(/is disabled; enable it first/).waitFor();
+  await page.getByRole("button", { name: "Enable", exact: true }).click();
+  await page.getByRole("button", { name: "Disable", exact: true }).waitFor();
+
+  // Test event of a chosen type
+  await page.getByLabel("Test event type").selectOption("run.completed");
+  await page.getByRole("button", { name: "Send test event" }).click();
+  await page.getByText(/Test run\.completed queued/).waitFor();
+  await s.until(async () => (await s.admin("GET", `/webhooks/${id}/deliveries?event=run.completed&status=delivered`)).total === 1, "the test event delivered");
+
+  // Rotate the secret
+  await page.getByRole("button", { name: "Rotate secret" }).click();
+  await confirmIn(page, "Rotate secret");
+  await page.getByText("New signing secret").waitFor();
+  expect(await page.locator(".secret-value").innerText()).toStartWith("whsec_");
+  expect((await s.admin("GET", `/webhooks/${id}`)).previousSecretExpiresAt).not.toBeNull();
+
+  // Delete
+  await page.getByRole("button", { name: "Delete subscription" }).click();
+  expect(await confirmIn(page, "Delete subscription")).toContain("cannot be undone");
+  await page.getByRole("heading", { level: 1, name: "Webhooks" }).waitFor();
+  await expect(s.admin("GET", `/webhooks/${id}`)).rejects.toThrow(/404/);
+
+  // Re-enable the subscription the engine disabled after a 410
+  await go(page, `#/webhooks/${s.subs.gone}`, "Old Slack hook");
+  expect(await page.locator("section").first().innerText()).toContain("410 Gone");
+  await page.getByRole("button", { name: "Re-enable" }).click();
+  await page.getByRole("button", { name: "Disable", exact: true }).waitFor();
+  expect(await s.admin("GET", `/webhooks/${s.subs.gone}`)).toMatchObject({ enabled: true, disabledReason: null });
+  await page.getByRole("button", { name: "Disable", exact: true }).click(); // leave it quiet for the next tests
+  await page.getByRole("button", { name: "Enable", exact: true }).waitFor();
+
+  // Recover failed deliveries since a time (the 500 endpoint fails them again afterwards)
+  await go(page, `#/webhooks/${s.subs.fail}`, "Jira bridge");
+  await page.getByRole("button", { name: "Recover failed deliveries" }).click();
+  await page.getByText("42 failed deliveries were queued again.").waitFor();
+  await s.until(async () => (await s.admin("GET", `/webhooks/${s.subs.fail}/deliveries?status=failed&limit=1`)).total === 42, "failed again");
+  await page.context().close();
+}, 90_000);
+
+test("delivery log: health, filters, paging, a delivery's request and response per attempt, redeliver with a marker", async () => {
+  const page = await signedIn({}, `#/webhooks/${s.subs.fail}`);
+  const health = page.getByRole("region", { name: "Health" });
+  expect(await health.innerText()).toContain("failing");
+  expect(await health.innerText()).toContain("HTTP 500");
+  expect(await health.innerText()).toMatch(/0% \(0 of \d+ attempts in the last 24 h\)/);
+  await g.screenshot(page, SUITE, "subscription", false);
+  expect(await page.locator("nav.pager").innerText()).toContain("1–25 of 42");
+  await page.getByRole("button", { name: "Next page of deliveries" }).click();
+  await page.getByText("26–42 of 42").waitFor();
+  await page.getByLabel("Event type", { exact: true }).selectOption("run.completed");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await page.getByText("1–12 of 12").waitFor();
+  await page.getByLabel("Status").selectOption("delivered");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await page.getByText("No deliveries match.").waitFor();
+  await page.getByLabel("Status").selectOption("failed");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await page.getByText("1–12 of 12").waitFor();
+  // Focus stayed on the Filter button (the page re-rendered around it), so the log is in view.
+  expect(await page.evaluate(() => document.activeElement?.id)).toBe("apply-filters");
+  await page.evaluate(() => document.getElementById("log-title").scrollIntoView());
+  await g.screenshot(page, SUITE, "delivery-log", false);
+
+  const first = (await s.admin("GET", `/webhooks/${s.subs.fail}/deliveries?status=failed&event=run.completed&limit=1`)).items[0];
+  await page.getByRole("link", { name: `Delivery ${first.id}: run.completed, failed` }).click();
+  const h1 = page.getByRole("heading", { level: 1, name: `Delivery ${first.id}: run.completed` });
+  await h1.waitFor();
+  expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("H1"); // focus moved to the detail
+  const attempt = page.getByRole("region", { name: /^Attempt 1/ });
+  const text = await attempt.innerText();
+  for (const part of ["Request", "webhook-id", "webhook-signature", "Response", "500", "x-receiver", "receiver exploded", '"event": "run.completed"']) expect(text).toContain(part);
+  await g.screenshot(page, SUITE, "delivery");
+  await g.screenshot(page, SUITE, "delivery-top", false);
+  const before = (await s.admin("GET", `/deliveries/${first.id}`)).attempts.length;
+  await page.getByRole("button", { name: "Redeliver" }).click();
+  await page.getByText(/Queued for redelivery/).waitFor();
+  const detail = await s.until(async () => {
+    const d = await s.admin("GET", `/deliveries/${first.id}`);
+    return d.status === "failed" && d.attempts.length === before + 3 && d;
+  }, "the redelivery's attempts");
+  expect(detail.attempts[before].redelivery).toBe(true);
+  await page.reload();
+  await h1.waitFor();
+  expect(await page.getByRole("note").last().innerText()).toContain("Redelivery started here");
+  await page.getByRole("link", { name: "← Back to the delivery log" }).click();
+  await page.getByText("1–12 of 12").waitFor(); // the filters came back with it
+  await page.context().close();
+}, 90_000);
+
+test("instance: version, uptime, database size, backlog, links to /openapi and /metrics", async () => {
+  const page = await signedIn({}, "#/instance");
+  const info = await s.admin("GET", "/instance");
+  const text = await page.locator(".card").innerText();
+  expect(text).toContain(info.version);
+  expect(text).toMatch(/Database\s+[\d.]+ (KB|MB)/);
+  expect(text).toContain("deliveries pending");
+  expect(await page.getByRole("link", { name: "API reference (/openapi)" }).getAttribute("href")).toBe("/openapi");
+  expect(await page.getByRole("link", { name: "Prometheus metrics (/metrics)" }).getAttribute("href")).toBe("/metrics");
+  await g.screenshot(page, SUITE, "instance");
+  await page.context().close();
+}, 60_000);
+
+test("keyboard only: sign in, move between sections, create a token, confirm dialogs open, cancel with Escape and give focus back", async () => {
+  const page = await g.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.goto(`${s.bin.url}/console`);
+  await page.keyboard.type(ADMIN_TOKEN); // the token field has focus on arrival
+  await page.keyboard.press("Enter");
+  await page.getByRole("heading", { level: 1, name: "SCIM provisioning" }).waitFor();
+  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("SCIM provisioning");
+  // Tab to the nav link "API tokens" and follow it.
+  const focusName = () => page.evaluate(() => (document.activeElement?.getAttribute("aria-label") || document.activeElement?.textContent || "").trim());
+  for (let i = 0; i < 40 && (await focusName()) !== "API tokens"; i++) await page.keyboard.press("Tab");
+  expect(await focusName()).toBe("API tokens");
+  // The focused element is visibly outlined.
+  expect(await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle)).not.toBe("none");
+  await page.keyboard.press("Enter");
+  await page.getByRole("heading", { level: 1, name: "API tokens" }).waitFor();
+  for (let i = 0; i < 20 && (await page.evaluate(() => document.activeElement?.id)) !== "f-token-name"; i++) await page.keyboard.press("Tab");
+  await page.keyboard.type("Keyboard token");
+  await page.keyboard.press("Enter");
+  await page.getByText("API token “Keyboard token” created").waitFor();
+  expect((await s.admin("GET", "/api-tokens")).items.some((t: any) => t.name === "Keyboard token")).toBe(true);
+  // Open a confirmation from the keyboard, leave it with Escape: nothing happens and focus returns.
+  const revoke = page.getByRole("button", { name: "Revoke API token Keyboard token" });
+  await revoke.focus();
+  await page.keyboard.press("Enter");
+  await page.getByRole("dialog").waitFor();
+  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Cancel");
+  await page.keyboard.press("Escape");
+  await page.getByRole("dialog").waitFor({ state: "detached" });
+  expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Revoke API token Keyboard token");
+  expect((await s.admin("GET", "/api-tokens")).items.find((t: any) => t.name === "Keyboard token").revokedAt).toBeNull();
+  await page.context().close();
+}, 60_000);
+
+const SCREENS: [string, () => string, string | RegExp][] = [
+  ["scim", () => "#/scim", "SCIM provisioning"],
+  ["provisioning-log", () => "#/provisioning", "Provisioning log"],
+  ["users", () => "#/users", "Users"],
+  ["user", () => `#/users/${s.userIds[1]}`, "Grace Lovelace"],
+  ["groups", () => "#/groups", "Groups"],
+  ["api-tokens", () => "#/api-tokens", "API tokens"],
+  ["webhooks", () => "#/webhooks", "Webhooks"],
+  ["subscription-new", () => "#/webhooks/new", "New subscription"],
+  ["subscription", () => `#/webhooks/${s.subs.fail}`, "Jira bridge"],
+  ["instance", () => "#/instance", "Instance"],
+];
+
+async function axeViolations(page: Page) {
+  // Evaluated through the DevTools protocol, which the page's CSP does not govern; nothing is fetched.
+  await page.evaluate(`(() => { ${AXE}\n })()`);
+  const result = await page.evaluate(() => (window as any).axe.run(document, { resultTypes: ["violations"] }));
+  return (result.violations as { id: string; impact: string; nodes: { target: string[] }[] }[])
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`);
+}
+
+for (const scheme of ["light", "dark"] as const) {
+  test(`axe-core: no serious or critical violation on any main screen (${scheme})`, async () => {
+    const page = await signedIn({ colorScheme: scheme });
+    // The scan itself works: an image without alt text planted in the page is reported.
+    await page.evaluate(() => document.querySelector("main").append(Object.assign(document.createElement("img"), { id: "axe-probe", src: "/console/favicon.svg" })));
+    expect((await axeViolations(page)).some((v) => v.startsWith("image-alt (critical)") && v.includes("#axe-probe"))).toBe(true);
+    await page.evaluate(() => document.getElementById("axe-probe").remove());
+    const found: string[] = [];
+    const firstDelivery = (await s.admin("GET", `/webhooks/${s.subs.fail}/deliveries?limit=1`)).items[0].id;
+    for (const [name, hash, heading] of [...SCREENS, ["delivery", () => `#/webhooks/${s.subs.fail}/deliveries/${firstDelivery}`, /^Delivery /] as const]) {
+      await go(page, hash(), heading);
+      for (const v of await axeViolations(page)) found.push(`${name}: ${v}`);
+      if (scheme === "dark") await g.screenshot(page, SUITE, `dark-${name}`, false);
+    }
+    // The confirmation dialog too.
+    await go(page, "#/scim", "SCIM provisioning");
+    await page.getByRole("button", { name: "Disable SCIM" }).click();
+    await page.getByRole("dialog").waitFor();
+    for (const v of await axeViolations(page)) found.push(`dialog: ${v}`);
+    await page.keyboard.press("Escape");
+    expect(found).toEqual([]);
+    await page.context().close();
+  }, 120_000);
+}
+
+test("390 px wide: no page scrolls sideways (tables scroll inside their own region); screenshots", async () => {
+  const page = await signedIn({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const wide: string[] = [];
+  for (const [name, hash, heading] of SCREENS) {
+    await go(page, hash(), heading);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    if (overflow > 0) wide.push(`${name}: ${overflow}px`);
+    await g.screenshot(page, SUITE, `390-${name}`);
+  }
+  expect(wide).toEqual([]);
+  await page.context().close();
+}, 120_000);
+
+test("no request left 127.0.0.1, and no page raised a script error", () => {
+  expect(g.outsideRequests).toEqual([]);
+  expect(pageErrors).toEqual([]);
+});
