@@ -50,7 +50,7 @@ test("the compiled binary serves the docs UI, its embedded bundle and the docume
 });
 
 test("the compiled binary serves the admin console and its embedded assets", async () => {
-  for (const path of ["/console", "/console/console.js", "/console/console.css"]) {
+  for (const path of ["/console", "/console/app.mjs", "/console/webhooks.mjs", "/console/console.css"]) {
     const r = await fetch(`${bin.url}${path}`);
     expect(r.status).toBe(200);
     expect((await r.text()).length).toBeGreaterThan(500);
