@@ -4,13 +4,13 @@ import type { AppContext } from "../context";
 import { containsText } from "../db/contains";
 import { notFound } from "../http/errors";
 import { PageLimit, PageOffset } from "../http/paging";
-import { groupMembers, groups, userEmails, users } from "../directory/tables";
+import { groupMembers, groups, userEmails, users, workspaceMembers, workspaces } from "../directory/tables";
 import { apiTokens } from "../tms/tokens/tables";
 
 /**
  * The directory as the admin sees it, read-only (the IdP owns users and groups; SCIM writes
- * them): users with search, filters and paging, a user with their groups and API tokens, groups
- * with their members. GET /api/admin/directory/…
+ * them): users with search, filters and paging, a user with their workspaces, groups and API
+ * tokens, groups (each in its workspace) with their members. GET /api/admin/directory/…
  */
 
 const tags = ["Admin: directory"];
@@ -23,9 +23,15 @@ const UserListQuery = t.Object({
   q: t.Optional(t.String({ maxLength: 200, description: "Substring of the userName, display name or an e-mail (case-insensitive)" })),
   active: t.Optional(t.Union([t.Literal("true"), t.Literal("false")])),
   userType: t.Optional(UserType),
+  workspaceId: t.Optional(t.Numeric({ minimum: 1, multipleOf: 1, description: "Only members of this workspace" })),
   ...Paging,
 });
-const GroupListQuery = t.Object({ q: t.Optional(t.String({ maxLength: 200, description: "Substring of the displayName (case-insensitive)" })), ...Paging });
+const GroupListQuery = t.Object({
+  q: t.Optional(t.String({ maxLength: 200, description: "Substring of the displayName (case-insensitive)" })),
+  workspaceId: t.Optional(t.Numeric({ minimum: 1, multipleOf: 1, description: "Only this workspace's groups" })),
+  ...Paging,
+});
+const WorkspaceRef = t.Object({ id: t.Integer(), name: t.String() });
 
 const UserSummary = t.Object({
   id: t.Integer(),
@@ -38,11 +44,12 @@ const UserSummary = t.Object({
   createdAt: t.String(),
   updatedAt: t.String(),
 });
-const GroupSummary = t.Object({ id: t.String(), displayName: t.String(), externalId: t.Union([t.String(), t.Null()]), members: t.Integer() });
+const GroupSummary = t.Object({ id: t.String(), displayName: t.String(), externalId: t.Union([t.String(), t.Null()]), workspace: WorkspaceRef, members: t.Integer() });
 const UserDetail = t.Composite([
   UserSummary,
   t.Object({
-    groups: t.Array(t.Object({ id: t.String(), displayName: t.String() })),
+    workspaces: t.Array(WorkspaceRef),
+    groups: t.Array(t.Object({ id: t.String(), displayName: t.String(), workspace: WorkspaceRef })),
     apiTokens: t.Array(t.Object({ id: t.Integer(), name: t.String(), createdAt: t.String(), lastUsedAt: t.Union([t.String(), t.Null()]), revokedAt: t.Union([t.String(), t.Null()]) })),
   }),
 ]);
@@ -69,8 +76,22 @@ const userView = (u: UserRow, emails: string[]) => ({
   updatedAt: u.updatedAt,
 });
 
+/** A group row with its workspace's id and name flattened (as selected), nested for the answer. */
+function groupView<R extends { workspaceId: number; workspaceName: string }>(r: R): Omit<R, "workspaceId" | "workspaceName"> & { workspace: { id: number; name: string } } {
+  const { workspaceId, workspaceName, ...rest } = r;
+  return { ...rest, workspace: { id: workspaceId, name: workspaceName } };
+}
+
+const groupColumns = {
+  id: groups.id,
+  displayName: groups.displayName,
+  externalId: groups.externalId,
+  workspaceId: workspaces.id,
+  workspaceName: workspaces.name,
+  members: sql<number>`(SELECT count(*) FROM ${groupMembers} WHERE ${groupMembers.groupId} = ${groups.id})`.mapWith(Number),
+};
+
 export function directoryAdminRoutes(ctx: AppContext) {
-  const memberCount = sql<number>`(SELECT count(*) FROM ${groupMembers} WHERE ${groupMembers.groupId} = ${groups.id})`.mapWith(Number);
   return new Elysia({ name: "admin-directory", prefix: "/directory" })
     .get(
       "/users",
@@ -84,6 +105,9 @@ export function directoryAdminRoutes(ctx: AppContext) {
             : undefined,
           query.active ? eq(users.active, query.active === "true") : undefined,
           query.userType ? eq(users.userType, query.userType) : undefined,
+          query.workspaceId !== undefined
+            ? exists(ctx.db.select({ one: sql`1` }).from(workspaceMembers).where(and(eq(workspaceMembers.userId, users.id), eq(workspaceMembers.workspaceId, query.workspaceId))))
+            : undefined,
         );
         const rows = ctx.db.select().from(users).where(where).orderBy(asc(users.id)).limit(limit).offset(offset).all();
         const total = ctx.db.select({ n: count() }).from(users).where(where).get()!.n;
@@ -99,13 +123,22 @@ export function directoryAdminRoutes(ctx: AppContext) {
         if (!u) throw notFound(`User ${params.id}`);
         return {
           ...userView(u, emailsOf(ctx, [u.id]).get(u.id) ?? []),
+          workspaces: ctx.db
+            .select({ id: workspaces.id, name: workspaces.name })
+            .from(workspaceMembers)
+            .innerJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId))
+            .where(eq(workspaceMembers.userId, u.id))
+            .orderBy(asc(workspaces.id))
+            .all(),
           groups: ctx.db
-            .select({ id: groups.id, displayName: groups.displayName })
+            .select({ id: groups.id, displayName: groups.displayName, workspaceId: workspaces.id, workspaceName: workspaces.name })
             .from(groupMembers)
             .innerJoin(groups, eq(groups.id, groupMembers.groupId))
+            .innerJoin(workspaces, eq(workspaces.id, groups.workspaceId))
             .where(eq(groupMembers.userId, u.id))
             .orderBy(asc(groups.displayName))
-            .all(),
+            .all()
+            .map(groupView),
           apiTokens: ctx.db
             .select({ id: apiTokens.id, name: apiTokens.name, createdAt: apiTokens.createdAt, lastUsedAt: apiTokens.lastUsedAt, revokedAt: apiTokens.revokedAt })
             .from(apiTokens)
@@ -121,15 +154,20 @@ export function directoryAdminRoutes(ctx: AppContext) {
       ({ query }) => {
         const limit = query.limit ?? 50;
         const offset = query.offset ?? 0;
-        const where = query.q ? containsText(groups.displayName, query.q) : undefined;
+        const where = and(
+          query.q ? containsText(groups.displayName, query.q) : undefined,
+          query.workspaceId !== undefined ? eq(groups.workspaceId, query.workspaceId) : undefined,
+        );
         const items = ctx.db
-          .select({ id: groups.id, displayName: groups.displayName, externalId: groups.externalId, members: memberCount })
+          .select(groupColumns)
           .from(groups)
+          .innerJoin(workspaces, eq(workspaces.id, groups.workspaceId))
           .where(where)
-          .orderBy(asc(groups.displayNameKey))
+          .orderBy(asc(groups.displayNameKey), asc(groups.workspaceId))
           .limit(limit)
           .offset(offset)
-          .all();
+          .all()
+          .map(groupView);
         const total = ctx.db.select({ n: count() }).from(groups).where(where).get()!.n;
         return { total, limit, offset, items };
       },
@@ -138,12 +176,9 @@ export function directoryAdminRoutes(ctx: AppContext) {
     .get(
       "/groups/:id",
       ({ params }) => {
-        const g = ctx.db
-          .select({ id: groups.id, displayName: groups.displayName, externalId: groups.externalId, members: memberCount })
-          .from(groups)
-          .where(eq(groups.id, params.id))
-          .get();
-        if (!g) throw notFound(`Group ${params.id}`);
+        const row = ctx.db.select(groupColumns).from(groups).innerJoin(workspaces, eq(workspaces.id, groups.workspaceId)).where(eq(groups.id, params.id)).get();
+        if (!row) throw notFound(`Group ${params.id}`);
+        const g = groupView(row);
         const memberList = ctx.db
           .select({ id: users.id, userName: users.userName, displayName: users.displayName, active: users.active })
           .from(groupMembers)

@@ -20,6 +20,7 @@ import apiTokens from "./console/api-tokens.mjs" with { type: "text" };
 import webhooks from "./console/webhooks.mjs" with { type: "text" };
 import deliveries from "./console/deliveries.mjs" with { type: "text" };
 import instance from "./console/instance.mjs" with { type: "text" };
+import workspaces from "./console/workspaces.mjs" with { type: "text" };
 
 // The page may load and call nothing but this origin; no inline script or style at all.
 const CSP = [
@@ -45,6 +46,7 @@ const MODULES: Record<string, string> = {
   "webhooks.mjs": webhooks,
   "deliveries.mjs": deliveries,
   "instance.mjs": instance,
+  "workspaces.mjs": workspaces,
 };
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

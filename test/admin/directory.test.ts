@@ -57,3 +57,23 @@ test("groups with member counts, and a group's members", async () => {
   expect(g.memberList.map((m: any) => [m.userName, m.active])).toEqual([["ada@example.com", true], ["grace@example.com", true]]);
   expect((await t.admin("GET", "/api/admin/directory/groups/nope")).status).toBe(404);
 });
+
+test("workspaces: a user's workspaces, each group's workspace, and filters by workspace", async () => {
+  const ws = await json(await t.admin("POST", "/api/admin/workspaces", { name: "Berlin office" }));
+  const wsToken = (await json(await t.admin("POST", "/api/admin/scim-tokens", { name: "Berlin IdP", workspaceId: ws.id }))).token;
+  const scimAs = (method: string, path: string, body: unknown) =>
+    t.request(method, `/scim/v2${path}`, { body, headers: { authorization: `Bearer ${wsToken}`, "content-type": "application/scim+json" } });
+  const joined = await json(await scimAs("POST", "/Users", { schemas: [USER_SCHEMA], userName: "grace@example.com", name: { givenName: "Grace", familyName: "Hopper" } }));
+  expect(Number(joined.id)).toBe(ids["grace@example.com"]); // an existing organization user joins the workspace
+  await scimAs("POST", "/Groups", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Compilers", members: [{ value: joined.id }] });
+
+  const grace = await json(await t.admin("GET", `/api/admin/directory/users/${ids["grace@example.com"]}`));
+  expect(grace.workspaces.map((w: any) => w.name)).toEqual(["Default", "Berlin office"]);
+  expect(grace.groups.map((g: any) => `${g.displayName} @ ${g.workspace.name}`).sort()).toEqual(["Compilers @ Berlin office", "Compilers @ Default"]);
+  const inBerlin = await json(await t.admin("GET", `/api/admin/directory/users?workspaceId=${ws.id}`));
+  expect(inBerlin.items.map((u: any) => u.userName)).toEqual(["grace@example.com"]);
+  const groups = await json(await t.admin("GET", `/api/admin/directory/groups?workspaceId=${ws.id}`));
+  expect(groups.items.map((g: any) => [g.displayName, g.workspace, g.members])).toEqual([["Compilers", { id: ws.id, name: "Berlin office" }, 1]]);
+  const one = await json(await t.admin("GET", `/api/admin/directory/groups/${groups.items[0].id}`));
+  expect(one.workspace.name).toBe("Berlin office");
+});

@@ -333,6 +333,55 @@ test("delivery log: health, filters, paging, a delivery's request and response p
   await page.context().close();
 }, 90_000);
 
+test("workspaces: create, rename, archive with a confirmation, restore; a workspace SCIM token; groups by workspace", async () => {
+  const page = await signedIn({}, "#/workspaces");
+  await page.getByLabel("Workspace name").fill("Berlin office");
+  await page.getByRole("button", { name: "Create workspace" }).click();
+  await page.getByRole("link", { name: "Berlin office" }).waitFor();
+  const ws = (await s.admin("GET", "/workspaces")).items.find((w: any) => w.name === "Berlin office");
+  expect(ws).toMatchObject({ archived: false });
+  await page.getByRole("button", { name: "Rename workspace Berlin office" }).click();
+  await page.getByLabel("New name for Berlin office").fill("Berlin");
+  await page.getByRole("button", { name: "Save" }).click();
+  await page.getByRole("link", { name: "Berlin", exact: true }).waitFor();
+  expect((await s.admin("GET", `/workspaces/${ws.id}`)).name).toBe("Berlin");
+  await page.getByRole("button", { name: "Archive workspace Berlin" }).click();
+  expect(await confirmIn(page, "Archive workspace")).toContain("403");
+  await page.getByRole("button", { name: "Restore workspace Berlin" }).waitFor();
+  expect((await s.admin("GET", `/workspaces/${ws.id}`)).archived).toBe(true);
+  await g.screenshot(page, SUITE, "workspaces");
+  // The default workspace cannot be archived: the refusal is shown in its row, once.
+  await page.getByRole("button", { name: "Archive workspace Default" }).click();
+  await confirmIn(page, "Archive workspace");
+  await page.getByRole("row", { name: /Default/ }).locator("p.error").waitFor();
+  expect(await page.locator("p.error:visible").count()).toBe(1);
+  await page.getByRole("button", { name: "Restore workspace Berlin" }).click();
+  await page.getByRole("button", { name: "Archive workspace Berlin" }).waitFor();
+  expect((await s.admin("GET", `/workspaces/${ws.id}`)).archived).toBe(false);
+
+  // A SCIM token for that workspace; what it provisions shows up there.
+  await go(page, "#/scim", "SCIM provisioning");
+  await page.getByLabel("Token name").fill("Berlin Entra");
+  await page.getByLabel("Scope").selectOption(String(ws.id));
+  await page.getByRole("button", { name: "Create token" }).click();
+  await page.getByText("SCIM token “Berlin Entra” created").waitFor();
+  const token = await page.locator(".secret-value").innerText();
+  expect((await s.admin("GET", "/scim-tokens")).find((t: any) => t.name === "Berlin Entra").workspaceId).toBe(ws.id);
+  expect(await page.getByRole("row", { name: /Berlin Entra/ }).innerText()).toContain("workspace Berlin");
+  const scim = (path: string, body: unknown) =>
+    fetch(`${s.bin.url}/scim/v2${path}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/scim+json" }, body: JSON.stringify(body) });
+  const u = await (await scim("/Users", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName: "bo@example.com", name: { givenName: "Bo", familyName: "Berg" } })).json();
+  expect((await scim("/Groups", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Platform", members: [{ value: u.id }] })).status).toBe(201);
+  await go(page, "#/groups", "Groups");
+  await page.getByLabel("Workspace").selectOption(String(ws.id));
+  await page.getByRole("button", { name: "Search" }).click();
+  await page.getByText("1–1 of 1").waitFor();
+  expect(await page.locator("tbody tr").innerText()).toContain("Berlin");
+  await go(page, `#/users/${u.id}`, "Bo Berg");
+  expect(await page.locator(".card").innerText()).toMatch(/Workspaces\s+Berlin/);
+  await page.context().close();
+}, 60_000);
+
 test("instance: version, uptime, database size, backlog, links to /openapi and /metrics", async () => {
   const page = await signedIn({}, "#/instance");
   const info = await s.admin("GET", "/instance");
@@ -385,6 +434,7 @@ const SCREENS: [string, () => string, string | RegExp][] = [
   ["users", () => "#/users", "Users"],
   ["user", () => `#/users/${s.userIds[1]}`, "Grace Lovelace"],
   ["groups", () => "#/groups", "Groups"],
+  ["workspaces", () => "#/workspaces", "Workspaces"],
   ["api-tokens", () => "#/api-tokens", "API tokens"],
   ["webhooks", () => "#/webhooks", "Webhooks"],
   ["subscription-new", () => "#/webhooks/new", "New subscription"],

@@ -40,7 +40,7 @@ test("/console is a static page whose assets all come from this server", async (
 });
 
 test("the console modules never render through innerHTML and send the admin token only as a bearer header", async () => {
-  for (const name of ["app", "api", "dom", "scim", "provisioning", "directory", "api-tokens", "webhooks", "deliveries", "instance"]) {
+  for (const name of ["app", "api", "dom", "scim", "provisioning", "directory", "api-tokens", "webhooks", "deliveries", "instance", "workspaces"]) {
     const text = await (await t.request("GET", `/console/${name}.mjs`)).text();
     // Subscription URLs, errors and response bodies are untrusted: text nodes only.
     expect(text).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/);

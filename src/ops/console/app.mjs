@@ -9,6 +9,7 @@ import * as apiTokens from "./api-tokens.mjs";
 import * as webhooks from "./webhooks.mjs";
 import * as deliveries from "./deliveries.mjs";
 import * as instance from "./instance.mjs";
+import * as workspaces from "./workspaces.mjs";
 
 const ROUTES = [
   [/^\/scim$/, scim.render],
@@ -22,6 +23,7 @@ const ROUTES = [
   [/^\/webhooks\/new$/, webhooks.renderNew],
   [/^\/webhooks\/(\d+)$/, webhooks.renderSubscription],
   [/^\/webhooks\/(\d+)\/deliveries\/(\d+)$/, deliveries.renderDelivery],
+  [/^\/workspaces$/, workspaces.render],
   [/^\/instance$/, instance.render],
 ];
 

@@ -4,18 +4,20 @@ import { badge, el, facts, field, pager, select, table, time } from "./dom.mjs";
 
 const LIMIT = 50;
 const readOnlyNote = () => el("p", { class: "hint" }, "Read-only: your identity provider owns users and groups and changes them through SCIM.");
+const workspaceSelect = (workspaces, value) => select([["", "All workspaces"], ...workspaces.map((w) => [String(w.id), w.name + (w.archived ? " (archived)" : "")])], value);
 const state = (active) => badge(active ? "active" : "deactivated", active ? "ok" : "bad");
 
 export async function renderUsers(view) {
   const { page, query } = view;
-  const filters = { q: query.get("q") || "", active: query.get("active") || "", userType: query.get("userType") || "" };
+  const filters = { q: query.get("q") || "", active: query.get("active") || "", userType: query.get("userType") || "", workspaceId: query.get("workspaceId") || "" };
   const offset = Number(query.get("offset") || 0);
-  const users = await api("GET", "/directory/users" + qs({ ...filters, limit: LIMIT, offset }));
+  const [users, { items: workspaces }] = await Promise.all([api("GET", "/directory/users" + qs({ ...filters, limit: LIMIT, offset })), api("GET", "/workspaces")]);
   if (!view.current) return;
   const controls = {
     q: el("input", { type: "search", value: filters.q, maxlength: "200" }),
     active: select([["", "Active and deactivated"], ["true", "Active"], ["false", "Deactivated"]], filters.active),
     userType: select([["", "Any type"], ["regular", "Regular"], ["read-only", "Read-only"], ["billing", "Billing"]], filters.userType),
+    workspaceId: workspaceSelect(workspaces, filters.workspaceId),
   };
   const form = el(
     "form",
@@ -23,11 +25,12 @@ export async function renderUsers(view) {
     field("Name or e-mail", controls.q),
     field("State", controls.active),
     field("Type", controls.userType),
+    field("Workspace", controls.workspaceId),
     el("div", { class: "actions" }, el("button", { type: "submit", id: "apply-filters" }, "Search")),
   );
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
-    view.setQuery({ q: controls.q.value.trim(), active: controls.active.value, userType: controls.userType.value });
+    view.setQuery({ q: controls.q.value.trim(), active: controls.active.value, userType: controls.userType.value, workspaceId: controls.workspaceId.value });
   });
   const rows = users.items.map((u) =>
     el(
@@ -65,6 +68,7 @@ export async function renderUser(view) {
         ["State", state(u.active)],
         ["Type", u.userType],
         ["E-mail", u.emails.length ? u.emails.join(", ") : "—"],
+        ["Workspaces", u.workspaces.length ? u.workspaces.map((w) => w.name).join(", ") : "none"],
         ["Id", String(u.id)],
         ["externalId", u.externalId || "—"],
         ["Created", time(u.createdAt)],
@@ -72,7 +76,7 @@ export async function renderUser(view) {
       ]),
     ),
     el("h2", {}, "Groups"),
-    u.groups.length ? el("ul", { class: "plain" }, u.groups.map((g) => el("li", {}, el("a", { href: "#/groups/" + encodeURIComponent(g.id) }, g.displayName)))) : el("p", { class: "empty" }, "Not in any group."),
+    u.groups.length ? el("ul", { class: "plain" }, u.groups.map((g) => el("li", {}, el("a", { href: "#/groups/" + encodeURIComponent(g.id) }, g.displayName), el("span", { class: "muted" }, " in " + g.workspace.name)))) : el("p", { class: "empty" }, "Not in any group."),
     el("h2", {}, "API tokens"),
     table(
       "API tokens of " + u.userName,
@@ -89,14 +93,22 @@ export async function renderUser(view) {
 export async function renderGroups(view) {
   const { page, query } = view;
   const q = query.get("q") || "";
+  const workspaceId = query.get("workspaceId") || "";
   const offset = Number(query.get("offset") || 0);
-  const groups = await api("GET", "/directory/groups" + qs({ q, limit: LIMIT, offset }));
+  const [groups, { items: workspaces }] = await Promise.all([api("GET", "/directory/groups" + qs({ q, workspaceId, limit: LIMIT, offset })), api("GET", "/workspaces")]);
   if (!view.current) return;
   const input = el("input", { type: "search", value: q, maxlength: "200" });
-  const form = el("form", { class: "filters", role: "search", "aria-label": "Search groups" }, field("Group name", input), el("div", { class: "actions" }, el("button", { type: "submit", id: "apply-filters" }, "Search")));
+  const ws = workspaceSelect(workspaces, workspaceId);
+  const form = el(
+    "form",
+    { class: "filters", role: "search", "aria-label": "Search groups" },
+    field("Group name", input),
+    field("Workspace", ws),
+    el("div", { class: "actions" }, el("button", { type: "submit", id: "apply-filters" }, "Search")),
+  );
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
-    view.setQuery({ q: input.value.trim() });
+    view.setQuery({ q: input.value.trim(), workspaceId: ws.value });
   });
   page.append(
     el("h1", { tabindex: "-1" }, "Groups"),
@@ -104,11 +116,13 @@ export async function renderGroups(view) {
     form,
     table(
       "Groups",
-      ["Name", "Members", "externalId"],
-      groups.items.map((g) => el("tr", {}, el("td", {}, el("a", { href: "#/groups/" + encodeURIComponent(g.id) }, g.displayName)), el("td", {}, String(g.members)), el("td", {}, g.externalId || "—"))),
+      ["Name", "Workspace", "Members", "externalId"],
+      groups.items.map((g) =>
+        el("tr", {}, el("td", {}, el("a", { href: "#/groups/" + encodeURIComponent(g.id) }, g.displayName)), el("td", {}, g.workspace.name), el("td", {}, String(g.members)), el("td", {}, g.externalId || "—")),
+      ),
       "No groups match.",
     ),
-    pager("groups", groups, (o) => view.setQuery({ q, offset: o })),
+    pager("groups", groups, (o) => view.setQuery({ q, workspaceId, offset: o })),
   );
 }
 
@@ -120,7 +134,7 @@ export async function renderGroup(view) {
     el("p", { class: "crumbs" }, el("a", { href: "#/groups" }, "Groups"), " / "),
     el("h1", { tabindex: "-1" }, g.displayName),
     readOnlyNote(),
-    el("p", {}, g.members + (g.members === 1 ? " member" : " members")),
+    el("p", {}, g.members + (g.members === 1 ? " member" : " members") + " · workspace " + g.workspace.name),
     table(
       "Members of " + g.displayName,
       ["userName", "Name", "State"],
