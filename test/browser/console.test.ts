@@ -370,7 +370,7 @@ test("workspaces: create, rename, archive with a confirmation, restore; a worksp
   expect(await page.getByRole("row", { name: /Berlin Entra/ }).innerText()).toContain("workspace Berlin");
   const scim = (path: string, body: unknown) =>
     fetch(`${s.bin.url}/scim/v2${path}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/scim+json" }, body: JSON.stringify(body) });
-  const u = await (await scim("/Users", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName: "bo@example.com", name: { givenName: "Bo", familyName: "Berg" } })).json();
+  const u = (await (await scim("/Users", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName: "bo@example.com", name: { givenName: "Bo", familyName: "Berg" } })).json()) as { id: string };
   expect((await scim("/Groups", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Platform", members: [{ value: u.id }] })).status).toBe(201);
   await go(page, "#/groups", "Groups");
   await page.getByLabel("Workspace").selectOption(String(ws.id));
