@@ -1,10 +1,11 @@
 import type { AppContext } from "../context";
+import { DirectoryError } from "../directory/errors";
 import { createScimToken, listScimTokens, revokeScimToken } from "./tokens/service";
 
 export type CliOutput = { out: (s: string) => void; err: (s: string) => void };
 const processOutput: CliOutput = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) };
 
-const USAGE = "usage: gatehouse scim-token create --name NAME | list | revoke ID\n";
+const USAGE = "usage: gatehouse scim-token create --name NAME [--workspace ID] | list | revoke ID\n";
 
 /**
  * `gatehouse scim-token create --name X | list | revoke ID` — the same operations as the admin
@@ -17,10 +18,13 @@ export async function scimTokenCli(argv: string[], ctx: AppContext, io: CliOutpu
   switch (sub) {
     case "create": {
       let name: string | undefined;
+      let workspace: string | undefined;
       for (let i = 0; i < rest.length; i++) {
         const a = rest[i]!;
         if (a === "--name") name = rest[++i];
         else if (a.startsWith("--name=")) name = a.slice("--name=".length);
+        else if (a === "--workspace") workspace = rest[++i] ?? "";
+        else if (a.startsWith("--workspace=")) workspace = a.slice("--workspace=".length);
         else {
           io.err(`gatehouse scim-token create: unexpected argument ${JSON.stringify(a)}\n${USAGE}`);
           return 2;
@@ -30,9 +34,20 @@ export async function scimTokenCli(argv: string[], ctx: AppContext, io: CliOutpu
         io.err(`gatehouse scim-token create: --name NAME is required (1–200 characters)\n${USAGE}`);
         return 2;
       }
-      const created = createScimToken(ctx.db, name.trim());
+      if (workspace !== undefined && !/^[1-9]\d{0,14}$/.test(workspace)) {
+        io.err(`gatehouse scim-token create: --workspace takes a workspace id (see GET /api/admin/workspaces)\n${USAGE}`);
+        return 2;
+      }
+      let created: ReturnType<typeof createScimToken>;
+      try {
+        created = createScimToken(ctx.db, name.trim(), workspace === undefined ? null : Number(workspace));
+      } catch (e) {
+        if (!(e instanceof DirectoryError)) throw e;
+        io.err(`gatehouse: ${e.message}\n`);
+        return 1;
+      }
       io.out(`${created.token}\n`);
-      io.err(`gatehouse: SCIM token ${created.id} (${created.name}) created; it is shown only now\n`);
+      io.err(`gatehouse: SCIM token ${created.id} (${created.name}) for ${created.workspaceId === null ? "the organization" : `workspace ${created.workspaceId}`} created; it is shown only now\n`);
       return 0;
     }
     case "list": {
@@ -41,8 +56,8 @@ export async function scimTokenCli(argv: string[], ctx: AppContext, io: CliOutpu
         return 2;
       }
       const tokens = listScimTokens(ctx.db);
-      io.out("ID\tNAME\tCREATED\tLAST USED\tREVOKED\n");
-      for (const t of tokens) io.out(`${t.id}\t${t.name}\t${t.createdAt}\t${t.lastUsedAt ?? "-"}\t${t.revokedAt ?? "-"}\n`);
+      io.out("ID\tNAME\tWORKSPACE\tCREATED\tLAST USED\tREVOKED\n");
+      for (const t of tokens) io.out(`${t.id}\t${t.name}\t${t.workspaceId ?? "organization"}\t${t.createdAt}\t${t.lastUsedAt ?? "-"}\t${t.revokedAt ?? "-"}\n`);
       return 0;
     }
     case "revoke": {

@@ -101,6 +101,16 @@ describe("CLI gatehouse scim-token", () => {
     await expectScimError(await t.request("GET", "/scim/v2/Users", { headers: { authorization: `Bearer ${token}` } }), 401);
   });
 
+  test("create --workspace ID makes a workspace token; list shows each token's scope", async () => {
+    const ws = await json(await t.admin("POST", "/api/admin/workspaces", { name: "CLI workspace" }));
+    const c = await run("create", "--name", "Okta Berlin", `--workspace=${ws.id}`);
+    expect(c.code).toBe(0);
+    expect(c.err).toContain(`workspace ${ws.id}`);
+    const l = await run("list");
+    expect(l.out).toContain(`\tOkta Berlin\t${ws.id}\t`);
+    expect(l.out).toMatch(/\tOkta\torganization\t/);
+  });
+
   test("usage errors exit 2, unknown id exits 1", async () => {
     expect((await run()).code).toBe(2);
     expect((await run("create")).code).toBe(2);
@@ -109,6 +119,8 @@ describe("CLI gatehouse scim-token", () => {
     expect((await run("revoke")).code).toBe(2);
     expect((await run("revoke", "x")).code).toBe(2);
     expect((await run("revoke", "424242")).code).toBe(1);
+    expect((await run("create", "--name", "x", "--workspace", "abc")).code).toBe(2);
+    expect((await run("create", "--name", "x", "--workspace", "424242")).code).toBe(1); // no such workspace
     expect((await run("frobnicate")).code).toBe(2);
   });
 });
