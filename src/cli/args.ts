@@ -25,7 +25,7 @@ Commands:
   serve                 Run the server (the default command)
   migrate               Apply pending database migrations, then exit
   backup <file>         Write a consistent copy of the database to <file>; safe while serving
-  scim-token create --name NAME | list | revoke ID
+  scim-token create --name NAME [--workspace ID] | list | revoke ID
                         Manage the bearer tokens identity providers use for SCIM
   version               Print the version, commit, build date, Bun version and target
   help                  Show this help
