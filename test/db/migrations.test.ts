@@ -174,3 +174,20 @@ test("0008: everything before workspaces moves into the default workspace; exist
     t.close();
   }
 });
+
+test("0009: projects and API tokens made before it belong to the default workspace", () => {
+  const dir = mkdtempSync(join(tmpdir(), "gatehouse-migrate-"));
+  const h = openDatabase(join(dir, "g.db"), { migrate: false });
+  try {
+    const before = migrations.findIndex((m) => m.tag === "0009_projects_per_workspace");
+    runMigrations(h.db, before);
+    h.sqlite.run("INSERT INTO tms_projects (code, title, created, updated) VALUES ('OLD', 'Old', 'x', 'x')");
+    h.sqlite.run("INSERT INTO api_tokens (name, token_hash, created_at) VALUES ('ci', 'h', 'x')");
+    runMigrations(h.db);
+    expect(h.sqlite.query("SELECT workspace_id FROM tms_projects").all()).toEqual([{ workspace_id: 1 }]);
+    expect(h.sqlite.query("SELECT workspace_id FROM api_tokens").all()).toEqual([{ workspace_id: 1 }]);
+  } finally {
+    closeDatabase(h);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

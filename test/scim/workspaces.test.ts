@@ -87,7 +87,8 @@ describe("a person in two workspaces", () => {
       const gb = await json(await b.scim("POST", "/Groups", { displayName: "Engineering", members: [{ value: ada.id }] })); // same name, other workspace: fine
       expect(ga.members).toHaveLength(1);
       expect(gb.members).toHaveLength(1);
-      const apiToken = await json(await app.admin("POST", "/api/admin/api-tokens", { name: "Ada's reporter", userId: Number(ada.id) }));
+      const apiToken = await json(await app.admin("POST", "/api/admin/api-tokens", { name: "Ada's reporter", userId: Number(ada.id), workspaceId: a.id }));
+      expect(apiToken.workspaceId).toBe(a.id);
       expect((await app.request("GET", "/api/v1/project", { headers: { token: apiToken.token } })).status).toBe(200);
       expect((await json(await app.admin("GET", "/api/admin/scim"))).seats.regular).toBe(1);
 

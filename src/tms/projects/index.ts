@@ -12,9 +12,9 @@ export function projectRoutes(ctx: AppContext) {
     .post("/project", ({ body, caller }) => ok(createProject(ctx.db, caller, body)), {
       body: ProjectCreate, response: { 200: Envelope(t.Object({ code: t.String() })) }, detail: detail("Create a project"),
     })
-    .get("/project", ({ query }) => {
+    .get("/project", ({ query, caller }) => {
       const { limit, offset } = paging(query);
-      const { total, rows } = listProjects(ctx.db, limit, offset);
+      const { total, rows } = listProjects(ctx.db, caller.workspaceId, limit, offset);
       return page(rows, total);
     }, { query: Paging, detail: detail("List projects") })
     .get("/project/:code", ({ params }) => ok(projectView(ctx.db, requireProject(ctx.db, params.code))), {

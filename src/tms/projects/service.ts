@@ -33,15 +33,17 @@ export function createProject(db: Db, caller: Caller, body: ProjectCreateBody): 
       throw new ApiError(409, "conflict", `Project code "${code}" is already taken`, "code");
     tx.insert(projects).values({
       code, title: body.title, description: body.description ?? null, access: body.access ?? "all",
-      authorId: caller.userId, created: now, updated: now,
+      authorId: caller.userId, workspaceId: caller.workspaceId, created: now, updated: now,
     }).run();
     return { code };
   }, { behavior: "immediate" });
 }
 
-export function listProjects(db: Db, limit: number, offset: number) {
-  const total = db.select({ n: count() }).from(projects).get()!.n;
-  const rows = db.select().from(projects).orderBy(projects.id).limit(limit).offset(offset).all();
+/** The projects of the caller's workspace. */
+export function listProjects(db: Db, workspaceId: number, limit: number, offset: number) {
+  const inWorkspace = eq(projects.workspaceId, workspaceId);
+  const total = db.select({ n: count() }).from(projects).where(inWorkspace).get()!.n;
+  const rows = db.select().from(projects).where(inWorkspace).orderBy(projects.id).limit(limit).offset(offset).all();
   return { total, rows: rows.map((p) => projectView(db, p)) };
 }
 

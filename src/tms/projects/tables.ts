@@ -8,6 +8,8 @@ export const projects = sqliteTable("tms_projects", {
   title: text("title").notNull(),
   description: text("description"),
   access: text("access").notNull().default("all"),
+  /** The workspace the project (and so every entity in it) belongs to; API tokens of other workspaces do not see it. */
+  workspaceId: integer("workspace_id").notNull().default(1),
   authorId: integer("author_id").references(() => users.id),
   created: text("created").notNull(),
   updated: text("updated").notNull(),

@@ -1,5 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
+import { notFound } from "../../http/errors";
+import { normaliseCode } from "../projects/service";
 import { callerOf } from "./auth";
 
 /**
@@ -9,7 +11,18 @@ import { callerOf } from "./auth";
  * controllers twice: under `/api` and at the root (where @qase/mcp-server looks).
  */
 export function tmsApi(ctx: AppContext, prefix: "/v1" | "/v2" = "/v1") {
+  const workspaceOf = ctx.sqlite.query<{ workspace_id: number }, [string]>("SELECT workspace_id FROM tms_projects WHERE code = ?");
   // A route with a body authenticated in tmsRoutes' parser already (before reading the body);
   // callerOf answers from that. derive runs before validation, so a GET is a 401 first too.
-  return new Elysia({ prefix }).derive(({ request }) => ({ caller: callerOf(ctx, request) }));
+  return new Elysia({ prefix }).derive(({ request, params }) => {
+    const caller = callerOf(ctx, request);
+    // Every route under a project names it as `:code`: a project of another workspace is
+    // "not found" to this token, exactly as a missing one (the handlers' requireProject says so).
+    const code = (params as Record<string, string | undefined> | undefined)?.code;
+    if (code !== undefined) {
+      const project = workspaceOf.get(normaliseCode(code));
+      if (project && project.workspace_id !== caller.workspaceId) throw notFound(`Project "${code}"`);
+    }
+    return { caller };
+  });
 }

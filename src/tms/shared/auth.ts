@@ -4,12 +4,12 @@ import { lastUsedRecorder } from "../../db/last-used";
 import { ApiError } from "../../http/errors";
 import { constantTimeEqual, hashToken } from "../../lib/tokens";
 import type { AppContext } from "../../context";
-import { users } from "../../directory/tables";
+import { users, workspaces } from "../../directory/tables";
 import { apiTokens } from "../tokens/tables";
 import { isoMicro } from "./time";
 
-/** Who is calling: the API token and the SCIM user it is attributed to (null when none). */
-export type Caller = { tokenId: number; userId: number | null };
+/** Who is calling: the API token, the SCIM user it is attributed to (null when none), and the workspace it reaches. */
+export type Caller = { tokenId: number; userId: number | null; workspaceId: number };
 
 const LAST_USED_RESOLUTION_MS = 5 * 60 * 1000;
 
@@ -37,15 +37,20 @@ export function authenticate(ctx: AppContext, request: Request): Caller {
   if (!token || token.length > 512) throw unauthorized();
   const hash = hashToken(token);
   const row = ctx.db
-    .select({ id: apiTokens.id, userId: apiTokens.userId, tokenHash: apiTokens.tokenHash, revokedAt: apiTokens.revokedAt, lastUsedAt: apiTokens.lastUsedAt, userActive: users.active })
+    .select({
+      id: apiTokens.id, userId: apiTokens.userId, tokenHash: apiTokens.tokenHash, revokedAt: apiTokens.revokedAt, lastUsedAt: apiTokens.lastUsedAt,
+      userActive: users.active, workspaceId: apiTokens.workspaceId, workspaceArchivedAt: workspaces.archivedAt,
+    })
     .from(apiTokens)
     .leftJoin(users, eq(users.id, apiTokens.userId))
+    .leftJoin(workspaces, eq(workspaces.id, apiTokens.workspaceId))
     .where(eq(apiTokens.tokenHash, hash))
     .get();
   if (!row || !constantTimeEqual(row.tokenHash, hash) || row.revokedAt) throw unauthorized();
   // De-provisioning a user in the IdP must cut their API access too; what they wrote stays.
   if (row.userId !== null && row.userActive === false)
     throw new ApiError(401, "unauthorized", "The user this API token belongs to is deactivated", undefined, { "www-authenticate": "Token" });
+  if (row.workspaceArchivedAt) throw new ApiError(403, "workspace_archived", `Workspace ${row.workspaceId} is archived`);
   // "Last used" for the admin list, at most every few minutes, and never on the request path:
   // a locked or full database must not stall or fail a read.
   if (!row.lastUsedAt || Date.now() - Date.parse(row.lastUsedAt) > LAST_USED_RESOLUTION_MS) {
@@ -53,5 +58,5 @@ export function authenticate(ctx: AppContext, request: Request): Caller {
     if (!record) recorders.set(ctx.sqlite, (record = lastUsedRecorder(ctx.sqlite, "api_tokens")));
     record(row.id, isoMicro());
   }
-  return { tokenId: row.id, userId: row.userId };
+  return { tokenId: row.id, userId: row.userId, workspaceId: row.workspaceId };
 }

@@ -2,7 +2,8 @@ import { t } from "elysia";
 
 export const ApiTokenCreate = t.Object({
   name: t.String({ minLength: 1, maxLength: 200, description: "What the token is for, e.g. \"CI reporter\"" }),
-  userId: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.Null()], { description: "SCIM user id to attribute everything written with this token to" })),
+  userId: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.Null()], { description: "SCIM user id to attribute everything written with this token to (a member of the workspace)" })),
+  workspaceId: t.Optional(t.Integer({ minimum: 1, description: "The workspace whose projects the token reaches; default 1 (the default workspace)" })),
 });
 export type ApiTokenCreateBody = typeof ApiTokenCreate.static;
 
@@ -11,6 +12,7 @@ export const ApiTokenView = t.Object({
   name: t.String(),
   userId: t.Union([t.Integer(), t.Null()]),
   userName: t.Union([t.String(), t.Null()]),
+  workspaceId: t.Integer(),
   createdAt: t.String(),
   lastUsedAt: t.Union([t.String(), t.Null()]),
   revokedAt: t.Union([t.String(), t.Null()]),

@@ -3,13 +3,14 @@ import { onUserDeactivated } from "../../directory/users";
 import type { Db } from "../../db/connection";
 import { badRequest, conflict, notFound } from "../../http/errors";
 import { generateToken, hashToken } from "../../lib/tokens";
-import { users } from "../../directory/tables";
+import { DEFAULT_WORKSPACE_ID, users } from "../../directory/tables";
+import { getWorkspace, isMember } from "../../directory/workspaces";
 import { isoMicro } from "../shared/time";
 import type { ApiTokenCreateBody } from "./model";
 import { apiTokens } from "./tables";
 
 const view = (r: typeof apiTokens.$inferSelect, userName: string | null) => ({
-  id: r.id, name: r.name, userId: r.userId, userName, createdAt: r.createdAt, lastUsedAt: r.lastUsedAt, revokedAt: r.revokedAt,
+  id: r.id, name: r.name, userId: r.userId, userName, workspaceId: r.workspaceId, createdAt: r.createdAt, lastUsedAt: r.lastUsedAt, revokedAt: r.revokedAt,
 });
 
 /**
@@ -24,14 +25,18 @@ onUserDeactivated((tx, userId) => {
 export function createApiToken(db: Db, body: ApiTokenCreateBody) {
   const token = generateToken("gh_api");
   return db.transaction((tx) => {
+    const workspaceId = body.workspaceId ?? DEFAULT_WORKSPACE_ID;
+    const workspace = getWorkspace(tx, workspaceId);
+    if (workspace.archived) throw conflict(`Workspace ${workspaceId} is archived`);
     let userName: string | null = null;
     if (body.userId != null) {
       const u = tx.select({ userName: users.userName, active: users.active }).from(users).where(eq(users.id, body.userId)).get();
       if (!u) throw badRequest(`No SCIM user with id ${body.userId}`, "userId");
       if (!u.active) throw conflict(`User ${body.userId} is deactivated: a token for them could never be used`);
+      if (!isMember(tx, workspaceId, body.userId)) throw badRequest(`User ${body.userId} is not a member of workspace ${workspaceId}`, "userId");
       userName = u.userName;
     }
-    const row = tx.insert(apiTokens).values({ name: body.name, tokenHash: hashToken(token), userId: body.userId ?? null, createdAt: isoMicro() }).returning().get();
+    const row = tx.insert(apiTokens).values({ name: body.name, tokenHash: hashToken(token), userId: body.userId ?? null, workspaceId, createdAt: isoMicro() }).returning().get();
     return { ...view(row, userName), token };
   }, { behavior: "immediate" });
 }

@@ -11,6 +11,8 @@ export const apiTokens = sqliteTable("api_tokens", {
   name: text("name").notNull(),
   tokenHash: text("token_hash").notNull().unique(),
   userId: integer("user_id").references(() => users.id),
+  /** The workspace whose projects the token reaches (the default one for tokens made before workspaces). */
+  workspaceId: integer("workspace_id").notNull().default(1),
   createdAt: text("created_at").notNull(),
   lastUsedAt: text("last_used_at"),
   revokedAt: text("revoked_at"),

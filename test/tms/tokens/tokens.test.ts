@@ -1,7 +1,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { createTestApp } from "../../helpers";
-import { users } from "../../../src/directory/tables";
+import { users, workspaceMembers } from "../../../src/directory/tables";
 import { apiTokens } from "../../../src/tms/tokens/tables";
 import { hashToken } from "../../../src/lib/tokens";
 
@@ -53,6 +53,7 @@ test("entities record the SCIM user behind the token; deactivating the user keep
   // The SCIM feature provisions users; here the row is written directly to stay within this feature.
   const now = new Date().toISOString();
   const user = t.ctx.db.insert(users).values({ userName: "alice@example.com", userNameKey: "alice@example.com", displayName: "Alice Liddell", createdAt: now, updatedAt: now }).returning().get();
+  t.ctx.db.insert(workspaceMembers).values({ workspaceId: 1, userId: user.id, createdAt: now }).run(); // as SCIM provisioning does
   const { token, userName } = (await (await t.admin("POST", "/api/admin/api-tokens", { name: "alice's reporter", userId: user.id })).json()) as any;
   expect(userName).toBe("alice@example.com");
   const call = async (m: string, p: string, body?: unknown) => (await (await t.request(m, `/api/v1${p}`, { body, headers: { token } })).json()) as any;
