@@ -7,11 +7,12 @@
  *   bun scripts/bench-webhooks.ts     delivery throughput, commit-to-receipt latency, RSS
  *   bun scripts/bench-tms.ts          10 000 results through the v2 bulk endpoint
  *   bun scripts/bench-writes.ts       durable creates/s (group commit) vs one fsync per insert, event latency
+ *   bun scripts/bench-abuse.ts        victim latency while abusers send the largest allowed requests
  * Pass names to run a subset: `npm run bench -- scim webhooks`.
  */
 import { join } from "node:path";
 
-const ALL = ["startup", "scim", "scim-groups", "webhooks", "tms", "writes"];
+const ALL = ["startup", "scim", "scim-groups", "webhooks", "tms", "writes", "abuse"];
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : ALL;
 let failed = 0;
 for (const name of chosen) {

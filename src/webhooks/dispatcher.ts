@@ -116,7 +116,7 @@ class DeliveryLoop {
       retrySchedule: ctx.config.webhookRetrySchedule,
       // A claim may wait in `ready` behind one attempt of its subscription, then run its own: 2 × timeout.
       leaseMs: 2 * ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS,
-      perSubscriptionConcurrency: ctx.config.webhookPerSubscriptionConcurrency,
+      perSubscriptionConcurrency: perSubscriptionCap(ctx.config),
     });
     this.userAgent = `Gatehouse-Webhooks/${ctx.version}`;
     const registry = metricsFor(ctx);
@@ -321,7 +321,7 @@ class DeliveryLoop {
   /** Starts ready attempts, round-robin over subscriptions, within the global and per-subscription caps. */
   private pump(): void {
     if (this.stopping) return;
-    const cap = this.cfg.webhookPerSubscriptionConcurrency;
+    const cap = perSubscriptionCap(this.cfg);
     let progressed = true;
     // Sent-but-unrecorded attempts (open + finished awaiting the commit) never exceed 2 × concurrency:
     // that is the most a crash can duplicate, even if ticks keep failing.
@@ -381,12 +381,14 @@ class DeliveryLoop {
     let result: AttemptResult;
     let responseBody: string | null = null;
     let responseHeaders: string | null = null;
+    let sent = false;
     try {
       // A cached (IP-literal) target is used without a round through a promise.
       const target = this.literalTargets.get(sub.url) ?? (await this.target(sub.url, abort.signal));
       // Host names the URL's host: we connect to the address the guard checked.
       const headers = deliveryHeaders({ userAgent: this.userAgent, webhookId: claim.uid, timestampSeconds: ts, signature, host: target.hostHeader });
       let res: Response | undefined;
+      sent = true; // past the guard: the request goes out (or at least its connection is tried)
       for (let i = 0; !res; i++) {
         // Connect to the address the guard checked (no second lookup); on a connection error try the next one.
         try {
@@ -417,8 +419,9 @@ class DeliveryLoop {
         startedAt,
         durationMs: Date.now() - startedAt,
         url: sub.url,
-        userAgent: this.userAgent,
-        signature,
+        // The log shows what was sent: after a refusal before sending, no headers and no signature.
+        userAgent: sent ? this.userAgent : null,
+        signature: sent ? signature : null,
         result,
         responseBody,
         responseHeaders,
@@ -508,6 +511,16 @@ export async function purgeExpired(ctx: Pick<AppContext, "sqlite" | "config">, n
     }
   }
   return total;
+}
+
+/**
+ * Requests one subscription may have in flight: as configured, but always at least one global
+ * slot short of GATEHOUSE_WEBHOOK_CONCURRENCY, so a hanging endpoint can never hold every slot
+ * and delay the other subscriptions' deliveries, however the two keys are set (config.ts
+ * refuses a global concurrency below 2).
+ */
+export function perSubscriptionCap(cfg: Pick<AppContext["config"], "webhookConcurrency" | "webhookPerSubscriptionConcurrency">): number {
+  return Math.max(1, Math.min(cfg.webhookPerSubscriptionConcurrency, cfg.webhookConcurrency - 1));
 }
 
 class TimeoutAbort extends Error {

@@ -36,9 +36,12 @@ export type FinishedAttempt = {
   startedAt: number;
   durationMs: number;
   url: string;
-  /** With the URL, the event and the start time these rebuild the request headers (`deliveryHeaders`). */
-  userAgent: string;
-  signature: string;
+  /**
+   * With the URL, the event and the start time these rebuild the request headers (`deliveryHeaders`).
+   * Null when nothing was sent (the SSRF guard refused the target, or its name did not resolve).
+   */
+  userAgent: string | null;
+  signature: string | null;
   result: AttemptResult;
   responseBody: string | null;
   /** JSON object of the response headers (`responseHeadersJson`); null without a response. */

@@ -86,7 +86,7 @@ export const Attempt = t.Object({
   startedAt: IsoTime,
   durationMs: t.Integer(),
   url: t.String(),
-  requestHeaders: t.Record(t.String(), t.String()),
+  requestHeaders: t.Union([t.Record(t.String(), t.String()), t.Null()], { description: "The request headers sent; null when nothing was sent (the SSRF guard refused the target or its name did not resolve)" }),
   statusCode: t.Union([t.Integer(), t.Null()]),
   error: t.Union([t.String(), t.Null()]),
   responseHeaders: t.Union([t.Record(t.String(), t.String()), t.Null()], { description: "Response headers (first 8 KB); null without a response, or for attempts logged before they were kept" }),

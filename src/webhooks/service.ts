@@ -137,7 +137,7 @@ export function enqueueTest(ctx: AppContext, id: number, event: string, copies =
     (tx) => {
       const sub = tx.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, id)).get();
       if (!sub) throw notFound(`Webhook subscription ${id}`);
-      if (!sub.enabled) throw new ApiError(409, "subscription_disabled", `Webhook subscription ${id} is disabled; enable it first`);
+      if (!sub.enabled) throw subscriptionDisabled(id);
       const deliveryIds: number[] = [];
       const webhookIds: string[] = [];
       for (let i = 0; i < copies; i++) {
@@ -229,7 +229,9 @@ export function getDelivery(ctx: AppContext, id: number): DeliveryDetail {
       // Attempts logged before migration 0002 kept the headers JSON; newer ones are rebuilt from their parts.
       requestHeaders: a.request_headers
         ? (JSON.parse(a.request_headers) as Record<string, string>)
-        : deliveryHeaders({
+        : a.signature === null && a.user_agent === null
+          ? null // refused before sending: nothing was sent
+          : deliveryHeaders({
             userAgent: a.user_agent ?? "",
             webhookId: row.webhookId,
             timestampSeconds: Math.floor(a.started_at / 1000),
@@ -290,6 +292,9 @@ function hostOf(url: string): string {
   }
 }
 
+/** A disabled subscription sends nothing: queuing for it (test, redeliver, recover) is refused, not accepted and never sent. */
+const subscriptionDisabled = (id: number) => new ApiError(409, "subscription_disabled", `Webhook subscription ${id} is disabled; enable it first`);
+
 /** Sends one delivery again with a fresh retry cycle (same webhook-id, so receivers can dedupe). */
 export function redeliver(ctx: AppContext, id: number): { id: number; status: "pending" } {
   const now = Date.now();
@@ -297,6 +302,8 @@ export function redeliver(ctx: AppContext, id: number): { id: number; status: "p
     (tx) => {
       const d = tx.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)).get();
       if (!d) throw notFound(`Delivery ${id}`);
+      const sub = tx.select({ enabled: webhookSubscriptions.enabled }).from(webhookSubscriptions).where(eq(webhookSubscriptions.id, d.subscriptionId)).get();
+      if (!sub?.enabled) throw subscriptionDisabled(d.subscriptionId);
       if (d.status === "pending" && d.lockedUntil !== null && d.lockedUntil > now)
         throw new ApiError(409, "delivery_in_flight", `Delivery ${id} is being attempted right now; try again when the attempt has finished`);
       tx.update(webhookDeliveries)
@@ -317,8 +324,9 @@ export function recover(ctx: AppContext, subscriptionId: number, since: string |
   const now = Date.now();
   const requeued = ctx.db.transaction(
     (tx) => {
-      if (!tx.select({ id: webhookSubscriptions.id }).from(webhookSubscriptions).where(eq(webhookSubscriptions.id, subscriptionId)).get())
-        throw notFound(`Webhook subscription ${subscriptionId}`);
+      const sub = tx.select({ enabled: webhookSubscriptions.enabled }).from(webhookSubscriptions).where(eq(webhookSubscriptions.id, subscriptionId)).get();
+      if (!sub) throw notFound(`Webhook subscription ${subscriptionId}`);
+      if (!sub.enabled) throw subscriptionDisabled(subscriptionId);
       return tx
         .update(webhookDeliveries)
         .set({ status: "pending", attempts: 0, nextAttemptAt: now, lockedUntil: null, finishedAt: null, updatedAt: now })

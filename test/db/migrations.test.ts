@@ -68,7 +68,7 @@ test("0002 chains the attempts logged before it, which keep their headers; new a
 
     expect(runMigrations(h.db)).toBe(migrations.length - before);
     const ctx = { db: h.db, sqlite: h.sqlite } as unknown as AppContext;
-    const logged = (id: number) => getDelivery(ctx, id).attempts.map((a) => [a.responseBody, a.requestHeaders["webhook-signature"]]);
+    const logged = (id: number) => getDelivery(ctx, id).attempts.map((a) => [a.responseBody, a.requestHeaders!["webhook-signature"]]);
     expect(logged(1)).toEqual([["a1", "v1,old1"], ["a2", "v1,old3"]]);
     expect(logged(2)).toEqual([["b1", "v1,old2"]]);
     expect(getDelivery(ctx, 1).attempts[0]).toEqual({

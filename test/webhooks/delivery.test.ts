@@ -259,6 +259,8 @@ test("the SSRF guard refuses a private target at connect time and the attempt is
   expect(d.attempts.length).toBe(2);
   expect(d.attempts[0].error).toContain("target refused: 127.0.0.1 resolves to 127.0.0.1 (loopback)");
   expect(rx.received.length).toBe(0);
+  // The log shows what was sent: nothing — no request headers, no signature.
+  for (const a of d.attempts) expect(a.requestHeaders).toBeNull();
 });
 
 test("a host name is resolved, pinned and sent as the Host header", async () => {

@@ -167,7 +167,7 @@ test("the attempt log is a chain per delivery: retention's gaps and other delive
   const statuses = (id: number) => getDelivery(t.ctx, id).attempts.map((a) => a.statusCode);
   expect(statuses(c1!.id)).toEqual([500, 200]);
   expect(statuses(c2!.id)).toEqual([200]);
-  const sig = getDelivery(t.ctx, c1!.id).attempts[1]!.requestHeaders["webhook-signature"];
+  const sig = getDelivery(t.ctx, c1!.id).attempts[1]!.requestHeaders!["webhook-signature"];
   expect(sig).toBe(`v1,sig-${c1!.id}-${now + 1}`);
 
   // Retention purged the first attempt: the chain ends there.
