@@ -40,8 +40,8 @@ const LEASE_MARGIN_MS = 5_000;
  * (GroupCommit.holdWrites) until claims are fresh again (`CAUGHT_UP_MS`). Slow subscribers are
  * left out: their backlog is theirs, and holding writes would not shorten it.
  */
-const BEHIND_MS = 200;
-const CAUGHT_UP_MS = 50;
+const BEHIND_MS = 100;
+const CAUGHT_UP_MS = 25;
 const FAST_SUBSCRIBER_MS = 50;
 /** Retention purge cadence; rows go in batches so no transaction is long. */
 const PURGE_EVERY_MS = 10 * 60 * 1000;
