@@ -46,3 +46,14 @@ export function createTestApp(overrides: Partial<Config> = {}, opts: { walSync?:
     },
   };
 }
+
+/** Polls `check` until it is truthy (state reached in the background), failing after `timeoutMs`. */
+export async function until<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(20);
+  }
+}

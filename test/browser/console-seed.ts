@@ -5,6 +5,7 @@
  * API), as an IdP, a reporter and an admin would.
  */
 import { startBinary, type RunningBinary } from "../e2e/binary";
+import { until } from "../helpers";
 
 export const ADMIN_TOKEN = "console-test-admin-token-0123456789";
 const SCIM = "application/scim+json";
@@ -62,16 +63,6 @@ export async function seedConsole(): Promise<Seeded> {
     if (r.status >= 300) throw new Error(`${method} ${path} → ${r.status} ${JSON.stringify(r.body)}`);
     return r.body;
   };
-  const until = async <T>(check: () => Promise<T>, what: string, timeoutMs = 15_000): Promise<NonNullable<T>> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const v = await check();
-      if (v) return v as NonNullable<T>;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await Bun.sleep(50);
-    }
-  };
-
   // SCIM: an IdP provisions 50 users in 5 teams, trips over a duplicate, deactivates one.
   const scimToken = (await admin("POST", "/scim-tokens", { name: "Entra ID production" })).token as string;
   await admin("POST", "/scim-tokens", { name: "Okta staging" });

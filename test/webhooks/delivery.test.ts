@@ -1,21 +1,12 @@
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { metricsFor } from "../../src/ops/metrics";
 import { EVENTS } from "../../src/webhooks/catalog";
 import { recordEvent } from "../../src/webhooks/publish";
 import { webhookSubscriptions } from "../../src/webhooks/tables";
-import { startReceiver, webhookTestApp, type WebhookTestApp } from "./harness";
+import { appsPerTest, startReceiver, webhookTestApp, type WebhookTestApp } from "./harness";
 
-const cleanups: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-function setup(overrides: Parameters<typeof webhookTestApp>[0] = {}) {
-  const app = webhookTestApp(overrides);
-  const rx = startReceiver();
-  cleanups.push(() => app.close(), () => rx.stop());
-  return { app, rx };
-}
+const { setup, cleanups } = appsPerTest();
 const delivery = (app: WebhookTestApp, id: number) => app.json("GET", `/api/admin/deliveries/${id}`).then((r) => r.body);
 const deliveriesOf = (app: WebhookTestApp, subId: number, q = "") => app.json("GET", `/api/admin/webhooks/${subId}/deliveries?limit=500${q}`).then((r) => r.body);
 

@@ -1,7 +1,8 @@
 import type { Config } from "../../src/config";
 import { startDeliveryLoop } from "../../src/webhooks/dispatcher";
 import { publish } from "../../src/webhooks/publish";
-import { createTestApp } from "../helpers";
+import { afterEach } from "bun:test";
+import { createTestApp, until } from "../helpers";
 
 /** A webhook subscriber on 127.0.0.1: records every request; its answer is swappable per test. */
 export type Received = { headers: Record<string, string>; body: string; at: number };
@@ -93,18 +94,28 @@ export function webhookTestApp(overrides: Partial<Config> = {}, opts: Parameters
       return { status: r.status, body: (text ? JSON.parse(text) : null) as T };
     },
     /** Polls until `check` is truthy (state reached by the loop), failing after a generous deadline. */
-    async until<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const v = await check();
-        if (v) return v as NonNullable<T>;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-        await Bun.sleep(20);
-      }
-    },
+    until,
     async close() {
       await loop.stop();
       t.close();
     },
   };
+}
+
+/**
+ * `setup(overrides)` gives a test its own app (with a running loop) and receiver, both stopped
+ * after that test, as is everything a test pushes onto `cleanups`. Call at the top level of a test file.
+ */
+export function appsPerTest() {
+  const cleanups: (() => unknown)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+  const setup = (overrides: Parameters<typeof webhookTestApp>[0] = {}) => {
+    const app = webhookTestApp(overrides);
+    const rx = startReceiver();
+    cleanups.push(() => app.close(), () => rx.stop());
+    return { app, rx };
+  };
+  return { setup, cleanups };
 }

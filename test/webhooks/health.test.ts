@@ -1,18 +1,9 @@
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { firstAttemptIdSince } from "../../src/webhooks/health";
 import { createTestApp } from "../helpers";
-import { startReceiver, webhookTestApp, type WebhookTestApp } from "./harness";
+import { appsPerTest, type WebhookTestApp } from "./harness";
 
-const cleanups: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-function setup(overrides: Parameters<typeof webhookTestApp>[0] = {}) {
-  const app = webhookTestApp(overrides);
-  const rx = startReceiver();
-  cleanups.push(() => app.close(), () => rx.stop());
-  return { app, rx };
-}
+const { setup } = appsPerTest();
 const delivery = (app: WebhookTestApp, id: number) => app.json("GET", `/api/admin/deliveries/${id}`).then((r) => r.body);
 
 test("the attempt log keeps response headers and marks where a redelivery started", async () => {

@@ -1,6 +1,6 @@
 // The directory, read-only: the identity provider owns users and groups (SCIM writes them).
 import { api, qs } from "./api.mjs";
-import { badge, el, facts, field, pager, select, table, time } from "./dom.mjs";
+import { badge, el, facts, filterForm, pager, select, table, time } from "./dom.mjs";
 
 const LIMIT = 50;
 const readOnlyNote = () => el("p", { class: "hint" }, "Read-only: your identity provider owns users and groups and changes them through SCIM.");
@@ -13,24 +13,11 @@ export async function renderUsers(view) {
   const offset = Number(query.get("offset") || 0);
   const [users, { items: workspaces }] = await Promise.all([api("GET", "/directory/users" + qs({ ...filters, limit: LIMIT, offset })), api("GET", "/workspaces")]);
   if (!view.current) return;
-  const controls = {
-    q: el("input", { type: "search", value: filters.q, maxlength: "200" }),
-    active: select([["", "Active and deactivated"], ["true", "Active"], ["false", "Deactivated"]], filters.active),
-    userType: select([["", "Any type"], ["regular", "Regular"], ["read-only", "Read-only"], ["billing", "Billing"]], filters.userType),
-    workspaceId: workspaceSelect(workspaces, filters.workspaceId),
-  };
-  const form = el(
-    "form",
-    { class: "filters", role: "search", "aria-label": "Search users" },
-    field("Name or e-mail", controls.q),
-    field("State", controls.active),
-    field("Type", controls.userType),
-    field("Workspace", controls.workspaceId),
-    el("div", { class: "actions" }, el("button", { type: "submit", id: "apply-filters" }, "Search")),
-  );
-  form.addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    view.setQuery({ q: controls.q.value.trim(), active: controls.active.value, userType: controls.userType.value, workspaceId: controls.workspaceId.value });
+  const form = filterForm(view, "Search users", "Search", {
+    q: ["Name or e-mail", el("input", { type: "search", value: filters.q, maxlength: "200" })],
+    active: ["State", select([["", "Active and deactivated"], ["true", "Active"], ["false", "Deactivated"]], filters.active)],
+    userType: ["Type", select([["", "Any type"], ["regular", "Regular"], ["read-only", "Read-only"], ["billing", "Billing"]], filters.userType)],
+    workspaceId: ["Workspace", workspaceSelect(workspaces, filters.workspaceId)],
   });
   const rows = users.items.map((u) =>
     el(
@@ -97,18 +84,9 @@ export async function renderGroups(view) {
   const offset = Number(query.get("offset") || 0);
   const [groups, { items: workspaces }] = await Promise.all([api("GET", "/directory/groups" + qs({ q, workspaceId, limit: LIMIT, offset })), api("GET", "/workspaces")]);
   if (!view.current) return;
-  const input = el("input", { type: "search", value: q, maxlength: "200" });
-  const ws = workspaceSelect(workspaces, workspaceId);
-  const form = el(
-    "form",
-    { class: "filters", role: "search", "aria-label": "Search groups" },
-    field("Group name", input),
-    field("Workspace", ws),
-    el("div", { class: "actions" }, el("button", { type: "submit", id: "apply-filters" }, "Search")),
-  );
-  form.addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    view.setQuery({ q: input.value.trim(), workspaceId: ws.value });
+  const form = filterForm(view, "Search groups", "Search", {
+    q: ["Group name", el("input", { type: "search", value: q, maxlength: "200" })],
+    workspaceId: ["Workspace", workspaceSelect(workspaces, workspaceId)],
   });
   page.append(
     el("h1", { tabindex: "-1" }, "Groups"),

@@ -175,3 +175,21 @@ export function field(labelText, control, hint) {
 export function select(options, value, attrs) {
   return el("select", attrs || {}, options.map(([v, text]) => el("option", { value: v, selected: v === value }, text)));
 }
+
+/**
+ * A search/filter form whose fields are the page's query: `controls` maps each query key to
+ * [label, control]; submitting puts their values in the address (view.setQuery).
+ */
+export function filterForm(view, label, submitText, controls) {
+  const form = el(
+    "form",
+    { class: "filters", role: "search", "aria-label": label },
+    Object.values(controls).map(([text, control]) => field(text, control)),
+    el("div", { class: "actions" }, el("button", { type: "submit", id: "apply-filters" }, submitText)),
+  );
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    view.setQuery(Object.fromEntries(Object.entries(controls).map(([key, [, control]]) => [key, control.value.trim()])));
+  });
+  return form;
+}

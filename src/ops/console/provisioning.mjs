@@ -1,6 +1,6 @@
 // The provisioning activity log: every SCIM write by an identity provider, with its outcome.
 import { api, qs } from "./api.mjs";
-import { badge, el, field, pager, select, table, time } from "./dom.mjs";
+import { badge, el, filterForm, pager, select, table, time } from "./dom.mjs";
 
 const LIMIT = 50;
 
@@ -17,26 +17,12 @@ export async function render(view) {
   const [log, tokens] = await Promise.all([api("GET", "/provisioning-log" + qs({ ...filters, limit: LIMIT, offset })), api("GET", "/scim-tokens")]);
   if (!view.current) return;
 
-  const controls = {
-    outcome: select([["", "Any outcome"], ["success", "Succeeded"], ["failure", "Failed"]], filters.outcome),
-    operation: select([["", "Any operation"], ["create", "Create"], ["replace", "Replace"], ["update", "Update"], ["delete", "Delete / deactivate"]], filters.operation),
-    resourceType: select([["", "Users and groups"], ["User", "Users"], ["Group", "Groups"]], filters.resourceType),
-    tokenId: select([["", "Any token"], ...tokens.map((t) => [String(t.id), t.name])], filters.tokenId),
-    q: el("input", { type: "search", value: filters.q, maxlength: "200" }),
-  };
-  const form = el(
-    "form",
-    { class: "filters", role: "search", "aria-label": "Filter the provisioning log" },
-    field("Outcome", controls.outcome),
-    field("Operation", controls.operation),
-    field("Resource", controls.resourceType),
-    field("Token", controls.tokenId),
-    field("Name contains", controls.q),
-    el("div", { class: "actions" }, el("button", { type: "submit", id: "apply-filters" }, "Filter")),
-  );
-  form.addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    view.setQuery(Object.fromEntries(Object.entries(controls).map(([k, c]) => [k, c.value.trim()])));
+  const form = filterForm(view, "Filter the provisioning log", "Filter", {
+    outcome: ["Outcome", select([["", "Any outcome"], ["success", "Succeeded"], ["failure", "Failed"]], filters.outcome)],
+    operation: ["Operation", select([["", "Any operation"], ["create", "Create"], ["replace", "Replace"], ["update", "Update"], ["delete", "Delete / deactivate"]], filters.operation)],
+    resourceType: ["Resource", select([["", "Users and groups"], ["User", "Users"], ["Group", "Groups"]], filters.resourceType)],
+    tokenId: ["Token", select([["", "Any token"], ...tokens.map((t) => [String(t.id), t.name])], filters.tokenId)],
+    q: ["Name contains", el("input", { type: "search", value: filters.q, maxlength: "200" })],
   });
 
   const rows = log.items.map((e) => {

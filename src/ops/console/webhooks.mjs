@@ -1,6 +1,6 @@
 // Webhook subscriptions: list, create, and one subscription's page (health, actions, edit, delivery log).
 import { api, qs } from "./api.mjs";
-import { ago, badge, busy, confirmDialog, el, errorSlot, facts, field, pager, secretBox, select, table, time } from "./dom.mjs";
+import { ago, badge, busy, confirmDialog, el, errorSlot, facts, field, filterForm, pager, secretBox, select, table, time } from "./dom.mjs";
 
 let catalog = null;
 /** The event catalog (name + when it is sent), loaded once per page load. */
@@ -280,18 +280,9 @@ function localInput(d) {
 }
 
 function deliveryLog(view, id, log, filters, all) {
-  const status = select([["", "Any status"], ["pending", "Pending"], ["delivered", "Delivered"], ["failed", "Failed"]], filters.status);
-  const event = select([["", "Any event"], ...all.map((e) => [e.name, e.name])], filters.event);
-  const form = el(
-    "form",
-    { class: "filters", role: "search", "aria-label": "Filter deliveries" },
-    field("Status", status),
-    field("Event type", event),
-    el("div", { class: "actions" }, el("button", { type: "submit", id: "apply-filters" }, "Filter")),
-  );
-  form.addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    view.setQuery({ status: status.value, event: event.value });
+  const form = filterForm(view, "Filter deliveries", "Filter", {
+    status: ["Status", select([["", "Any status"], ["pending", "Pending"], ["delivered", "Delivered"], ["failed", "Failed"]], filters.status)],
+    event: ["Event type", select([["", "Any event"], ...all.map((e) => [e.name, e.name])], filters.event)],
   });
   const from = encodeURIComponent(view.query.toString());
   const rows = log.items.map((d) =>
