@@ -10,6 +10,7 @@ import m6 from "../../migrations/0006_user_profile.sql" with { type: "text" };
 import m7 from "../../migrations/0007_qase_reporter_results.sql" with { type: "text" };
 import m8 from "../../migrations/0008_workspaces.sql" with { type: "text" };
 import m9 from "../../migrations/0009_projects_per_workspace.sql" with { type: "text" };
+import m10 from "../../migrations/0010_webhooks_per_workspace.sql" with { type: "text" };
 
 export const migrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795319636693, breakpoints: true, sql: m0 },
@@ -22,4 +23,5 @@ export const migrations: { tag: string; when: number; breakpoints: boolean; sql:
   { tag: "0007_qase_reporter_results", when: 1795615084435, breakpoints: true, sql: m7 },
   { tag: "0008_workspaces", when: 1795616421993, breakpoints: true, sql: m8 },
   { tag: "0009_projects_per_workspace", when: 1795617333565, breakpoints: true, sql: m9 },
+  { tag: "0010_webhooks_per_workspace", when: 1795618666994, breakpoints: true, sql: m10 },
 ];

@@ -15,9 +15,10 @@ export function newMessageId(): string {
   return `msg_${randomBytes(16).toString("base64url")}`;
 }
 
-/** Does a subscription's filter (event names or "*", optional project) take this event? */
-export function subscriptionMatches(sub: { events: string[]; projectCode: string | null }, event: string, projectCode: string | null): boolean {
+/** Does a subscription's filter (event names or "*", optional project, optional workspace) take this event? */
+export function subscriptionMatches(sub: { events: string[]; projectCode: string | null; workspaceId?: number | null }, event: string, projectCode: string | null, workspaceId: number | null = null): boolean {
   if (sub.projectCode !== null && sub.projectCode.toUpperCase() !== (projectCode ?? "").toUpperCase()) return false;
+  if (sub.workspaceId != null && sub.workspaceId !== workspaceId) return false;
   return sub.events.includes("*") || sub.events.includes(event);
 }
 
@@ -35,10 +36,13 @@ export function publish(tx: Tx, event: string, payload: unknown, opts?: PublishO
 export function publish(tx: Tx, event: string, payload: unknown, opts: PublishOptions = {}): void {
   assertValidPayload(event, payload);
   const projectCode = opts.projectCode ?? null;
-  const subs = statementsFor(tx)
-    .enabledSubscriptions.all()
-    .filter((s) => subscriptionMatches({ events: JSON.parse(s.events) as string[], projectCode: s.project_code }, event, projectCode));
-  recordEvent(tx, event, payload, projectCode, subs.map((s) => s.id));
+  const q = statementsFor(tx);
+  // the event's workspace is its project's (events of no project belong to none)
+  const workspaceId = projectCode === null ? null : (q.projectWorkspace.get(projectCode.toUpperCase())?.workspace_id ?? null);
+  const subs = q.enabledSubscriptions
+    .all()
+    .filter((s) => subscriptionMatches({ events: JSON.parse(s.events) as string[], projectCode: s.project_code, workspaceId: s.workspace_id }, event, projectCode, workspaceId));
+  recordEvent(tx, event, payload, projectCode, subs.map((s) => s.id), Date.now(), workspaceId);
 }
 
 /**
@@ -46,7 +50,8 @@ export function publish(tx: Tx, event: string, payload: unknown, opts: PublishOp
  * cached statements on the transaction's own connection instead of building queries each time.
  */
 type Statements = {
-  enabledSubscriptions: Statement<{ id: number; events: string; project_code: string | null }>;
+  enabledSubscriptions: Statement<{ id: number; events: string; project_code: string | null; workspace_id: number | null }>;
+  projectWorkspace: Statement<{ workspace_id: number }>;
   insertEvent: Statement<{ id: number }>;
   nextDeliverySeq: Statement<{ delivery_seq: number }>;
   insertDelivery: Statement;
@@ -59,8 +64,9 @@ function statementsFor(tx: Tx): Statements {
   let s = statements.get(client);
   if (!s) {
     s = {
-      enabledSubscriptions: client.query("SELECT id, events, project_code FROM webhook_subscriptions WHERE enabled = 1"),
-      insertEvent: client.query("INSERT INTO webhook_events (uid, name, project_code, payload, created_at) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id"),
+      enabledSubscriptions: client.query("SELECT id, events, project_code, workspace_id FROM webhook_subscriptions WHERE enabled = 1"),
+      projectWorkspace: client.query("SELECT workspace_id FROM tms_projects WHERE code = ?1"),
+      insertEvent: client.query("INSERT INTO webhook_events (uid, name, project_code, payload, created_at, workspace_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id"),
       nextDeliverySeq: client.query("UPDATE webhook_subscriptions SET delivery_seq = delivery_seq + 1 WHERE id = ?1 RETURNING delivery_seq"),
       insertDelivery: client.query(
         `INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
@@ -73,10 +79,10 @@ function statementsFor(tx: Tx): Statements {
 }
 
 /** Writes the event row and its deliveries (also used by the admin `/test` endpoint). Returns the event id, its webhook-id and the delivery ids. */
-export function recordEvent(tx: Tx, event: EventName, payload: unknown, projectCode: string | null, subscriptionIds: number[], now = Date.now()) {
+export function recordEvent(tx: Tx, event: EventName, payload: unknown, projectCode: string | null, subscriptionIds: number[], now = Date.now(), workspaceId: number | null = null) {
   const q = statementsFor(tx);
   const uid = newMessageId();
-  const eventId = q.insertEvent.get(uid, event, projectCode, JSON.stringify(payload), now)!.id;
+  const eventId = q.insertEvent.get(uid, event, projectCode, JSON.stringify(payload), now, workspaceId)!.id;
   const deliveryIds = subscriptionIds.map((subscriptionId) => {
     // Ids keep each subscription's deliveries together (tables.ts `deliveryId`).
     const id = deliveryId(subscriptionId, q.nextDeliverySeq.get(subscriptionId)!.delivery_seq);

@@ -7,6 +7,7 @@ import { recordEvent } from "./publish";
 import { deliveryHeaders, generateSecret } from "./signer";
 import { validateTargetUrl } from "./ssrf";
 import { MAX_SUBSCRIPTION_ID, webhookDeliveries, webhookEvents, webhookSubscriptions } from "./tables";
+import { workspaces } from "../directory/tables";
 import { wakeAfterCommit } from "./wake";
 
 /** Subscriptions, delivery log and replay: plain functions over the tables (no HTTP here). */
@@ -23,6 +24,7 @@ function toSubscription(r: SubRow, now = Date.now()): Subscription {
     url: r.url,
     events: r.events,
     project: r.projectCode,
+    workspace: r.workspaceId,
     description: r.description,
     enabled: r.enabled,
     disabledReason: r.disabledReason,
@@ -47,6 +49,13 @@ function checkUrl(ctx: AppContext, url: string): string {
   return new URL(url).toString();
 }
 
+/** A subscription's workspace must exist (archived ones may keep their subscriptions). */
+function checkWorkspace(ctx: AppContext, workspace: number | null | undefined): number | null {
+  if (workspace === undefined || workspace === null) return null;
+  if (!ctx.db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, workspace)).get()) throw badRequest(`No workspace ${workspace}`, "workspace");
+  return workspace;
+}
+
 function getRow(ctx: AppContext, id: number): SubRow {
   const row = ctx.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, id)).get();
   if (!row) throw notFound(`Webhook subscription ${id}`);
@@ -56,13 +65,14 @@ function getRow(ctx: AppContext, id: number): SubRow {
 export function createSubscription(ctx: AppContext, input: SubscriptionCreate): Subscription & { secret: string } {
   const url = checkUrl(ctx, input.url);
   const events = checkEvents(input.events);
+  const workspaceId = checkWorkspace(ctx, input.workspace);
   const now = Date.now();
   const secret = generateSecret();
   const row = ctx.db.transaction(
     (tx) => {
       const created = tx
         .insert(webhookSubscriptions)
-        .values({ url, events, projectCode: input.project ?? null, description: input.description ?? "", enabled: input.enabled ?? true, secret, createdAt: now, updatedAt: now })
+        .values({ url, events, projectCode: input.project ?? null, workspaceId, description: input.description ?? "", enabled: input.enabled ?? true, secret, createdAt: now, updatedAt: now })
         .returning()
         .get();
       // Delivery ids carry the subscription id in their high bits (tables.ts `deliveryId`).
@@ -88,6 +98,7 @@ export function updateSubscription(ctx: AppContext, id: number, patch: Subscript
   if (patch.url !== undefined) changes.url = checkUrl(ctx, patch.url);
   if (patch.events !== undefined) changes.events = checkEvents(patch.events);
   if (patch.project !== undefined) changes.projectCode = patch.project;
+  if (patch.workspace !== undefined) changes.workspaceId = checkWorkspace(ctx, patch.workspace);
   if (patch.description !== undefined) changes.description = patch.description;
   if (patch.enabled !== undefined) {
     changes.enabled = patch.enabled;
@@ -141,7 +152,7 @@ export function enqueueTest(ctx: AppContext, id: number, event: string, copies =
       const deliveryIds: number[] = [];
       const webhookIds: string[] = [];
       for (let i = 0; i < copies; i++) {
-        const r = recordEvent(tx, event, EVENTS[event].example, sub.projectCode, [id]);
+        const r = recordEvent(tx, event, EVENTS[event].example, sub.projectCode, [id], Date.now(), sub.workspaceId);
         deliveryIds.push(...r.deliveryIds);
         webhookIds.push(r.uid);
       }

@@ -57,8 +57,8 @@ export function envelopeBody(event: string, timestampSeconds: number, payloadJso
  * The headers of one delivery request. The delivery log stores only the parts that cannot be
  * derived (user agent, signature) and rebuilds the rest with this same function.
  */
-export function deliveryHeaders(p: { userAgent: string; webhookId: string; timestampSeconds: number; signature: string; host: string }): Record<string, string> {
-  return {
+export function deliveryHeaders(p: { userAgent: string; webhookId: string; timestampSeconds: number; signature: string; host: string; workspaceId?: number | null }): Record<string, string> {
+  const headers: Record<string, string> = {
     "content-type": "application/json",
     "user-agent": p.userAgent,
     "webhook-id": p.webhookId,
@@ -66,4 +66,7 @@ export function deliveryHeaders(p: { userAgent: string; webhookId: string; times
     "webhook-signature": p.signature,
     host: p.host,
   };
+  // The workspace the event came from: a header, because the envelope is exactly {event, timestamp, payload} (spec §6).
+  if (p.workspaceId != null) headers["gatehouse-workspace"] = String(p.workspaceId);
+  return headers;
 }

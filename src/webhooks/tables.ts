@@ -13,6 +13,8 @@ export const webhookSubscriptions = sqliteTable("webhook_subscriptions", {
   events: text("events", { mode: "json" }).$type<string[]>().notNull(),
   /** Project code the subscription is scoped to; null receives every project. */
   projectCode: text("project_code"),
+  /** Workspace the subscription is limited to; null receives every workspace. */
+  workspaceId: integer("workspace_id"),
   description: text("description").notNull().default(""),
   enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
   disabledReason: text("disabled_reason"),
@@ -38,6 +40,8 @@ export const webhookEvents = sqliteTable(
     uid: text("uid").notNull(),
     name: text("name").notNull(),
     projectCode: text("project_code"),
+    /** The workspace of the event's project (sent as the `gatehouse-workspace` header); null for events of no project. */
+    workspaceId: integer("workspace_id"),
     /** The payload as JSON text, spliced verbatim into the envelope. */
     payload: text("payload").notNull(),
     createdAt: integer("created_at").notNull(),

@@ -191,3 +191,13 @@ test("0009: projects and API tokens made before it belong to the default workspa
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("0010: events recorded before it name their project's workspace; subscriptions stay unlimited", () => {
+  beforeMigration("0010_webhooks_per_workspace", (h, before) => {
+    h.sqlite.run("INSERT INTO tms_projects (code, title, created, updated) VALUES ('OLD', 'Old', 'x', 'x')");
+    h.sqlite.run(`INSERT INTO webhook_events (id, uid, name, project_code, payload, created_at) VALUES (2, 'msg_proj', 'case.deleted', 'OLD', '{"id":2}', 0)`);
+    expect(runMigrations(h.db)).toBe(migrations.length - before);
+    expect(h.sqlite.query("SELECT id, workspace_id FROM webhook_events ORDER BY id").all()).toEqual([{ id: 1, workspace_id: null }, { id: 2, workspace_id: 1 }]);
+    expect(h.sqlite.query("SELECT workspace_id FROM webhook_subscriptions").all()).toEqual([{ workspace_id: null }]);
+  });
+});

@@ -1,0 +1,47 @@
+import { expect, test } from "bun:test";
+import { Webhook } from "standardwebhooks";
+import { createTestApp } from "../helpers";
+import { startDeliveryLoop } from "../../src/webhooks/dispatcher";
+import { startReceiver } from "./harness";
+
+/** Subscriptions limited to a workspace; every delivery of a project's event names its workspace. */
+test("a subscription limited to a workspace receives only that workspace's events; deliveries carry gatehouse-workspace", async () => {
+  const t = createTestApp({ webhookAllowPrivateTargets: true, webhookPollIntervalMs: 20, webhookTimeoutMs: 2000 });
+  const limitedReceiver = startReceiver();
+  const allReceiver = startReceiver();
+  const loop = startDeliveryLoop(t.ctx);
+  try {
+    const json = async (r: Response) => (await r.json()) as any;
+    const ws = await json(await t.admin("POST", "/api/admin/workspaces", { name: "Alpha" }));
+    const limited = await t.admin("POST", "/api/admin/webhooks", { url: limitedReceiver.url, events: ["*"], workspace: ws.id });
+    expect(limited.status).toBe(201);
+    const limitedSub = await json(limited);
+    expect(limitedSub.workspace).toBe(ws.id);
+    const all = await json(await t.admin("POST", "/api/admin/webhooks", { url: allReceiver.url, events: ["*"] }));
+    expect(all.workspace).toBeNull();
+    expect((await t.admin("POST", "/api/admin/webhooks", { url: allReceiver.url, events: ["*"], workspace: 999 })).status).toBe(400);
+
+    const alphaToken = (await json(await t.admin("POST", "/api/admin/api-tokens", { name: "alpha", workspaceId: ws.id }))).token;
+    const defaultToken = (await json(await t.admin("POST", "/api/admin/api-tokens", { name: "default" }))).token;
+    const call = (token: string, path: string, body: unknown) => t.request("POST", `/api/v1${path}`, { body, headers: { token } });
+    await call(alphaToken, "/project", { title: "Alpha", code: "ALP" });
+    await call(defaultToken, "/project", { title: "Main", code: "MAI" });
+    await call(alphaToken, "/case/ALP", { title: "alpha case" });
+    await call(defaultToken, "/case/MAI", { title: "main case" });
+
+    await allReceiver.waitFor(2);
+    await limitedReceiver.waitFor(1);
+    await Bun.sleep(200); // nothing more arrives at the limited one
+    const titles = (r: typeof allReceiver) => r.received.map((x) => [JSON.parse(x.body).payload.title, x.headers["gatehouse-workspace"]]);
+    expect(titles(limitedReceiver)).toEqual([["alpha case", String(ws.id)]]);
+    expect(titles(allReceiver).sort()).toEqual([["alpha case", String(ws.id)], ["main case", "1"]].sort());
+    // the signature still verifies: the header is not part of what is signed
+    const verifier = new Webhook(limitedSub.secret);
+    expect(() => verifier.verify(limitedReceiver.received[0]!.body, limitedReceiver.received[0]!.headers)).not.toThrow();
+  } finally {
+    await loop.stop();
+    limitedReceiver.stop();
+    allReceiver.stop();
+    t.close();
+  }
+});
