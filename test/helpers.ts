@@ -7,6 +7,7 @@ import { closeDatabase, openDatabase } from "../src/db/connection";
 import type { WalSync } from "../src/db/group-commit";
 import { silentLogger } from "../src/log";
 import type { AppContext } from "../src/context";
+import { contractChecker, type ContractChecker } from "./contract";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
@@ -23,6 +24,7 @@ export function createTestApp(overrides: Partial<Config> = {}, opts: { walSync?:
   const handle = openDatabase(join(dir, "gatehouse.db"), { groupCommit: opts.walSync ?? true });
   const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log: silentLogger, version: "test" };
   const app = createApp(ctx);
+  holdToContract(app);
   const request = (method: string, path: string, init: { body?: unknown; headers?: Record<string, string>; rawBody?: string | Uint8Array | ReadableStream | Blob } = {}) => {
     const headers: Record<string, string> = { ...init.headers };
     let body: string | Uint8Array | ReadableStream | Blob | undefined = init.rawBody;
@@ -56,4 +58,30 @@ export async function until<T>(check: () => T | Promise<T>, what: string, timeou
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await Bun.sleep(20);
   }
+}
+
+/** Checkers by the app's route count: every test app has the same routes, so one document serves all. */
+const checkers = new Map<number, Promise<ContractChecker>>();
+
+/**
+ * Makes `app.handle` hold every answer to the OpenAPI document the app serves (test/contract.ts):
+ * a response that does not match it throws, failing the test that made the request.
+ */
+export function holdToContract(app: ReturnType<typeof createApp>) {
+  const handle = app.handle.bind(app);
+  const checkerFor = () => {
+    const key = app.routes.length;
+    let checker = checkers.get(key);
+    if (!checker) {
+      checker = handle(new Request("http://localhost/openapi/json")).then(async (r) => contractChecker((await r.json()) as Parameters<typeof contractChecker>[0]));
+      checkers.set(key, checker);
+    }
+    return checker;
+  };
+  app.handle = async (request: Request) => {
+    const check = await checkerFor();
+    const response = await handle(request);
+    await check(request, response);
+    return response;
+  };
 }

@@ -1,4 +1,6 @@
+import type { TSchema } from "elysia";
 import { ApiError } from "../http/errors";
+import { jsonResponses, type ErrorStatus } from "../http/responses";
 import { bearerToken, constantTimeEqual } from "../lib/tokens";
 import type { AppContext } from "../context";
 
@@ -24,3 +26,12 @@ export function assertAdmin(ctx: AppContext, request: Request): void {
   if (!given || !constantTimeEqual(given, configured))
     throw new ApiError(401, "unauthorized", "A valid admin bearer token is required", undefined, { "www-authenticate": "Bearer" });
 }
+
+/** What the admin home answers before a route runs: no or a wrong token (401), no admin token configured (503). */
+export const ADMIN_GUARD_ERRORS = [401, 503] as const satisfies readonly ErrorStatus[];
+/** Admin routes with a body: invalid (400), over the admin body limit (413), not JSON (415). */
+export const ADMIN_BODY_ERRORS = [400, 413, 415] as const satisfies readonly ErrorStatus[];
+
+/** The `response` option of an admin route: its success schemas, the guard's errors and its own. */
+export const adminResponses = <S extends Record<number, TSchema>, E extends ErrorStatus>(success: S, errors: readonly E[] = []) =>
+  jsonResponses(success, [...ADMIN_GUARD_ERRORS, ...errors]);

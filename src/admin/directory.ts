@@ -1,4 +1,5 @@
 import { and, asc, count, eq, exists, inArray, or, sql } from "drizzle-orm";
+import { adminResponses } from "./auth";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { containsText } from "../db/contains";
@@ -114,7 +115,7 @@ export function directoryAdminRoutes(ctx: AppContext) {
         const emails = emailsOf(ctx, rows.map((r) => r.id));
         return { total, limit, offset, items: rows.map((r) => userView(r, emails.get(r.id) ?? [])) };
       },
-      { query: UserListQuery, response: page(UserSummary), detail: { tags, summary: "Users (search by name or e-mail, filter by active and type, paging)" } },
+      { query: UserListQuery, response: adminResponses({ 200: page(UserSummary) }, [400]), detail: { tags, summary: "Users (search by name or e-mail, filter by active and type, paging)" } },
     )
     .get(
       "/users/:id",
@@ -147,7 +148,7 @@ export function directoryAdminRoutes(ctx: AppContext) {
             .all(),
         };
       },
-      { params: t.Object({ id: t.Numeric({ minimum: 1 }) }), response: UserDetail, detail: { tags, summary: "A user with their groups, API tokens and status" } },
+      { params: t.Object({ id: t.Numeric({ minimum: 1 }) }), response: adminResponses({ 200: UserDetail }, [400, 404]), detail: { tags, summary: "A user with their groups, API tokens and status" } },
     )
     .get(
       "/groups",
@@ -171,7 +172,7 @@ export function directoryAdminRoutes(ctx: AppContext) {
         const total = ctx.db.select({ n: count() }).from(groups).where(where).get()!.n;
         return { total, limit, offset, items };
       },
-      { query: GroupListQuery, response: page(GroupSummary), detail: { tags, summary: "Groups (teams) with their member counts" } },
+      { query: GroupListQuery, response: adminResponses({ 200: page(GroupSummary) }, [400]), detail: { tags, summary: "Groups (teams) with their member counts" } },
     )
     .get(
       "/groups/:id",
@@ -188,6 +189,6 @@ export function directoryAdminRoutes(ctx: AppContext) {
           .all();
         return { ...g, memberList };
       },
-      { params: t.Object({ id: t.String({ maxLength: 200 }) }), response: GroupDetail, detail: { tags, summary: "A group with its members" } },
+      { params: t.Object({ id: t.String({ maxLength: 200 }) }), response: adminResponses({ 200: GroupDetail }, [400, 404]), detail: { tags, summary: "A group with its members" } },
     );
 }

@@ -1,4 +1,5 @@
 import { statSync } from "node:fs";
+import { adminResponses } from "./auth";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 
@@ -50,6 +51,6 @@ export function instanceAdminRoutes(ctx: AppContext) {
           links: { openapi: "/openapi", metrics: "/metrics" },
         };
       },
-      { response: InstanceInfo, detail: { tags: ["Operations"], summary: "Version, uptime, database size and webhook backlog" } },
+      { response: adminResponses({ 200: InstanceInfo }), detail: { tags: ["Operations"], summary: "Version, uptime, database size and webhook backlog" } },
     );
 }

@@ -1,3 +1,4 @@
+import { adminResponses } from "./auth";
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { ActivityListQuery, ActivityPage } from "../scim/activity/model";
@@ -8,7 +9,7 @@ export function provisioningLogAdminRoutes(ctx: AppContext) {
   return new Elysia({ name: "admin-provisioning-log" })
     .get("/provisioning-log", ({ query }) => listActivity(ctx, query), {
       query: ActivityListQuery,
-      response: ActivityPage,
+      response: adminResponses({ 200: ActivityPage }, [400]),
       detail: {
         tags: ["Admin: SCIM"],
         summary: "Provisioning activity log: every SCIM write (time, token, operation, resource, outcome), newest first",

@@ -57,6 +57,11 @@ export function mapError(args: { code: string | number; error: unknown; request:
       status = 400; message = "The request body is not valid JSON"; apiCode = "invalid_json"; scimType = "invalidSyntax";
       break;
     case "VALIDATION": {
+      // An answer that fails its own declared schema is our bug, not the client's.
+      if ((error as { type?: string }).type === "response") {
+        log.error("response does not match its schema", { requestId: args.requestId, method: request.method, path, error: String((error as Error)?.message ?? error) });
+        break;
+      }
       status = 400; apiCode = "invalid_request"; scimType = "invalidValue";
       const first = (error as { all?: { path?: string; message?: string; summary?: string }[] }).all?.[0];
       field = first?.path ? first.path.replace(/^\//, "").replace(/\//g, ".") : undefined;

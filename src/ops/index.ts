@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
-import { assertAdmin } from "../admin/auth";
+import { ADMIN_GUARD_ERRORS, assertAdmin } from "../admin/auth";
+import { ApiErrorBody, ERROR_MEANINGS, jsonResponses } from "../http/responses";
 import type { AppContext } from "../context";
 import { consoleRoutes } from "./console";
 import { metricsFor, PROMETHEUS_CONTENT_TYPE } from "./metrics";
@@ -19,7 +20,7 @@ export function opsRoutes(ctx: AppContext) {
     .use(consoleRoutes(ctx))
     .get("/healthz", () => ({ status: "ok" }), {
       response: { 200: Status },
-      detail: { tags: ["Operations"], summary: "Process is up", description: "Answers 200 while the process runs; does not touch the database." },
+      detail: { tags: ["Operations"], summary: "Process is up", description: "Answers 200 while the process runs; does not touch the database.", security: [] },
     })
     .get(
       "/version",
@@ -29,7 +30,7 @@ export function opsRoutes(ctx: AppContext) {
         return buildInfo();
       },
       {
-        response: { 200: Build },
+        response: jsonResponses({ 200: Build }, ADMIN_GUARD_ERRORS),
         detail: {
           tags: ["Operations"],
           summary: "What build runs",
@@ -59,6 +60,7 @@ export function opsRoutes(ctx: AppContext) {
           tags: ["Operations"],
           summary: "Database answers and takes writes",
           description: "200 when the database answers a query; 503 when it does not, or while it is known to be full (a write failed for lack of space, and a probe write still fails).",
+          security: [],
         },
       },
     )
@@ -76,7 +78,10 @@ export function opsRoutes(ctx: AppContext) {
           summary: "Prometheus metrics",
           description: "Prometheus text format. Open to direct connections from loopback; from anywhere else send the admin token.",
           security: [{}, { adminBearer: [] }],
-          responses: { 200: { description: "Prometheus text exposition format 0.0.4", content: { "text/plain": { schema: { type: "string" } } } } },
+          responses: {
+            200: { description: "Prometheus text exposition format 0.0.4", content: { "text/plain": { schema: { type: "string" } } } },
+            ...Object.fromEntries(ADMIN_GUARD_ERRORS.map((s) => [s, { description: ERROR_MEANINGS[s], content: { "application/json": { schema: ApiErrorBody } } }])),
+          },
         },
       },
     );

@@ -11,19 +11,22 @@
  * token under /api/admin) unless their route sets `detail.security` itself.
  */
 import { Elysia } from "elysia";
-import { toOpenAPISchema } from "@elysiajs/openapi/openapi";
+import { toOpenAPISchema, unwrapSchema } from "@elysiajs/openapi/openapi";
 import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import scalarBundlePath from "../../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
 import scalarPackage from "../../node_modules/@scalar/api-reference/package.json" with { type: "json" };
 import type { AppContext } from "../context";
 import { openApiWebhooks } from "../webhooks/catalog";
+import { ApiErrorBody, ERROR_MEANINGS, type ErrorStatus } from "../http/responses";
+import { ScimErrorBody } from "../scim/errors";
+import { finishPaths, normalizeSchema, type RouteDoc, type Json, type Paths } from "./openapi-document";
 
 export const OPENAPI_PATH = "/openapi";
 export const OPENAPI_JSON_PATH = "/openapi/json";
 const SCALAR_PATH = `/openapi/assets/scalar-${scalarPackage.version}.js`;
 
-type Operation = { security?: unknown[]; tags?: string[] } & Record<string, unknown>;
+type Operation = { security?: unknown[]; tags?: string[] } & Record<string, any>;
 type Document = { paths: Record<string, Record<string, Operation>> } & Record<string, unknown>;
 
 /** The test-management API's root mounts (/v1, /v2) repeat /api/v1 and /api/v2: documented once. */
@@ -64,6 +67,73 @@ export function applyDefaultSecurity(doc: Document): Document {
     for (const op of Object.values(item)) if (op && typeof op === "object" && op.security === undefined) op.security = [{ [scheme]: [] }];
   }
   return doc;
+}
+
+const INTRO = [
+  "SCIM 2.0 service provider, Qase-API-v1-shaped test-management API and webhook administration of one Gatehouse instance.",
+  "",
+  "**Authentication** differs by area (each tag says which): identity providers send a SCIM token (`Authorization: Bearer`) to `/scim/v2`; " +
+    "the admin API under `/api/admin` takes the instance's admin token (`Authorization: Bearer $GATEHOUSE_ADMIN_TOKEN`); " +
+    "the test-management API under `/api/v1` and `/api/v2` takes an API token in the `Token` header, as Qase clients send it.",
+  "",
+  "**Errors** under `/scim/v2` are the SCIM Error body (`application/scim+json`); everywhere else `{ status: false, errorMessage, error: { code, message, field? } }`.",
+  "",
+  "The outbound webhook events are listed under *Webhooks*. The [admin console](/console) manages tokens, the SCIM switch and webhook subscriptions in the browser.",
+].join("\n");
+
+const SCIM_AUTH = "Send a SCIM token as `Authorization: Bearer <token>` (create one with `gatehouse scim-token create --name <idp>` or `POST /api/admin/scim-tokens`). Errors are SCIM Error bodies.";
+const ADMIN_AUTH = "Send the admin token as `Authorization: Bearer $GATEHOUSE_ADMIN_TOKEN`; with no admin token configured these routes answer 503.";
+const TMS_AUTH = "Send an API token in the `Token` header (create one with `POST /api/admin/api-tokens`), as the Qase clients do.";
+
+/** Every tag an operation may carry, with what it covers and how to authenticate for it. */
+export const OPENAPI_TAGS: { name: string; group: string; description: string }[] = [
+  { name: "SCIM Users", group: "SCIM 2.0", description: `Provision, update and deactivate users (RFC 7644 §3). ${SCIM_AUTH}` },
+  { name: "SCIM Groups", group: "SCIM 2.0", description: `Teams and their membership. ${SCIM_AUTH}` },
+  { name: "SCIM Discovery", group: "SCIM 2.0", description: `What this service provider supports (RFC 7643 §5–7). ${SCIM_AUTH}` },
+  { name: "Projects", group: "Test management", description: `Projects, addressed by their code. ${TMS_AUTH}` },
+  { name: "Test cases", group: "Test management", description: `Test cases of a project. ${TMS_AUTH}` },
+  { name: "Suites", group: "Test management", description: `Suites (folders of cases). ${TMS_AUTH}` },
+  { name: "Milestones", group: "Test management", description: `Milestones. ${TMS_AUTH}` },
+  { name: "Shared steps", group: "Test management", description: `Steps shared between cases, addressed by hash. ${TMS_AUTH}` },
+  { name: "Plans", group: "Test management", description: `Test plans (sets of cases to run). ${TMS_AUTH}` },
+  { name: "Runs", group: "Test management", description: `Test runs: start, complete, abort, public report. ${TMS_AUTH}` },
+  { name: "Results", group: "Test management", description: `Results of a run (v1, and the v2 endpoints Qase reporters post to). ${TMS_AUTH}` },
+  { name: "Defects", group: "Test management", description: `Defects found by failed results. ${TMS_AUTH}` },
+  { name: "Custom fields", group: "Test management", description: `Custom fields of cases and runs. ${TMS_AUTH}` },
+  { name: "Admin: SCIM", group: "Administration", description: `SCIM tokens for identity providers, the SCIM switch and seat usage. ${ADMIN_AUTH}` },
+  { name: "Admin: directory", group: "Administration", description: `The people and teams the identity provider provisioned, as the console shows them (read-only). ${ADMIN_AUTH}` },
+  { name: "Admin: API tokens", group: "Administration", description: `Tokens for the test-management API. ${ADMIN_AUTH}` },
+  { name: "Webhooks (admin)", group: "Administration", description: `Webhook subscriptions, their delivery log, redelivery and recovery. The events themselves are under Webhooks. ${ADMIN_AUTH}` },
+  { name: "Operations", group: "Operations", description: "Health and readiness (no credential) and Prometheus metrics (open to loopback, otherwise the admin token)." },
+  { name: "Webhook events", group: "Webhooks", description: "What Gatehouse POSTs to subscribers: one entry per event. Verify the Standard Webhooks signature headers with the subscription's secret (e.g. the standardwebhooks library)." },
+];
+
+const TAG_GROUPS = [...new Set(OPENAPI_TAGS.map((t) => t.group))].map((name) => ({ name, tags: OPENAPI_TAGS.filter((t) => t.group === name).map((t) => t.name) }));
+
+/** The two error bodies, referenced from every error answer: SCIM's under /scim/, the JSON one elsewhere. */
+const ERROR_SCHEMAS = {
+  components: { ApiError: ApiErrorBody as unknown as Json, ScimError: ScimErrorBody as unknown as Json },
+  errorComponentFor: (path: string) => (path.startsWith("/scim/") ? "ScimError" : "ApiError"),
+  describe: (status: number) => ERROR_MEANINGS[status as ErrorStatus],
+};
+
+/** What the generator loses of each route (see RouteDoc), by "METHOD /path/{param}". */
+function routeDocs(app: Elysia): Map<string, RouteDoc> {
+  const docs = new Map<string, RouteDoc>();
+  // the same route list toOpenAPISchema reads (getGlobalRoutes is not in Elysia's public type)
+  const routes = (app as unknown as { getGlobalRoutes(): { method: string; path: string; hooks?: { body?: unknown; detail?: { parameters?: unknown[] } } }[] }).getGlobalRoutes();
+  for (const route of routes) {
+    const doc: RouteDoc = {};
+    const body = route.hooks?.body;
+    const schema = body && route.method !== "GET" ? unwrapSchema(body as never, undefined, "input", "3.1.2") : undefined;
+    if (schema) {
+      const optional = (body as { [k: symbol]: unknown })[Symbol.for("TypeBox.Optional")] === "Optional";
+      doc.body = { schema: JSON.parse(JSON.stringify(schema)) as Json, required: !optional };
+    }
+    if (route.hooks?.detail?.parameters) doc.parameters = JSON.parse(JSON.stringify(route.hooks.detail.parameters)) as Json[];
+    docs.set(`${route.method} ${route.path.replace(/:([^/]+)/g, "{$1}")}`, doc);
+  }
+  return docs;
 }
 
 const SCALAR_CONFIG = {
@@ -128,18 +198,23 @@ export function openapiRoutes(ctx: AppContext) {
   };
 
   let cached: { routeCount: number; doc: Document } | null = null;
+  const errorComponents = Object.fromEntries(Object.entries(ERROR_SCHEMAS.components).map(([name, schema]) => [name, normalizeSchema(JSON.parse(JSON.stringify(schema)))]));
   const plugin = new Elysia({ name: "openapi" });
   const documentation = {
     info: {
       title: "Gatehouse",
       version: ctx.version,
-      description:
-        "SCIM 2.0 service provider, Qase-API-v1-shaped test-management API and webhook administration of one Gatehouse instance. " +
-        "Errors under /scim/v2 use the SCIM Error body; everywhere else `{ status: false, errorMessage, error: { code, message, field? } }`.",
+      description: INTRO,
     },
-    servers: [{ url: ctx.config.baseUrl }],
+    // Relative first: "try it" then calls the address the page was opened at (a tunnel, a proxy,
+    // 127.0.0.1 vs localhost), which the page's CSP allows; the public base URL second.
+    servers: [
+      { url: "/", description: "The address this page was opened at" },
+      { url: ctx.config.baseUrl, description: "GATEHOUSE_BASE_URL (the public address)" },
+    ],
+    tags: OPENAPI_TAGS.map(({ name, description }) => ({ name, description })),
+    "x-tagGroups": TAG_GROUPS,
   };
-
   return plugin
     .get(
       OPENAPI_JSON_PATH,
@@ -149,13 +224,14 @@ export function openapiRoutes(ctx: AppContext) {
         const routeCount = plugin.routes.length;
         if (!cached || cached.routeCount !== routeCount) {
           const generated = toOpenAPISchema(plugin, { staticFile: true, paths: ROOT_ALIASES }, undefined, undefined, "3.1.2");
+          const paths = finishPaths(JSON.parse(JSON.stringify(generated.paths)) as Paths, routeDocs(plugin), ERROR_SCHEMAS);
           const doc = applyDefaultSecurity({
             openapi: "3.1.2",
             ...documentation,
-            paths: generated.paths as Document["paths"],
-            components: { schemas: generated.components.schemas ?? {}, securitySchemes: SECURITY_SCHEMES },
+            paths: paths as Document["paths"],
+            components: { schemas: { ...generated.components.schemas, ...errorComponents }, securitySchemes: SECURITY_SCHEMES },
             // The outbound contract: one entry per webhook event (src/webhooks/catalog.ts).
-            webhooks: openApiWebhooks() as Document["webhooks"],
+            webhooks: normalizeSchema(openApiWebhooks() as Json) as Document["webhooks"],
           });
           cached = { routeCount, doc };
         }

@@ -1,3 +1,5 @@
+import { t } from "elysia";
+
 /**
  * The SCIM protocol's one error type. Everything under /scim/v2 that fails renders as the
  * RFC 7644 §3.12 Error body with `application/scim+json` — see `scimErrorResponse`.
@@ -5,9 +7,22 @@
 export const SCIM_ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error";
 export const SCIM_CONTENT_TYPE = "application/scim+json; charset=utf-8";
 
-export type ScimType =
-  | "invalidFilter" | "tooMany" | "uniqueness" | "mutability" | "invalidSyntax"
-  | "invalidPath" | "noTarget" | "invalidValue" | "invalidVers" | "sensitive";
+export const SCIM_TYPES = [
+  "invalidFilter", "tooMany", "uniqueness", "mutability", "invalidSyntax",
+  "invalidPath", "noTarget", "invalidValue", "invalidVers", "sensitive",
+] as const;
+export type ScimType = (typeof SCIM_TYPES)[number];
+
+/** The RFC 7644 §3.12 Error body, as rendered by `scimErrorResponse` (and documented on every SCIM route). */
+export const ScimErrorBody = t.Object(
+  {
+    schemas: t.Array(t.Literal(SCIM_ERROR_SCHEMA), { minItems: 1, maxItems: 1 }),
+    status: t.String({ pattern: "^[45][0-9]{2}$", description: "The HTTP status, as a string (RFC 7644 §3.12)", examples: ["404"] }),
+    scimType: t.Optional(t.UnionEnum(SCIM_TYPES, { description: "The SCIM detail error keyword, for 400 and 409" })),
+    detail: t.String({ description: "What went wrong, for people" }),
+  },
+  { description: "The SCIM Error body (RFC 7644 §3.12)" },
+);
 
 export class ScimError extends Error {
   constructor(

@@ -22,7 +22,7 @@ export const SearchRequest = t.Object({
   sortOrder: t.Optional(t.String({ description: "ascending (default) or descending" })),
   startIndex: t.Optional(t.Integer({ description: "1-based; below 1 means 1" })),
   count: t.Optional(t.Integer({ description: "Page size, default 100, at most 1000; 0 returns only totalResults" })),
-});
+}, { examples: [{ schemas: [SCHEMA_SEARCH_REQUEST], filter: 'userName sw "a"', attributes: ["userName", "displayName"], startIndex: 1, count: 10 }] });
 export type SearchRequest = typeof SearchRequest.static;
 
 /** The keys of a SearchRequest, for case-insensitive body keys (canonicalizeKeys). */

@@ -287,7 +287,10 @@ export function openApiWebhooks(): Record<string, unknown> {
     out[name] = {
       post: {
         summary: e.trigger,
+        operationId: `event:${name}`,
         tags: ["Webhook events"],
+        // subscribers authenticate Gatehouse by the signature headers, not by a credential
+        security: [],
         parameters: [
           { name: "webhook-id", in: "header", required: true, schema: { type: "string" }, description: "Stable across retries; dedupe on it" },
           { name: "webhook-timestamp", in: "header", required: true, schema: { type: "integer" }, description: "Unix seconds of this attempt" },

@@ -1,4 +1,6 @@
 import { Elysia, t } from "elysia";
+import { ADMIN_BODY_ERRORS, adminResponses } from "../admin/auth";
+import { NoContent } from "../http/responses";
 import type { AppContext } from "../context";
 import { EVENTS } from "./catalog";
 import * as m from "./model";
@@ -19,7 +21,7 @@ export function webhookAdminRoutes(ctx: AppContext) {
       },
       {
         body: m.SubscriptionCreate,
-        response: { 201: m.SubscriptionWithSecret },
+        response: adminResponses({ 201: m.SubscriptionWithSecret }, [...ADMIN_BODY_ERRORS, 409]),
         detail: { tags, summary: "Create a subscription (the secret is shown only in this answer)" },
       },
     )
@@ -30,21 +32,21 @@ export function webhookAdminRoutes(ctx: AppContext) {
     .get("/webhooks", () => {
       const items = svc.listSubscriptions(ctx);
       return { total: items.length, items };
-    }, { response: m.SubscriptionList, detail: { tags, summary: "List subscriptions" } })
+    }, { response: adminResponses({ 200: m.SubscriptionList }), detail: { tags, summary: "List subscriptions" } })
     .get("/webhooks/:id", ({ params }) => svc.getSubscription(ctx, params.id), {
       params: IdParam,
-      response: m.Subscription,
+      response: adminResponses({ 200: m.Subscription }, [400, 404]),
       detail: { tags, summary: "Get a subscription" },
     })
     .get("/webhooks/:id/health", ({ params }) => subscriptionHealth(ctx, params.id), {
       params: IdParam,
-      response: m.SubscriptionHealth,
+      response: adminResponses({ 200: m.SubscriptionHealth }, [400, 404]),
       detail: { tags, summary: "Health: failing since, last error, deliveries waiting for a retry, success rate over the last day" },
     })
     .patch("/webhooks/:id", ({ params, body }) => svc.updateSubscription(ctx, params.id, body), {
       params: IdParam,
       body: m.SubscriptionPatch,
-      response: m.Subscription,
+      response: adminResponses({ 200: m.Subscription }, [...ADMIN_BODY_ERRORS, 404, 409]),
       detail: { tags, summary: "Change a subscription (enabled: true re-enables and clears disabledReason)" },
     })
     .delete(
@@ -53,11 +55,11 @@ export function webhookAdminRoutes(ctx: AppContext) {
         svc.deleteSubscription(ctx, params.id);
         return new Response(null, { status: 204 });
       },
-      { params: IdParam, detail: { tags, summary: "Delete a subscription with its deliveries" } },
+      { params: IdParam, response: adminResponses({ 204: NoContent }, [400, 404]), detail: { tags, summary: "Delete a subscription with its deliveries" } },
     )
     .post("/webhooks/:id/rotate-secret", ({ params }) => svc.rotateSecret(ctx, params.id), {
       params: IdParam,
-      response: m.RotatedSecret,
+      response: adminResponses({ 200: m.RotatedSecret }, [400, 404]),
       detail: { tags, summary: "Rotate the signing secret (the old one keeps signing for 24 h)" },
     })
     .post(
@@ -69,14 +71,14 @@ export function webhookAdminRoutes(ctx: AppContext) {
       {
         params: IdParam,
         body: m.TestRequest,
-        response: { 202: m.TestResult },
+        response: adminResponses({ 202: m.TestResult }, [...ADMIN_BODY_ERRORS, 404, 409]),
         detail: { tags, summary: "Send the catalog's example of an event to this subscription only" },
       },
     )
     .get("/webhooks/:id/deliveries", ({ params, query }) => svc.listDeliveries(ctx, params.id, query), {
       params: IdParam,
       query: m.DeliveryListQuery,
-      response: m.DeliveryPage,
+      response: adminResponses({ 200: m.DeliveryPage }, [400, 404]),
       detail: { tags, summary: "Delivery log of a subscription, newest first (filter by status and event)" },
     })
     .post(
@@ -88,13 +90,13 @@ export function webhookAdminRoutes(ctx: AppContext) {
       {
         params: IdParam,
         body: m.RecoverRequest,
-        response: { 202: m.RecoverResult },
+        response: adminResponses({ 202: m.RecoverResult }, [...ADMIN_BODY_ERRORS, 404]),
         detail: { tags, summary: "Re-queue every failed delivery created since a time" },
       },
     )
     .get("/deliveries/:id", ({ params }) => svc.getDelivery(ctx, params.id), {
       params: IdParam,
-      response: m.DeliveryDetail,
+      response: adminResponses({ 200: m.DeliveryDetail }, [400, 404]),
       detail: { tags, summary: "One delivery: event, payload and every attempt" },
     })
     .post(
@@ -103,6 +105,6 @@ export function webhookAdminRoutes(ctx: AppContext) {
         set.status = 202;
         return svc.redeliver(ctx, params.id);
       },
-      { params: IdParam, response: { 202: m.Requeued }, detail: { tags, summary: "Send one delivery again (same webhook-id, fresh retry cycle)" } },
+      { params: IdParam, response: adminResponses({ 202: m.Requeued }, [400, 404, 409]), detail: { tags, summary: "Send one delivery again (same webhook-id, fresh retry cycle)" } },
     );
 }

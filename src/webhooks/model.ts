@@ -15,8 +15,7 @@ export const SubscriptionCreate = t.Object(
     description: t.Optional(t.String({ maxLength: 1000 })),
     enabled: t.Optional(t.Boolean({ default: true })),
   },
-  { additionalProperties: false },
-);
+  { additionalProperties: false, examples: [{"url": "https://hooks.example.com/gatehouse", "events": ["case.created", "run.completed"], "project": "DEMO", "description": "QA dashboard"}] });
 export type SubscriptionCreate = typeof SubscriptionCreate.static;
 
 export const SubscriptionPatch = t.Partial(SubscriptionCreate, { additionalProperties: false });
@@ -53,8 +52,7 @@ export const TestRequest = t.Object(
     event: t.String({ description: "Event name from the catalog", examples: ["case.created"] }),
     count: t.Optional(t.Integer({ minimum: 1, maximum: 1000, default: 1, description: "Enqueue this many copies (each its own event and webhook-id); for load and crash tests" })),
   },
-  { additionalProperties: false },
-);
+  { additionalProperties: false, examples: [{"event": "case.created"}] });
 
 export const TestResult = t.Object({ deliveryIds: t.Array(t.Integer()), webhookIds: t.Array(t.String()) });
 
@@ -108,8 +106,7 @@ export const DeliveryDetail = t.Composite([
 
 export const RecoverRequest = t.Object(
   { since: t.Union([IsoTime, t.Integer({ minimum: 0, description: "Unix seconds" })], { description: "Re-queue failed deliveries created at or after this time" }) },
-  { additionalProperties: false },
-);
+  { additionalProperties: false, examples: [{"since": "2026-11-24T00:00:00Z"}] });
 export const RecoverResult = t.Object({ requeued: t.Integer() });
 export const Requeued = t.Object({ id: t.Integer(), status: DeliveryStatus });
 export type DeliverySummary = typeof DeliverySummary.static;

@@ -1,13 +1,20 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
-import { parseListParams, parseProjectionParams } from "../query";
+import { queryParameters } from "../../http/responses";
+import { parseListParams, parseProjectionParams, queryOf } from "../query";
+import { SCIM_BODY_ERRORS, scimResponses } from "../responses";
 import { assertPatchOpSchemas, canonicalizeKeys, canonicalNames, resourceLocation } from "../protocol";
-import { GroupListQuery, GroupListResponse, GroupPatch, GroupProjectionQuery, GroupResource, GroupWrite, scimResponse } from "./model";
+import { GroupListQuery, GroupListResponse, GroupPatch, GroupProjectionQuery, GroupResource, GroupWrite } from "./model";
 import { createGroupService, echoedMemberSubs } from "./service";
 import { scopeOf } from "../scope";
 import { SEARCH_REQUEST_KEYS, SearchRequest, searchParams } from "../search";
 
 const tags = ["SCIM Groups"];
+// Read by parseListParams/parseProjectionParams (names case-insensitive), as /Users does.
+const listQuery = queryParameters(GroupListQuery);
+const projectionQuery = queryParameters(GroupProjectionQuery);
+const theGroup = (description: string) => ({ description, schema: GroupResource });
+const aPage = { 200: { description: "A ListResponse of groups", schema: GroupListResponse } };
 
 /** Canonical spelling of the keys a /Groups body may carry (RFC 7643: attribute names are case-insensitive). */
 const CANONICAL = canonicalNames(["schemas", "id", "externalId", "displayName", "members", "meta", "Operations", "op", "path", "value", "type", "display", "$ref", ...SEARCH_REQUEST_KEYS]);
@@ -19,12 +26,12 @@ export function groupsRoutes(ctx: AppContext) {
     .onTransform((c) => {
       if (c.body && typeof c.body === "object") c.body = canonicalizeKeys(c.body, CANONICAL) as never;
     })
-    .get("/Groups", ({ query, request }) => service.list(parseListParams(query), scopeOf(request)), {
-      query: GroupListQuery,
+    .get("/Groups", ({ request }) => service.list(parseListParams(queryOf(request)), scopeOf(request)), {
       detail: {
         tags,
         summary: "List groups (teams); filter on displayName, sort, page, project attributes",
-        responses: scimResponse(200, "ListResponse of groups", GroupListResponse),
+        parameters: listQuery,
+        responses: scimResponses(aPage, [400]),
       },
     })
     .post("/Groups/.search", ({ body, request }) => service.list(searchParams(body), scopeOf(request)), {
@@ -34,40 +41,40 @@ export function groupsRoutes(ctx: AppContext) {
         tags,
         summary: "Search groups with POST (RFC 7644 §3.4.3)",
         description: "A SearchRequest body with the same semantics as GET /Groups with query parameters.",
-        responses: scimResponse(200, "ListResponse of groups", GroupListResponse),
+        responses: scimResponses(aPage, SCIM_BODY_ERRORS),
       },
     })
-    .get("/Groups/:id", ({ params, query, request }) => service.get(params.id, parseProjectionParams(query), scopeOf(request)), {
-      query: GroupProjectionQuery,
-      detail: { tags, summary: "Get a group (team) with its members", responses: scimResponse(200, "The group", GroupResource) },
+    .get("/Groups/:id", ({ params, request }) => service.get(params.id, parseProjectionParams(queryOf(request)), scopeOf(request)), {
+      detail: { tags, summary: "Get a group (team) with its members", parameters: projectionQuery, responses: scimResponses({ 200: theGroup("The group") }, [400, 404]) },
     })
     .post(
       "/Groups",
-      ({ body, query, set, request }) => {
-        const created = service.create(body, { ...parseProjectionParams(query), echo: echoedMemberSubs(body.members) }, scopeOf(request));
+      ({ body, request, set }) => {
+        const created = service.create(body, { ...parseProjectionParams(queryOf(request)), echo: echoedMemberSubs(body.members) }, scopeOf(request));
         set.status = 201;
         set.headers["location"] = resourceLocation(ctx.config.baseUrl, "Groups", created.id);
         return created.resource;
       },
-      { body: GroupWrite, query: GroupProjectionQuery, detail: {
+      { body: GroupWrite, detail: {
           tags,
           summary: "Create a group; members optional (an empty group is allowed)",
-          responses: scimResponse(201, "The created group; Location header = meta.location", GroupResource),
+          parameters: projectionQuery,
+          responses: scimResponses({ 201: theGroup("The created group; Location header = meta.location") }, [...SCIM_BODY_ERRORS, 409]),
         },
       },
     )
-    .put("/Groups/:id", ({ params, body, query, request }) => service.replace(params.id, body, { ...parseProjectionParams(query), echo: echoedMemberSubs(body.members) }, scopeOf(request)), {
+    .put("/Groups/:id", ({ params, body, request }) => service.replace(params.id, body, { ...parseProjectionParams(queryOf(request)), echo: echoedMemberSubs(body.members) }, scopeOf(request)), {
       body: GroupWrite,
-      query: GroupProjectionQuery,
       detail: {
         tags,
         summary: "Replace a group: displayName and the whole member list (omitted members → none)",
-        responses: scimResponse(200, "The group after replacement", GroupResource),
+        parameters: projectionQuery,
+        responses: scimResponses({ 200: theGroup("The group after replacement") }, [...SCIM_BODY_ERRORS, 404, 409]),
       },
     })
     .patch(
       "/Groups/:id",
-      ({ params, body, query, request }) => {
+      ({ params, body, request }) => {
         assertPatchOpSchemas(body.schemas);
         // members sent in operation values: an array (path "members") or a no-path object's `members`
         const sent = body.Operations.flatMap((o) => {
@@ -77,12 +84,13 @@ export function groupsRoutes(ctx: AppContext) {
           const key = Object.keys(v).find((k) => k.toLowerCase() === "members");
           return key && Array.isArray((v as Record<string, unknown>)[key]) ? ((v as Record<string, unknown>)[key] as unknown[]) : [];
         });
-        return service.patch(params.id, body.Operations, { ...parseProjectionParams(query), echo: echoedMemberSubs(sent) }, scopeOf(request));
+        return service.patch(params.id, body.Operations, { ...parseProjectionParams(queryOf(request)), echo: echoedMemberSubs(sent) }, scopeOf(request));
       },
-      { body: GroupPatch, query: GroupProjectionQuery, detail: {
+      { body: GroupPatch, detail: {
           tags,
           summary: "Add/remove/replace members, rename; answers with the full member list",
-          responses: scimResponse(200, "The group with its full member list", GroupResource),
+          parameters: projectionQuery,
+          responses: scimResponses({ 200: theGroup("The group with its full member list") }, [...SCIM_BODY_ERRORS, 404, 409]),
         },
       },
     )
@@ -93,7 +101,7 @@ export function groupsRoutes(ctx: AppContext) {
         set.status = 204;
         return undefined;
       },
-      { detail: { tags, summary: "Delete a group (its memberships go with it; users stay)", responses: scimResponse(204, "Deleted") } },
+      { detail: { tags, summary: "Delete a group (its memberships go with it; users stay)", responses: scimResponses({ 204: { description: "Deleted" } }, [404]) } },
     );
 }
 

@@ -1,5 +1,6 @@
 import { t } from "elysia";
-import { SCHEMA_PATCH_OP } from "../protocol";
+import { SCHEMA_GROUP, SCHEMA_PATCH_OP } from "../protocol";
+import { ListResponseOf, listParams, projectionParams, ResourceMeta } from "../responses";
 
 /**
  * A member as IdPs send it. `value` is the user's id, a string per the spec (Entra, Okta) or a
@@ -11,9 +12,10 @@ export const GroupMemberInput = t.Object(
     value: t.Union([t.String(), t.Number()], { description: "The user's id (`42` or `\"42\"`)." }),
     type: t.Optional(t.Union([t.String(), t.Null()])),
     display: t.Optional(t.Union([t.String(), t.Null()])),
-    $ref: t.Optional(t.Union([t.String(), t.Null()])),
   },
-  { additionalProperties: true },
+  // `$ref` (the User's URL) is tolerated as an extra key rather than declared: a property named
+  // "$ref" reads as a JSON reference to OpenAPI tooling.
+  { additionalProperties: true, description: "Also accepted: `$ref`, the User's URL (ignored)." },
 );
 
 /** Body of POST /Groups and PUT /Groups/{id}. Unknown keys (`meta`, vendor noise) are ignored. */
@@ -25,7 +27,7 @@ export const GroupWrite = t.Object(
     externalId: t.Optional(t.Union([t.String(), t.Null()])),
     members: t.Optional(t.Union([t.Array(GroupMemberInput), t.Null()], { description: "PUT: omitting members removes every member." })),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, examples: [{ schemas: [SCHEMA_GROUP], displayName: "QA team", externalId: "8c7a1f", members: [{ value: "42" }, { value: "43" }] }] },
 );
 export type GroupWrite = typeof GroupWrite.static;
 
@@ -44,7 +46,10 @@ export const GroupPatch = t.Object(
     schemas: t.Optional(t.Array(t.String(), { description: `Must contain ${SCHEMA_PATCH_OP} when sent.` })),
     Operations: t.Array(GroupPatchOperation),
   },
-  { additionalProperties: true },
+  {
+    additionalProperties: true,
+    examples: [{ schemas: [SCHEMA_PATCH_OP], Operations: [{ op: "add", path: "members", value: [{ value: "44" }] }, { op: "remove", path: 'members[value eq "42"]' }] }],
+  },
 );
 export type GroupPatch = typeof GroupPatch.static;
 
@@ -55,61 +60,34 @@ export type GroupPatch = typeof GroupPatch.static;
  */
 export const GroupMember = t.Object(
   {
-    value: t.Integer({ description: "The user's id, a number in responses." }),
+    value: t.Optional(t.Integer({ description: "The user's id, a number in responses (always, unless attributes names other sub-attributes only)." })),
     display: t.Optional(t.String({ description: "The user's displayName; only when requested (attributes=members.display)." })),
-    type: t.Literal("User"),
+    type: t.Optional(t.Literal("User")),
   },
   { additionalProperties: true, description: "Also `$ref`, the User's URL, when requested (attributes=members.$ref)." },
 );
 
+/**
+ * The Group resource as rendered. `schemas` and `id` always come; with `attributes` /
+ * `excludedAttributes` the rest may be left out (RFC 7644 §3.9), members' sub-attributes too.
+ */
 export const GroupResource = t.Object({
   schemas: t.Array(t.String()),
   id: t.String({ description: "Opaque hash id." }),
   externalId: t.Optional(t.String()),
-  displayName: t.String(),
+  displayName: t.Optional(t.String({ description: "Always present unless left out by attributes/excludedAttributes." })),
   members: t.Optional(t.Array(GroupMember)),
-  meta: t.Object({
-    resourceType: t.Literal("Group"),
-    created: t.String(),
-    lastModified: t.String(),
-    location: t.String(),
-  }),
-});
+  meta: t.Optional(ResourceMeta("Group")),
+}, { description: "A SCIM Group (RFC 7643 §4.2): a workspace team" });
 export type GroupResource = typeof GroupResource.static;
 export type GroupMember = typeof GroupMember.static & { $ref?: string };
 
-const projection = {
-  attributes: t.Optional(t.String({ description: "Comma-separated attributes to return (id and schemas always come)." })),
-  excludedAttributes: t.Optional(t.String({ description: "Comma-separated attributes to leave out; Entra sends `members`." })),
-};
-export const GroupProjectionQuery = t.Object(projection, { additionalProperties: true });
-export const GroupListQuery = t.Object(
-  {
-    filter: t.Optional(t.String({ description: 'displayName only: eq ne co sw ew pr gt ge lt le, and/or, parentheses (no not). E.g. displayName eq "QA".' })),
-    startIndex: t.Optional(t.String({ description: "1-based; below 1 means 1." })),
-    count: t.Optional(t.String({ description: "Page size, default 100, at most 1000; 0 returns only totalResults." })),
-    sortBy: t.Optional(t.String({ description: "displayName, id, externalId, meta.created or meta.lastModified." })),
-    sortOrder: t.Optional(t.String({ description: "ascending (default) or descending." })),
-    ...projection,
-  },
-  { additionalProperties: true },
-);
-
-export const GroupListResponse = t.Object({
-  schemas: t.Array(t.String()),
-  totalResults: t.Integer(),
-  itemsPerPage: t.Integer(),
-  startIndex: t.Integer(),
-  Resources: t.Array(GroupResource),
+/** GET /Groups query (RFC 7644 §3.4.2); names are case-insensitive. */
+export const GroupListQuery = t.Object({
+  filter: t.Optional(t.String({ description: 'displayName only: eq ne co sw ew pr gt ge lt le, and/or, parentheses (no not). E.g. displayName eq "QA".' })),
+  sortBy: t.Optional(t.UnionEnum(["displayName", "id", "externalId", "meta.created", "meta.lastModified"], { description: "Default: by id." })),
+  ...listParams,
 });
+export const GroupProjectionQuery = t.Object(projectionParams);
 
-/**
- * OpenAPI `responses` for a route answering `schema` as application/scim+json. Documentation
- * only: answers are not re-validated on the way out (a 10 000-member team would pay for it, and
- * unprojected answers are pre-serialised text — see service.ts `present`).
- */
-export function scimResponse(status: number, description: string, schema?: unknown) {
-  return {
-    [status]: { description, ...(schema ? { content: { "application/scim+json": { schema } } } : {}) },
-  };
-}
+export const GroupListResponse = ListResponseOf(GroupResource, "A page of groups");

@@ -4,7 +4,7 @@ const WorkspaceId = t.Nullable(t.Integer({ minimum: 1, description: "The workspa
 export const CreateScimTokenBody = t.Object({
   name: t.String({ minLength: 1, maxLength: 200, description: "What the token is for, e.g. \"Entra ID production\"" }),
   workspaceId: t.Optional(WorkspaceId),
-});
+}, { examples: [{ name: "Entra ID production", workspaceId: null }] });
 export const ScimTokenInfo = t.Object({
   id: t.Integer(),
   name: t.String(),
@@ -30,4 +30,4 @@ export const ScimSettings = t.Object({
     billing: t.Integer(),
   }),
 });
-export const PatchScimSettingsBody = t.Object({ enabled: t.Boolean() });
+export const PatchScimSettingsBody = t.Object({ enabled: t.Boolean() }, { examples: [{"enabled": false}] });

@@ -2,7 +2,9 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { assertPatchOpSchemas, canonicalizeKeys, canonicalNames, resourceLocation, SCHEMA_USER } from "../protocol";
 import { parseListParams, parseProjectionParams, projectResource, queryOf } from "../query";
-import { PatchBody, UserBody, UserIdParams } from "./model";
+import { queryParameters } from "../../http/responses";
+import { SCIM_BODY_ERRORS, scimResponses } from "../responses";
+import { PatchBody, UserBody, UserIdParams, UserListQuery, UserListResponse, UserProjectionQuery, UserResource } from "./model";
 import { stateFromBody } from "./rules";
 import { userAttributeNames } from "./schema";
 import { SEARCH_REQUEST_KEYS, SearchRequest, searchParams } from "../search";
@@ -11,12 +13,12 @@ import { scopeOf } from "../scope";
 
 const tags = ["SCIM Users"];
 
-/**
- * The SCIM plugin's own parser (src/scim/index.ts) reads every body and always answers, so this
- * route-level "json" never runs; it is here because the OpenAPI generator lists a request body's
- * media types only from named parsers. (application/scim+json is accepted as well.)
- */
-const DOCUMENTED_AS_JSON = "json" as const;
+// Query parameters are read by parseListParams/parseProjectionParams (names case-insensitive),
+// not by Elysia: a `query` schema would parse and validate every /Users lookup twice.
+const listQuery = queryParameters(UserListQuery);
+const projectionQuery = queryParameters(UserProjectionQuery);
+const theUser = (description: string) => ({ description, schema: UserResource });
+const aPage = { 200: { description: "A ListResponse of users", schema: UserListResponse } };
 
 /** Canonical spelling of the attribute names /Users bodies may carry (RFC 7643: names are case-insensitive). */
 const CANONICAL = canonicalNames(["schemas", "Operations", "op", "path", "value", ...userAttributeNames(), ...SEARCH_REQUEST_KEYS]);
@@ -29,38 +31,51 @@ export function usersRoutes(ctx: AppContext) {
       if (c.body && typeof c.body === "object") c.body = canonicalizeKeys(c.body, CANONICAL) as never;
     })
     .get("/Users", ({ request }) => users.list(parseListParams(queryOf(request)), scopeOf(request)), {
-      detail: { tags, summary: "List or search users", description: "filter (RFC 7644 grammar), startIndex, count (≤1000), sortBy, sortOrder, attributes, excludedAttributes" },
+      detail: { tags, summary: "List or search users", description: "Filter, sort and page users. Stable order (by id when no sortBy).", parameters: listQuery, responses: scimResponses(aPage, [400]) },
     })
     .post("/Users/.search", ({ body, request }) => users.list(searchParams(body), scopeOf(request)), {
-      parse: DOCUMENTED_AS_JSON,
       body: SearchRequest,
-      detail: { tags, summary: "Search users with POST (RFC 7644 §3.4.3)", description: "A SearchRequest body with the same semantics as GET /Users with query parameters." },
+      detail: { tags, summary: "Search users with POST (RFC 7644 §3.4.3)", description: "A SearchRequest body with the same semantics as GET /Users with query parameters.", responses: scimResponses(aPage, SCIM_BODY_ERRORS) },
     })
     .get("/Users/:id", ({ params, request }) => users.get(params.id, parseProjectionParams(queryOf(request)), scopeOf(request)), {
       params: UserIdParams,
-      detail: { tags, summary: "Get a user" },
+      detail: { tags, summary: "Get a user", parameters: projectionQuery, responses: scimResponses({ 200: theUser("The user") }, [400, 404]) },
     })
     .post("/Users", ({ body, request, set }) => {
       const created = users.create(stateFromBody(body, { requireNames: true, activeWhenOmitted: true }), scopeOf(request));
       set.status = 201;
       set.headers.location = resourceLocation(ctx.config.baseUrl, "Users", created.id);
       return users.view(created, parseProjectionParams(queryOf(request)));
-    }, { parse: DOCUMENTED_AS_JSON, body: UserBody, detail: { tags, summary: "Create (provision) a user", description: "201 with Location. userName must be an e-mail, unique case-insensitively." } })
+    }, { body: UserBody, detail: {
+      tags, summary: "Create (provision) a user", parameters: projectionQuery,
+      description: "201 with Location. userName must be an e-mail, unique case-insensitively (duplicate: 400 invalidValue, or 409 uniqueness with GATEHOUSE_SCIM_DUPLICATE_STATUS=409); 409 when no seat is free.",
+      responses: scimResponses({ 201: theUser("The created user; Location header = meta.location") }, [...SCIM_BODY_ERRORS, 409]),
+    } })
     .put("/Users/:id", ({ params, body, request }) => {
       const updated = users.replace(params.id, (before) => stateFromBody(body, { requireNames: false, activeWhenOmitted: before.active }), scopeOf(request));
       return users.view(updated, parseProjectionParams(queryOf(request)));
-    }, { params: UserIdParams, parse: DOCUMENTED_AS_JSON, body: UserBody, detail: { tags, summary: "Replace a user", description: "Attributes not sent are cleared; userType defaults to regular; active is kept when omitted." } })
+    }, { params: UserIdParams, body: UserBody, detail: {
+      tags, summary: "Replace a user", parameters: projectionQuery,
+      description: "Attributes not sent are cleared; userType defaults to regular; active is kept when omitted.",
+      responses: scimResponses({ 200: theUser("The user after replacement") }, [...SCIM_BODY_ERRORS, 404, 409]),
+    } })
     .patch("/Users/:id", ({ params, body, request }) => {
       assertPatchOpSchemas(body.schemas);
       return users.view(users.patch(params.id, body.Operations, scopeOf(request)), parseProjectionParams(queryOf(request)));
     }, {
       params: UserIdParams,
-      parse: DOCUMENTED_AS_JSON,
       body: PatchBody,
-      detail: { tags, summary: "Update user attributes (PatchOp)", description: "add/replace/remove in any case; with or without path; all operations apply atomically." },
+      detail: {
+        tags, summary: "Update user attributes (PatchOp)", parameters: projectionQuery,
+        description: "add/replace/remove in any case; with or without path; all operations apply atomically.",
+        responses: scimResponses({ 200: theUser("The user after the operations") }, [...SCIM_BODY_ERRORS, 404, 409]),
+      },
     })
     .delete("/Users/:id", ({ params, set, request }) => {
       users.deactivate(params.id, scopeOf(request));
       set.status = 204;
-    }, { params: UserIdParams, detail: { tags, summary: "Deactivate a user", description: "The record and its history stay; GET returns it with active false." } });
+    }, { params: UserIdParams, detail: {
+      tags, summary: "Deactivate a user", description: "The record and its history stay; GET returns it with active false.",
+      responses: scimResponses({ 204: { description: "Deactivated" } }, [404]),
+    } });
 }

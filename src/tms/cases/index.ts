@@ -1,8 +1,8 @@
 import { t } from "elysia";
 import type { AppContext } from "../../context";
-import { tmsApi } from "../shared/api";
-import { CodeIdParams, CodeParam, Envelope, IdResult, ok, page, paging } from "../shared/envelope";
-import { CaseBulkCreate, CaseClone, CaseCreate, CaseListQuery, CaseUpdate } from "./model";
+import { TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
+import { CodeIdParams, CodeParam, Envelope, IdResult, ok, page, paging, PageOf } from "../shared/envelope";
+import { CaseBulkCreate, CaseClone, CaseCreate, CaseListQuery, CaseUpdate, CaseView } from "./model";
 import { cloneCase, createCase, createCasesBulk, deleteCase, getCase, listCases, updateCase } from "./service";
 
 const detail = (summary: string) => ({ tags: ["Test cases"], summary });
@@ -10,25 +10,25 @@ const detail = (summary: string) => ({ tags: ["Test cases"], summary });
 export function caseRoutes(ctx: AppContext) {
   return tmsApi(ctx)
     .post("/case/:code", ({ params, body, caller }) => ok(createCase(ctx.db, caller, params.code, body)), {
-      params: CodeParam, body: CaseCreate, response: { 200: IdResult }, detail: detail("Create a test case (case.created)"),
+      params: CodeParam, body: CaseCreate, response: tmsResponses({ 200: IdResult }, [404, ...TMS_BODY_ERRORS]), detail: detail("Create a test case (case.created)"),
     })
     .post("/case/:code/bulk", ({ params, body, caller }) => ok(createCasesBulk(ctx.db, caller, params.code, body.cases)), {
-      params: CodeParam, body: CaseBulkCreate, response: { 200: Envelope(t.Object({ ids: t.Array(t.Integer()) })) },
+      params: CodeParam, body: CaseBulkCreate, response: tmsResponses({ 200: Envelope(t.Object({ ids: t.Array(t.Integer()) })) }, [404, ...TMS_BODY_ERRORS]),
       detail: detail("Create many test cases in one transaction (case.created for each)"),
     })
     .get("/case/:code", ({ params, query }) => {
       const r = listCases(ctx.db, params.code, { ...query, ...paging(query) });
       return page(r.entities, r.total, r.filtered);
-    }, { params: CodeParam, query: CaseListQuery, detail: detail("List test cases") })
-    .get("/case/:code/:id", ({ params }) => ok(getCase(ctx.db, params.code, params.id)), { params: CodeIdParams, detail: detail("Get a test case") })
+    }, { params: CodeParam, query: CaseListQuery, response: tmsResponses({ 200: PageOf(CaseView) }, [404]), detail: detail("List test cases") })
+    .get("/case/:code/:id", ({ params }) => ok(getCase(ctx.db, params.code, params.id)), { params: CodeIdParams, response: tmsResponses({ 200: Envelope(CaseView) }, [404]), detail: detail("Get a test case") })
     .patch("/case/:code/:id", ({ params, body }) => ok(updateCase(ctx.db, params.code, params.id, body)), {
-      params: CodeIdParams, body: CaseUpdate, response: { 200: IdResult }, detail: detail("Update a test case; revision + 1 (case.updated)"),
+      params: CodeIdParams, body: CaseUpdate, response: tmsResponses({ 200: IdResult }, [404, ...TMS_BODY_ERRORS]), detail: detail("Update a test case; revision + 1 (case.updated)"),
     })
     .delete("/case/:code/:id", ({ params }) => ok(deleteCase(ctx.db, params.code, params.id)), {
-      params: CodeIdParams, response: { 200: IdResult }, detail: detail("Delete a test case (case.deleted)"),
+      params: CodeIdParams, response: tmsResponses({ 200: IdResult }, [404]), detail: detail("Delete a test case (case.deleted)"),
     })
     .post("/case/:code/:id/clone", ({ params, body, caller }) => ok(cloneCase(ctx.db, caller, params.code, params.id, body ?? {})), {
-      params: CodeIdParams, body: t.Optional(CaseClone), response: { 200: IdResult },
+      params: CodeIdParams, body: t.Optional(CaseClone), response: tmsResponses({ 200: IdResult }, [404, ...TMS_BODY_ERRORS]),
       detail: detail("Clone a test case (Gatehouse extension; case.cloned with from_id)"),
     });
 }

@@ -35,17 +35,32 @@ export function casePayload(c: CaseRow) {
   };
 }
 
-/** API view: the payload fields plus what Qase clients read (tags, author, Qase's aliases). */
-export function caseView(db: Reader, c: CaseRow) {
-  const author = c.authorId == null ? null : db.select({ id: users.id, userName: users.userName, displayName: users.displayName, active: users.active }).from(users).where(eq(users.id, c.authorId)).get() ?? null;
+type CaseAuthor = { id: number; name: string; email: string; active: boolean };
+
+/** API view: the payload fields plus what Qase clients read (tags, author, Qase's aliases). Pure. */
+export function caseView(c: CaseRow, author: CaseAuthor | null) {
   return {
     ...casePayload(c),
     layer: c.layer, is_flaky: c.isFlaky, status: c.status, tags: c.tags.map((title) => ({ title })), params: c.params,
     steps: c.steps.map((s) => ({ ...s, shared_step_hash: s.shared_hash })),
     custom_fields: c.customFields.map((f) => ({ id: Number(f.field_id), value: f.value })),
-    author_id: c.authorId, author: author ? { id: author.id, name: author.displayName, email: author.userName, active: author.active } : null,
+    author_id: c.authorId, author,
     created_at: c.created, updated_at: c.updated,
   };
+}
+
+/** The authors of many cases in one query (by user id). */
+function authorsOf(db: Reader, rows: CaseRow[]): Map<number, CaseAuthor> {
+  const ids = [...new Set(rows.map((c) => c.authorId).filter((id): id is number => id !== null))];
+  if (ids.length === 0) return new Map();
+  const found = db.select({ id: users.id, name: users.displayName, email: users.userName, active: users.active }).from(users).where(inArray(users.id, ids)).all();
+  return new Map(found.map((a) => [a.id, a]));
+}
+
+/** Views of many cases: one query for all their authors. */
+function caseViews(db: Reader, rows: CaseRow[]) {
+  const authors = authorsOf(db, rows);
+  return rows.map((c) => caseView(c, c.authorId === null ? null : authors.get(c.authorId) ?? null));
 }
 
 export function requireCase(db: Reader, projectId: number, id: number): CaseRow {
@@ -234,7 +249,7 @@ export function cloneCase(db: Db, caller: Caller, code: string, id: number, body
 
 export function getCase(db: Db, code: string, id: number) {
   const p = requireProject(db, code);
-  return caseView(db, requireCase(db, p.id, id));
+  return caseViews(db, [requireCase(db, p.id, id)])[0]!;
 }
 
 type CaseFilters = { search?: string; suite_id?: number; milestone_id?: number; severity?: string; priority?: string; type?: string; behavior?: string; automation?: string; status?: string };
@@ -266,5 +281,5 @@ export function listCases(db: Db, code: string, q: CaseFilters & { limit: number
   const total = db.select({ n: count() }).from(cases).where(base).get()!.n;
   const filtered = db.select({ n: count() }).from(cases).where(where).get()!.n;
   const rows = db.select().from(cases).where(where).orderBy(cases.id).limit(q.limit).offset(q.offset).all();
-  return { total, filtered, entities: rows.map((c) => caseView(db, c)) };
+  return { total, filtered, entities: caseViews(db, rows) };
 }

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Opt } from "../shared/envelope";
+import { AuthorId, Nullable, Opt, Timestamp } from "../shared/envelope";
 
 export const FIELD_TYPES = ["number", "string", "text", "selectbox", "checkbox"] as const;
 export const FIELD_ENTITIES = ["case", "run", "defect"] as const;
@@ -27,13 +27,33 @@ export const CustomFieldCreate = t.Object({
   entity: t.Union([t.Integer({ minimum: 0, maximum: 2 }), t.Union(FIELD_ENTITIES.map((e) => t.Literal(e)))]),
   type: t.Union([t.Integer({ minimum: 0, maximum: 4 }), t.Union(FIELD_TYPES.map((e) => t.Literal(e)))]),
   ...fields,
-});
+}, { examples: [{"title": "Component", "entity": "case", "type": "selectbox", "value": [{"title": "Web"}, {"title": "API"}]}] });
 /** Qase `CustomFieldUpdate` (title optional here: a PATCH changes what it names). */
 export const CustomFieldUpdate = t.Object({
   title: t.Optional(t.String({ minLength: 1, maxLength: 255 })),
   replace_values: Opt(t.Record(t.String(), t.String())),
   ...fields,
-});
+}, { examples: [{"title": "Area", "value": [{"id": 1, "title": "Web"}, {"id": 2, "title": "API"}, {"title": "Mobile"}]}] });
 export type CustomFieldCreateBody = typeof CustomFieldCreate.static;
 export type CustomFieldUpdateBody = typeof CustomFieldUpdate.static;
 export const FieldIdParam = t.Object({ id: t.Numeric() });
+
+export const CustomFieldView = t.Object({
+  id: t.Integer(),
+  title: t.String(),
+  entity: t.UnionEnum(["case", "run", "defect"]),
+  type: t.UnionEnum(FIELD_TYPES),
+  placeholder: Nullable(t.String()),
+  default_value: Nullable(t.String()),
+  value: Nullable(t.String({ description: "selectbox options as a JSON string, as Qase sends them" })),
+  is_required: t.Boolean(),
+  is_visible: t.Boolean(),
+  is_filterable: t.Boolean(),
+  is_enabled_for_all_projects: t.Boolean(),
+  projects_codes: t.Array(t.String()),
+  author_id: AuthorId,
+  created: Timestamp,
+  updated: Timestamp,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { Limit, Offset } from "../shared/envelope";
-import { AttachmentIds, Opt } from "../shared/envelope";
+import { AttachmentIds, AuthorId, Nullable, Opt, Tags, Timestamp } from "../shared/envelope";
 import { EnumInput } from "../shared/enums";
 
 /**
@@ -18,10 +18,31 @@ export const DefectCreate = t.Object({
   case_id: Opt(t.Integer({ minimum: 1 })),
   step: Opt(t.Integer({ minimum: 1, description: "Position of the step where the error occurred" })),
   result_hash: Opt(t.String({ minLength: 1, maxLength: 128 })),
-});
+}, { examples: [{"title": "Total ignores the coupon", "actual_result": "The total stays 40.00", "severity": "major", "case_id": 1}] });
 export type DefectCreateBody = typeof DefectCreate.static;
 export const DefectListQuery = t.Object({
   limit: Limit,
   offset: Offset,
   status: t.Optional(t.Union([t.Literal("open"), t.Literal("resolved")])),
+});
+
+export const DefectView = t.Object({
+  id: t.Integer(),
+  title: t.String(),
+  actual_result: t.String(),
+  severity: t.String(),
+  status: t.UnionEnum(["open", "resolved"]),
+  case_id: Nullable(t.Integer()),
+  step: Nullable(t.Integer()),
+  milestone_id: Nullable(t.Integer()),
+  attachments: t.Array(t.Integer()),
+  runs: t.Array(t.Integer()),
+  results: t.Array(t.String()),
+  tags: Tags,
+  resolved_at: Nullable(Timestamp),
+  author_id: AuthorId,
+  created: Timestamp,
+  updated: Timestamp,
+  created_at: Timestamp,
+  updated_at: Timestamp,
 });

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Opt } from "../shared/envelope";
+import { AuthorId, Nullable, Opt, Timestamp } from "../shared/envelope";
 
 const Status = t.Union([t.Literal("active"), t.Literal("completed")]);
 
@@ -9,12 +9,25 @@ export const MilestoneCreate = t.Object({
   description: Opt(t.String({ maxLength: 10000 })),
   status: Opt(Status),
   due_date: Opt(t.Integer({ minimum: 0 })),
-});
+}, { examples: [{"title": "Release 2.4", "status": "active", "due_date": 1767225600}] });
 export const MilestoneUpdate = t.Partial(t.Object({
   title: t.String({ minLength: 1, maxLength: 255 }),
   description: Opt(t.String({ maxLength: 10000 })),
   status: Opt(Status),
   due_date: Opt(t.Integer({ minimum: 0 })),
-}));
+}), { examples: [{"status": "completed"}] });
 export type MilestoneCreateBody = typeof MilestoneCreate.static;
 export type MilestoneUpdateBody = typeof MilestoneUpdate.static;
+
+export const MilestoneView = t.Object({
+  id: t.Integer(),
+  title: t.String(),
+  description: Nullable(t.String()),
+  status: t.UnionEnum(["active", "completed"]),
+  due_date: Nullable(Timestamp),
+  author_id: AuthorId,
+  created: Timestamp,
+  updated: Timestamp,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});

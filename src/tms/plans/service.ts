@@ -1,4 +1,4 @@
-import { and, count, eq, isNull } from "drizzle-orm";
+import { and, count, eq, inArray, isNull } from "drizzle-orm";
 import type { Db, Tx } from "../../db/connection";
 import { publish } from "../../webhooks/publish";
 import { cases } from "../cases/tables";
@@ -20,13 +20,24 @@ export function planCaseIds(db: Reader, planId: number): number[] {
     .where(and(eq(planCases.planId, planId), isNull(cases.deleted))).orderBy(planCases.position).all().map((r) => r.id);
 }
 
-export function planView(db: Reader, p: Row, withCases: boolean) {
-  const ids = planCaseIds(db, p.id);
+/** A plan as lists show it (no case list); `caseCount` comes from `planCaseCounts`. */
+export function planSummaryView(p: Row, caseCount: number) {
   return {
-    id: p.id, title: p.title, description: p.description, cases_count: ids.length,
-    ...(withCases ? { cases: ids.map((case_id) => ({ case_id, assignee_id: null })) } : {}),
+    id: p.id, title: p.title, description: p.description, cases_count: caseCount,
     author_id: p.authorId, created: p.created, updated: p.updated, created_at: p.created, updated_at: p.updated,
   };
+}
+
+/** One plan with its cases in order. */
+export function planView(p: Row, caseIds: number[]) {
+  return { ...planSummaryView(p, caseIds.length), cases: caseIds.map((case_id) => ({ case_id, assignee_id: null })) };
+}
+
+/** Case counts of many plans in one query. */
+function planCaseCounts(db: Reader, planIds: number[]): Map<number, number> {
+  if (planIds.length === 0) return new Map();
+  const rows = db.select({ planId: planCases.planId, n: count() }).from(planCases).where(inArray(planCases.planId, planIds)).groupBy(planCases.planId).all();
+  return new Map(rows.map((r) => [r.planId, r.n]));
 }
 
 export const requirePlan = (db: Reader, projectId: number, id: number) => requireInProject(db, plans, projectId, id, "Plan");
@@ -95,12 +106,14 @@ export function deletePlan(db: Db, code: string, id: number) {
 
 export function getPlan(db: Db, code: string, id: number) {
   const p = requireProject(db, code);
-  return planView(db, requirePlan(db, p.id, id), true);
+  const plan = requirePlan(db, p.id, id);
+  return planView(plan, planCaseIds(db, plan.id));
 }
 
 export function listPlans(db: Db, code: string, limit: number, offset: number) {
   const p = requireProject(db, code);
   const total = db.select({ n: count() }).from(plans).where(eq(plans.projectId, p.id)).get()!.n;
   const rows = db.select().from(plans).where(eq(plans.projectId, p.id)).orderBy(plans.id).limit(limit).offset(offset).all();
-  return { total, entities: rows.map((r) => planView(db, r, false)) };
+  const counts = planCaseCounts(db, rows.map((r) => r.id));
+  return { total, entities: rows.map((r) => planSummaryView(r, counts.get(r.id) ?? 0)) };
 }

@@ -1,8 +1,8 @@
 import type { AppContext } from "../../context";
-import { tmsApi } from "../shared/api";
-import { CodeParam, Envelope, ok, page, paging, Paging } from "../shared/envelope";
+import { TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
+import { CodeParam, Envelope, ok, page, PageOf, paging, Paging } from "../shared/envelope";
 import { t } from "elysia";
-import { ProjectCreate } from "./model";
+import { ProjectCreate, ProjectView } from "./model";
 import { createProject, listProjects, projectView, requireProject } from "./service";
 
 const detail = (summary: string) => ({ tags: ["Projects"], summary });
@@ -10,14 +10,14 @@ const detail = (summary: string) => ({ tags: ["Projects"], summary });
 export function projectRoutes(ctx: AppContext) {
   return tmsApi(ctx)
     .post("/project", ({ body, caller }) => ok(createProject(ctx.db, caller, body)), {
-      body: ProjectCreate, response: { 200: Envelope(t.Object({ code: t.String() })) }, detail: detail("Create a project"),
+      body: ProjectCreate, response: tmsResponses({ 200: Envelope(t.Object({ code: t.String() })) }, [409, ...TMS_BODY_ERRORS]), detail: detail("Create a project"),
     })
     .get("/project", ({ query, caller }) => {
       const { limit, offset } = paging(query);
       const { total, rows } = listProjects(ctx.db, caller.workspaceId, limit, offset);
       return page(rows, total);
-    }, { query: Paging, detail: detail("List projects") })
+    }, { query: Paging, response: tmsResponses({ 200: PageOf(ProjectView) }), detail: detail("List projects") })
     .get("/project/:code", ({ params }) => ok(projectView(ctx.db, requireProject(ctx.db, params.code))), {
-      params: CodeParam, detail: detail("Get a project with its entity counts"),
+      params: CodeParam, response: tmsResponses({ 200: Envelope(ProjectView) }, [404]), detail: detail("Get a project with its entity counts"),
     });
 }

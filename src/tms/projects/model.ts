@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Opt } from "../shared/envelope";
+import { AuthorId, Nullable, Opt, Timestamp } from "../shared/envelope";
 
 /** POST /project — Qase `ProjectCreate`. `group` and `settings` are accepted and ignored. */
 export const ProjectCreate = t.Object({
@@ -9,5 +9,23 @@ export const ProjectCreate = t.Object({
   access: Opt(t.Union([t.Literal("all"), t.Literal("group"), t.Literal("none")])),
   group: Opt(t.String()),
   settings: Opt(t.Record(t.String(), t.Any())),
-});
+}, { examples: [{"title": "Demo project", "code": "DEMO", "description": "Web shop regression suite"}] });
 export type ProjectCreateBody = typeof ProjectCreate.static;
+
+/** Qase's project shape with its entity counts (`projectView`). */
+export const ProjectView = t.Object({
+  title: t.String(),
+  code: t.String(),
+  description: Nullable(t.String()),
+  access: t.String({ description: "all (every workspace member)" }),
+  author_id: AuthorId,
+  created: Timestamp,
+  updated: Timestamp,
+  counts: t.Object({
+    cases: t.Integer(),
+    suites: t.Integer(),
+    milestones: t.Integer(),
+    runs: t.Object({ total: t.Integer(), active: t.Integer() }),
+    defects: t.Object({ total: t.Integer(), open: t.Integer() }),
+  }),
+});

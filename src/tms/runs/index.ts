@@ -1,9 +1,9 @@
 import { t } from "elysia";
 import type { AppContext } from "../../context";
 import { badRequest } from "../../http/errors";
-import { tmsApi } from "../shared/api";
-import { CodeHashParams, CodeIdParams, CodeParam, Envelope, IdResult, ok, page, paging, Limit, Offset } from "../shared/envelope";
-import { ResultCreate, ResultCreateBulk, RunCreate, RunIdParams, RunListQuery, RunPublic, V2ResultCreate, V2ResultCreated, V2ResultsCreate, V2ResultsCreated, V2RunParams } from "./model";
+import { TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
+import { CodeHashParams, CodeIdParams, CodeParam, Envelope, IdResult, ok, page, paging, Limit, Offset, PageOf, StatusOnly } from "../shared/envelope";
+import { ResultCreate, ResultCreateBulk, RunCreate, RunIdParams, RunListQuery, RunPublic, V2ResultCreate, V2ResultCreated, V2ResultsCreate, V2ResultsCreated, V2RunParams, ResultView, RunPublicResult, RunView } from "./model";
 import { recordV2Results } from "./reporter";
 import { abortRun, completeRun, createRun, deleteRun, fromV1, getResult, getRun, listResults, listRuns, recordResults, setRunPublic } from "./service";
 
@@ -15,41 +15,42 @@ export function runRoutes(ctx: AppContext) {
   const base = ctx.config.baseUrl;
   return tmsApi(ctx)
     .post("/run/:code", ({ params, body, caller }) => ok(createRun(ctx.db, caller, params.code, body)), {
-      params: CodeParam, body: RunCreate, response: { 200: IdResult }, detail: runDetail("Start a test run from a plan and/or cases (run.started)"),
+      params: CodeParam, body: RunCreate, response: tmsResponses({ 200: IdResult }, [404, ...TMS_BODY_ERRORS]), detail: runDetail("Start a test run from a plan and/or cases (run.started)"),
     })
     .get("/run/:code", ({ params, query }) => {
       const r = listRuns(ctx.db, base, params.code, { ...paging(query), status: query.status });
       return page(r.entities, r.total, r.filtered);
-    }, { params: CodeParam, query: RunListQuery, detail: runDetail("List test runs") })
-    .get("/run/:code/:id", ({ params }) => ok(getRun(ctx.db, base, params.code, params.id)), { params: CodeIdParams, detail: runDetail("Get a test run with its stats") })
+    }, { params: CodeParam, query: RunListQuery, response: tmsResponses({ 200: PageOf(RunView) }, [404]), detail: runDetail("List test runs") })
+    .get("/run/:code/:id", ({ params }) => ok(getRun(ctx.db, base, params.code, params.id)), { params: CodeIdParams, response: tmsResponses({ 200: Envelope(RunView) }, [404]), detail: runDetail("Get a test run with its stats") })
     .delete("/run/:code/:id", ({ params }) => ok(deleteRun(ctx.db, params.code, params.id)), {
-      params: CodeIdParams, response: { 200: IdResult }, detail: runDetail("Delete a test run and its results (run.deleted)"),
+      params: CodeIdParams, response: tmsResponses({ 200: IdResult }, [404]), detail: runDetail("Delete a test run and its results (run.deleted)"),
     })
     .post("/run/:code/:id/complete", ({ params }) => ok(completeRun(ctx.db, params.code, params.id)), {
-      params: CodeIdParams, detail: runDetail("Complete an active run (run.completed; 409 unless active)"),
+      params: CodeIdParams, response: tmsResponses({ 200: IdResult }, [404, 409]), detail: runDetail("Complete an active run (run.completed; 409 unless active)"),
     })
     .post("/run/:code/:id/abort", ({ params }) => ok(abortRun(ctx.db, params.code, params.id)), {
-      params: CodeIdParams, detail: runDetail("Abort an active run (Gatehouse extension; run.aborted; 409 unless active)"),
+      params: CodeIdParams, response: tmsResponses({ 200: IdResult }, [404, 409]), detail: runDetail("Abort an active run (Gatehouse extension; run.aborted; 409 unless active)"),
     })
     .patch("/run/:code/:id/public", ({ params, body }) => ok(setRunPublic(ctx.db, base, params.code, params.id, body.status)), {
-      params: CodeIdParams, body: RunPublic, detail: runDetail("Show or hide the public report (run.report_changed when it changes)"),
+      params: CodeIdParams, body: RunPublic, response: tmsResponses({ 200: Envelope(RunPublicResult) }, [404, ...TMS_BODY_ERRORS]), detail: runDetail("Show or hide the public report (run.report_changed when it changes)"),
     })
     .post("/result/:code/:id", ({ params, body, caller }) => ok(recordResults(ctx.db, ctx.sqlite, caller, params.code, params.id, (f) => [fromV1(body, f)])[0]!), {
-      params: RunIdParams, body: ResultCreate, response: { 200: ResultCreated }, detail: resultDetail("Add a result to an active run (409 otherwise)"),
+      params: RunIdParams, body: ResultCreate, response: tmsResponses({ 200: ResultCreated }, [404, 409, ...TMS_BODY_ERRORS]), detail: resultDetail("Add a result to an active run (409 otherwise)"),
     })
     .post("/result/:code/:id/bulk", ({ params, body, caller }) => {
       recordResults(ctx.db, ctx.sqlite, caller, params.code, params.id, () => body.results.map((r, i) => fromV1(r, `results.${i}.`)));
       return { status: true };
-    }, { params: RunIdParams, body: ResultCreateBulk, detail: resultDetail("Add many results to an active run in one transaction") })
+    }, { params: RunIdParams, body: ResultCreateBulk, response: tmsResponses({ 200: StatusOnly }, [404, 409, ...TMS_BODY_ERRORS]), detail: resultDetail("Add many results to an active run in one transaction") })
     .get("/result/:code", ({ params, query }) => {
       const r = listResults(ctx.db, params.code, { ...paging(query), run: query.run });
       return page(r.entities, r.total, r.filtered);
     }, {
       params: CodeParam,
       query: t.Object({ limit: Limit, offset: Offset, run: t.Optional(t.Numeric()) }),
+      response: tmsResponses({ 200: PageOf(ResultView) }, [404]),
       detail: resultDetail("List results"),
     })
-    .get("/result/:code/:hash", ({ params }) => ok(getResult(ctx.db, params.code, params.hash)), { params: CodeHashParams, detail: resultDetail("Get a result") });
+    .get("/result/:code/:hash", ({ params }) => ok(getResult(ctx.db, params.code, params.hash)), { params: CodeHashParams, response: tmsResponses({ 200: Envelope(ResultView) }, [404]), detail: resultDetail("Get a result") });
 }
 
 /** The Qase v2 results API the reporters (playwright-qase-reporter, qase-javascript-commons…) post to. */
@@ -62,9 +63,9 @@ export function runV2Routes(ctx: AppContext) {
       if (e) throw badRequest(e.message, e.field?.replace(/^results\.0\.?/, "") || undefined);
       const { index: _, ...stored } = r.results[0]!;
       return ok({ ...stored, warnings: r.warnings });
-    }, { params: V2RunParams, body: V2ResultCreate, response: { 200: V2ResultCreated }, detail: resultDetail("v2: add one result (idempotent by `id`)") })
+    }, { params: V2RunParams, body: V2ResultCreate, response: tmsResponses({ 200: V2ResultCreated }, [404, 409, ...TMS_BODY_ERRORS]), detail: resultDetail("v2: add one result (idempotent by `id`)") })
     .post("/:code/run/:runId/results", ({ params, body, caller }) => ok(recordV2Results(ctx.db, ctx.sqlite, ctx.log, caller, params.code, params.runId, body.results)), {
-      params: V2RunParams, body: V2ResultsCreate, response: { 200: V2ResultsCreated },
+      params: V2RunParams, body: V2ResultsCreate, response: tmsResponses({ 200: V2ResultsCreated }, [404, 409, ...TMS_BODY_ERRORS]),
       detail: resultDetail("v2: add results in bulk: every good item is stored, each bad one reported in `errors` (idempotent by `id`)"),
     });
 }

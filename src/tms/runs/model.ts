@@ -1,6 +1,8 @@
 import { t } from "elysia";
 import { Limit, Offset } from "../shared/envelope";
-import { AttachmentIds, Opt } from "../shared/envelope";
+import { AttachmentIds, AuthorId, Nullable, Opt, Tags, Timestamp } from "../shared/envelope";
+import { RESULT_STATUSES } from "./counts";
+import { RUN_STATUSES } from "./tables";
 
 const CaseIds = t.Array(t.Integer({ minimum: 1 }), { maxItems: 10000 });
 
@@ -23,11 +25,11 @@ export const RunCreate = t.Object({
   end_time: Opt(t.String()),
   is_cloud: Opt(t.Boolean()),
   cloud_run_config: Opt(t.Any()),
-});
+}, { examples: [{"title": "Nightly", "plan_id": 1, "environment_slug": "staging", "is_autotest": true}] });
 export type RunCreateBody = typeof RunCreate.static;
 
 /** Qase `RunPublic`. */
-export const RunPublic = t.Object({ status: t.Boolean({ description: "true makes the public report available" }) });
+export const RunPublic = t.Object({ status: t.Boolean({ description: "true makes the public report available" }) }, { examples: [{"status": true}] });
 
 export const RunListQuery = t.Object({
   limit: Limit,
@@ -64,8 +66,8 @@ export const ResultCreate = t.Object({
   param_groups: Opt(t.Any()),
   steps: Opt(t.Array(StepResult, { maxItems: 500 })),
   author_id: Opt(t.Integer()),
-});
-export const ResultCreateBulk = t.Object({ results: t.Array(ResultCreate, { minItems: 1, maxItems: 2000 }) });
+}, { examples: [{"case_id": 1, "status": "failed", "time_ms": 1830, "comment": "Total stayed 40.00", "defect": true}] });
+export const ResultCreateBulk = t.Object({ results: t.Array(ResultCreate, { minItems: 1, maxItems: 2000 }) }, { examples: [{"results": [{"case_id": 1, "status": "failed", "time_ms": 1830, "comment": "Total stayed 40.00", "defect": true}, {"case_id": 2, "status": "passed", "time_ms": 920}]}] });
 export type ResultCreateBody = typeof ResultCreate.static;
 
 /**
@@ -102,7 +104,7 @@ export const V2ResultCreate = t.Object({
   relations: Opt(t.Any()),
   message: Opt(t.String({ maxLength: 100000 })),
   defect: Opt(t.Boolean()),
-});
+}, { examples: [{"title": "Apply a coupon at checkout", "testops_id": 1, "execution": {"status": "passed", "start_time": 1764072000, "end_time": 1764072002, "duration": 1830}, "steps": []}] });
 export type V2ResultCreateBody = typeof V2ResultCreate.static;
 /**
  * Bulk v2 results. Each item has the `V2ResultCreate` shape and is checked on its own: a bad item
@@ -111,7 +113,7 @@ export type V2ResultCreateBody = typeof V2ResultCreate.static;
  */
 export const V2ResultsCreate = t.Object({
   results: t.Array(t.Unknown({ description: "A V2ResultCreate (see POST /v2/{code}/run/{id}/result)" }), { minItems: 1, maxItems: 2000 }),
-});
+}, { examples: [{ results: [{ title: "Apply a coupon at checkout", testops_id: 1, execution: { status: "passed", start_time: 1764072000, end_time: 1764072002, duration: 1830 }, steps: [] }] }] });
 const StoredResultView = t.Object({ case_id: t.Integer(), hash: t.String(), unlinked_reason: t.Union([t.String(), t.Null()]), duplicate: t.Boolean() });
 const ItemProblem = t.Object({ index: t.Integer(), field: t.Optional(t.String()), message: t.String() });
 export const V2ResultCreated = t.Object({
@@ -129,3 +131,53 @@ export const V2ResultsCreated = t.Object({
 });
 export const RunIdParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), id: t.Numeric() });
 export const V2RunParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), runId: t.Numeric() });
+
+const per = t.Integer({ minimum: 0 });
+export const RunView = t.Object({
+  id: t.Integer(),
+  run_id: t.Integer(),
+  title: t.String(),
+  description: t.String(),
+  status: t.UnionEnum([0, 1, 2], { description: "0 active, 1 completed, 2 aborted" }),
+  status_text: t.UnionEnum(RUN_STATUSES),
+  start_time: Timestamp,
+  end_time: Nullable(Timestamp),
+  public: t.Boolean(),
+  public_url: Nullable(t.String()),
+  stats: t.Object({
+    total: per, statuses: t.Object({}), untested: per, passed: per, failed: per, blocked: per,
+    skipped: per, retest: per, in_progress: per, invalid: per,
+  }),
+  time_spent: t.Integer({ description: "Milliseconds, the sum of the results' times" }),
+  elapsed_time: t.Integer({ description: "Seconds from start to end (or now)" }),
+  environment: Nullable(t.Object({ slug: t.String(), title: t.String() })),
+  milestone: Nullable(t.Integer()),
+  plan_id: Nullable(t.Integer()),
+  cases: t.Array(t.Integer()),
+  tags: Tags,
+  is_autotest: t.Boolean(),
+  author_id: AuthorId,
+});
+
+export const ResultView = t.Object({
+  hash: t.String(),
+  run_id: t.Integer(),
+  case_id: t.Integer(),
+  status: t.UnionEnum(RESULT_STATUSES),
+  time_spent_ms: Nullable(t.Integer()),
+  comment: Nullable(t.String()),
+  stacktrace: Nullable(t.String()),
+  steps: t.Array(t.Object({
+    position: t.Integer(), status: t.String(), comment: Nullable(t.String()), action: t.String(), expected_result: Nullable(t.String()),
+    data: Nullable(t.String()), attachments: t.Array(t.Integer()), steps: t.Array(t.Unknown({ description: "Sub-steps, of this same shape" })),
+  })),
+  attachments: t.Array(t.Integer()),
+  param: t.Record(t.String(), t.String()),
+  author_id: AuthorId,
+  end_time: Timestamp,
+  id: Nullable(t.String({ description: "The reporter's own result id (the idempotency key), when it sent one" })),
+  unlinked_reason: Nullable(t.String({ description: "Why the result is not linked to the case the reporter named, when it is not" })),
+});
+
+/** PATCH /run/{code}/{id}/public: the report URL when shown, nothing when hidden. */
+export const RunPublicResult = t.Object({ url: t.Optional(t.String()) });

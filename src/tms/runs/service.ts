@@ -31,6 +31,9 @@ export const requireRun = (db: Reader, projectId: number, id: number) => require
 const latestStatuses = (db: Reader, runId: number) =>
   db.select({ status: runCases.status }).from(runCases).where(eq(runCases.runId, runId)).all().map((r) => r.status);
 
+/** Qase's numeric run status. */
+const RUN_STATUS_CODES = { active: 0, completed: 1, aborted: 2 } as const;
+
 export function runView(db: Reader, r: RunRow, baseUrl: string, projectCode: string) {
   const rows = db.select({ caseId: runCases.caseId, status: runCases.status }).from(runCases).where(eq(runCases.runId, r.id)).orderBy(runCases.position).all();
   // Qase-style stats: one counter per latest status, `untested` = no result yet. (The webhook
@@ -39,7 +42,7 @@ export function runView(db: Reader, r: RunRow, baseUrl: string, projectCode: str
   const timeSpent = db.select({ ms: sum(results.timeMs) }).from(results).where(eq(results.runId, r.id)).get()?.ms ?? 0;
   return {
     id: r.id, run_id: r.id, title: r.title, description: r.description,
-    status: { active: 0, completed: 1, aborted: 2 }[r.status], status_text: r.status,
+    status: RUN_STATUS_CODES[r.status], status_text: r.status,
     start_time: r.startTime, end_time: r.endTime, public: r.isPublic,
     public_url: r.isPublic ? `${baseUrl}/public/report/${projectCode}/${r.id}` : null,
     stats: { total: rows.length, statuses: {}, untested: per(null), passed: per("passed"), failed: per("failed"), blocked: per("blocked"), skipped: per("skipped"), retest: per("retest"), in_progress: per("in_progress"), invalid: per("invalid") },

@@ -1,3 +1,4 @@
+import type { ResultStatus } from "./counts";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { users } from "../../directory/tables";
 import { cases } from "../cases/tables";
@@ -58,7 +59,7 @@ export const results = sqliteTable("tms_results", {
   hash: text("hash").primaryKey(),
   runId: integer("run_id").notNull().references(() => runs.id, { onDelete: "cascade" }),
   caseId: integer("case_id").notNull().references(() => cases.id),
-  status: text("status").notNull(),
+  status: text("status").$type<ResultStatus>().notNull(),
   timeMs: integer("time_ms"),
   comment: text("comment"),
   stacktrace: text("stacktrace"),

@@ -1,8 +1,8 @@
 import type { AppContext } from "../../context";
 import { requireProject } from "../projects/service";
-import { tmsApi } from "../shared/api";
-import { CodeHashParams, CodeParam, HashResult, ok, page, paging, Paging } from "../shared/envelope";
-import { SharedStepCreate, SharedStepUpdate } from "./model";
+import { TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
+import { CodeHashParams, CodeParam, HashResult, ok, page, paging, Paging, Envelope, PageOf } from "../shared/envelope";
+import { SharedStepCreate, SharedStepUpdate, SharedStepView } from "./model";
 import { createSharedStep, deleteSharedStep, listSharedSteps, requireSharedStep, sharedStepView, updateSharedStep } from "./service";
 
 const detail = (summary: string) => ({ tags: ["Shared steps"], summary });
@@ -10,20 +10,20 @@ const detail = (summary: string) => ({ tags: ["Shared steps"], summary });
 export function sharedStepRoutes(ctx: AppContext) {
   return tmsApi(ctx)
     .post("/shared_step/:code", ({ params, body, caller }) => ok(createSharedStep(ctx.db, caller, params.code, body)), {
-      params: CodeParam, body: SharedStepCreate, response: { 200: HashResult }, detail: detail("Create a shared step (shared_step.created)"),
+      params: CodeParam, body: SharedStepCreate, response: tmsResponses({ 200: HashResult }, [404, ...TMS_BODY_ERRORS]), detail: detail("Create a shared step (shared_step.created)"),
     })
     .get("/shared_step/:code", ({ params, query }) => {
       const { limit, offset } = paging(query);
       const r = listSharedSteps(ctx.db, params.code, limit, offset);
       return page(r.entities, r.total);
-    }, { params: CodeParam, query: Paging, detail: detail("List shared steps") })
+    }, { params: CodeParam, query: Paging, response: tmsResponses({ 200: PageOf(SharedStepView) }, [404]), detail: detail("List shared steps") })
     .get("/shared_step/:code/:hash", ({ params }) => ok(sharedStepView(requireSharedStep(ctx.db, requireProject(ctx.db, params.code).id, params.hash))), {
-      params: CodeHashParams, detail: detail("Get a shared step"),
+      params: CodeHashParams, response: tmsResponses({ 200: Envelope(SharedStepView) }, [404]), detail: detail("Get a shared step"),
     })
     .patch("/shared_step/:code/:hash", ({ params, body }) => ok(updateSharedStep(ctx.db, params.code, params.hash, body)), {
-      params: CodeHashParams, body: SharedStepUpdate, response: { 200: HashResult }, detail: detail("Update a shared step (shared_step.updated)"),
+      params: CodeHashParams, body: SharedStepUpdate, response: tmsResponses({ 200: HashResult }, [404, ...TMS_BODY_ERRORS]), detail: detail("Update a shared step (shared_step.updated)"),
     })
     .delete("/shared_step/:code/:hash", ({ params }) => ok(deleteSharedStep(ctx.db, params.code, params.hash)), {
-      params: CodeHashParams, response: { 200: HashResult }, detail: detail("Delete a shared step (shared_step.deleted)"),
+      params: CodeHashParams, response: tmsResponses({ 200: HashResult }, [404]), detail: detail("Delete a shared step (shared_step.deleted)"),
     });
 }

@@ -12,8 +12,8 @@ export const page = <T>(entities: T[], total: number, filtered = total) => ok({ 
  * checked in `paging` rather than in the schema: Elysia reports a bound violated inside
  * `t.Numeric` without the parameter's name, and the 400 must name it.
  */
-export const Limit = t.Optional(t.Numeric({ description: "1–100, default 10" }));
-export const Offset = t.Optional(t.Numeric({ description: "≥ 0, default 0" }));
+export const Limit = t.Optional(t.Numeric({ default: 10, description: "1–100" }));
+export const Offset = t.Optional(t.Numeric({ default: 0, description: "≥ 0" }));
 export const Paging = t.Object({ limit: Limit, offset: Offset });
 export function paging(q: { limit?: number; offset?: number }): { limit: number; offset: number } {
   const limit = q.limit ?? 10;
@@ -24,8 +24,20 @@ export function paging(q: { limit?: number; offset?: number }): { limit: number;
   return { limit, offset };
 }
 
-/** Response schemas for OpenAPI: `{status: true, result}`. */
-export const Envelope = <T extends TSchema>(result: T) => t.Object({ status: t.Boolean(), result });
+/** Response schemas: `{status: true, result}`. */
+export const Envelope = <T extends TSchema>(result: T) => t.Object({ status: t.Literal(true), result });
+/** A page of `entity` in the envelope (see `page`). */
+export const PageOf = <T extends TSchema>(entity: T) =>
+  Envelope(t.Object({ total: t.Integer({ minimum: 0 }), filtered: t.Integer({ minimum: 0 }), count: t.Integer({ minimum: 0 }), entities: t.Array(entity) }));
+/** `{status: true}` alone (bulk writes). */
+export const StatusOnly = t.Object({ status: t.Literal(true) });
+/** Timestamps as stored and sent: ISO 8601 UTC with microseconds, e.g. 2026-11-25T13:32:23.123456Z. */
+export const Timestamp = t.String({ format: "date-time" });
+export const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()]);
+/** The user a token is attributed to (null when the token has none). */
+export const AuthorId = Nullable(t.Integer());
+/** Qase's `[{title}]` tag list. */
+export const Tags = t.Array(t.Object({ title: t.String() }));
 export const IdResult = Envelope(t.Object({ id: t.Integer() }));
 export const HashResult = Envelope(t.Object({ hash: t.String() }));
 

@@ -1,4 +1,6 @@
 import { Elysia, t } from "elysia";
+import { ADMIN_BODY_ERRORS, adminResponses } from "../../admin/auth";
+import { NoContent } from "../../http/responses";
 import type { AppContext } from "../../context";
 import { ApiTokenCreate, ApiTokenCreated, ApiTokenView, TokenIdParam } from "./model";
 import { createApiToken, listApiTokens, revokeApiToken } from "./service";
@@ -11,13 +13,13 @@ export function apiTokenAdminRoutes(ctx: AppContext) {
     .post("/", ({ body, set }) => {
       set.status = 201;
       return createApiToken(ctx.db, body);
-    }, { body: ApiTokenCreate, response: { 201: ApiTokenCreated }, detail: detail("Create an API token (shown once)") })
+    }, { body: ApiTokenCreate, response: adminResponses({ 201: ApiTokenCreated }, ADMIN_BODY_ERRORS), detail: detail("Create an API token (shown once)") })
     .get("/", () => {
       const items = listApiTokens(ctx.db);
       return { total: items.length, items };
-    }, { response: { 200: t.Object({ total: t.Integer(), items: t.Array(ApiTokenView) }) }, detail: detail("List API tokens (never the token itself)") })
+    }, { response: adminResponses({ 200: t.Object({ total: t.Integer(), items: t.Array(ApiTokenView) }) }), detail: detail("List API tokens (never the token itself)") })
     .delete("/:id", ({ params, set }) => {
       revokeApiToken(ctx.db, params.id);
       set.status = 204;
-    }, { params: TokenIdParam, detail: detail("Revoke an API token") });
+    }, { params: TokenIdParam, response: adminResponses({ 204: NoContent }, [400, 404]), detail: detail("Revoke an API token") });
 }

@@ -4,7 +4,7 @@ export const ApiTokenCreate = t.Object({
   name: t.String({ minLength: 1, maxLength: 200, description: "What the token is for, e.g. \"CI reporter\"" }),
   userId: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.Null()], { description: "SCIM user id to attribute everything written with this token to (a member of the workspace)" })),
   workspaceId: t.Optional(t.Integer({ minimum: 1, description: "The workspace whose projects the token reaches; default 1 (the default workspace)" })),
-});
+}, { examples: [{ name: "CI reporter", userId: null, workspaceId: 1 }] });
 export type ApiTokenCreateBody = typeof ApiTokenCreate.static;
 
 export const ApiTokenView = t.Object({
