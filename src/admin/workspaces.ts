@@ -1,4 +1,5 @@
 import { Elysia, t } from "elysia";
+import { ADMIN_BODY_ERRORS, adminResponses } from "./auth";
 import type { AppContext } from "../context";
 import { createWorkspace, listWorkspaces, getWorkspace, updateWorkspace } from "../directory/workspaces";
 import { invalidateScimCaches } from "../scim/tokens/service";
@@ -24,20 +25,23 @@ const IdParams = t.Object({ id: t.Numeric({ minimum: 1 }) });
 
 export function workspacesAdminRoutes(ctx: AppContext) {
   return new Elysia({ name: "workspaces-admin" })
-    .get("/workspaces", () => ({ items: listWorkspaces(ctx.db) }), { response: t.Object({ items: t.Array(Workspace) }), detail: { tags, summary: "List workspaces" } })
+    .get("/workspaces", () => ({ items: listWorkspaces(ctx.db) }), { response: adminResponses({ 200: t.Object({ items: t.Array(Workspace) }) }), detail: { tags, summary: "List workspaces" } })
     .post("/workspaces", ({ body, set }) => {
       set.status = 201;
       return createWorkspace(ctx.db, body.name);
-    }, { body: t.Object({ name: Name }), response: { 201: Workspace }, detail: { tags, summary: "Create a workspace" } })
-    .get("/workspaces/:id", ({ params }) => getWorkspace(ctx.db, params.id), { params: IdParams, response: Workspace, detail: { tags, summary: "One workspace" } })
+    }, { body: t.Object({ name: Name }, { examples: [{ name: "Contractors" }] }), response: adminResponses({ 201: Workspace }, [...ADMIN_BODY_ERRORS, 409]), detail: { tags, summary: "Create a workspace" } })
+    .get("/workspaces/:id", ({ params }) => getWorkspace(ctx.db, params.id), { params: IdParams, response: adminResponses({ 200: Workspace }, [400, 404]), detail: { tags, summary: "One workspace" } })
     .patch("/workspaces/:id", ({ params, body }) => {
       const updated = updateWorkspace(ctx.db, params.id, body);
       invalidateScimCaches(); // an archived workspace's tokens stop at once
       return updated;
     }, {
       params: IdParams,
-      body: t.Object({ name: t.Optional(Name), archived: t.Optional(t.Boolean({ description: "true archives (its SCIM tokens answer 403), false restores" })) }),
-      response: Workspace,
+      body: t.Object(
+        { name: t.Optional(Name), archived: t.Optional(t.Boolean({ description: "true archives (its SCIM tokens answer 403), false restores" })) },
+        { examples: [{ archived: true }] },
+      ),
+      response: adminResponses({ 200: Workspace }, [...ADMIN_BODY_ERRORS, 404, 409]),
       detail: { tags, summary: "Rename, archive or restore a workspace" },
     });
 }

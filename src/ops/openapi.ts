@@ -101,6 +101,7 @@ export const OPENAPI_TAGS: { name: string; group: string; description: string }[
   { name: "Defects", group: "Test management", description: `Defects found by failed results. ${TMS_AUTH}` },
   { name: "Custom fields", group: "Test management", description: `Custom fields of cases and runs. ${TMS_AUTH}` },
   { name: "Admin: SCIM", group: "Administration", description: `SCIM tokens for identity providers, the SCIM switch and seat usage. ${ADMIN_AUTH}` },
+  { name: "Admin: workspaces", group: "Administration", description: `Workspaces of the organization: create, rename, archive. ${ADMIN_AUTH}` },
   { name: "Admin: directory", group: "Administration", description: `The people and teams the identity provider provisioned, as the console shows them (read-only). ${ADMIN_AUTH}` },
   { name: "Admin: API tokens", group: "Administration", description: `Tokens for the test-management API. ${ADMIN_AUTH}` },
   { name: "Webhooks (admin)", group: "Administration", description: `Webhook subscriptions, their delivery log, redelivery and recovery. The events themselves are under Webhooks. ${ADMIN_AUTH}` },

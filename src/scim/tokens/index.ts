@@ -18,7 +18,7 @@ export function scimAdminRoutes(ctx: AppContext) {
       set.status = 201;
       const { id, name, workspaceId, token, createdAt } = createScimToken(ctx.db, body.name.trim(), body.workspaceId ?? null);
       return { id, name, workspaceId, token, createdAt };
-    }, { body: CreateScimTokenBody, response: adminResponses({ 201: CreatedScimToken }, [...ADMIN_BODY_ERRORS, 404]), detail: { tags, summary: "Create a SCIM bearer token (shown once)" } })
+    }, { body: CreateScimTokenBody, response: adminResponses({ 201: CreatedScimToken }, [...ADMIN_BODY_ERRORS, 404, 409]), detail: { tags, summary: "Create a SCIM bearer token (shown once)" } })
     .get("/scim-tokens", () => listScimTokens(ctx.db), { response: adminResponses({ 200: t.Array(ScimTokenInfo) }), detail: { tags, summary: "List SCIM tokens (never the token itself)" } })
     .delete("/scim-tokens/:id", ({ params, set }) => {
       if (!revokeScimToken(ctx.db, params.id)) throw notFound("SCIM token");
