@@ -26,7 +26,7 @@ export function webhookAdminRoutes(ctx: AppContext) {
       },
     )
     .get("/webhooks/events", () => ({ items: Object.entries(EVENTS).map(([name, e]) => ({ name, trigger: e.trigger })) }), {
-      response: m.EventCatalog,
+      response: adminResponses({ 200: m.EventCatalog }),
       detail: { tags, summary: "The event catalog: every event a subscription can choose, with when it is sent" },
     })
     .get("/webhooks", () => {
