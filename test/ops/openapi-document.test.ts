@@ -36,7 +36,7 @@ function statusesItCanAnswer({ method, path, op }: Op): number[] {
       return [401, 503, ...(withInput ? [400] : []), ...(op.requestBody ? [413, 415] : []), ...(hasPathParams(path) ? [404] : [])];
     case "tms":
       // the Token check; validation; bodies (JSON within the body limit); project and entity lookups
-      return [400, 401, ...(op.requestBody ? [413, 415] : []), ...(hasPathParams(path) ? [404] : [])];
+      return [400, 401, 403, ...(op.requestBody ? [413, 415] : []), ...(hasPathParams(path) ? [404] : [])];
     default:
       return path === "/readyz" ? [503] : path === "/metrics" || path === "/version" ? [401, 503] : [];
   }

@@ -30,11 +30,12 @@ export function tmsApi(ctx: AppContext, prefix: "/v1" | "/v2" = "/v1") {
 
 /**
  * The `response` option of an entity route: its success schema, 400 (every route validates a
- * parameter, query or body), 401 (the Token check) and the route's own errors (404 for an unknown
+ * parameter, query or body), 401 and 403 (the Token check; 403: the token's workspace is archived)
+ * and the route's own errors (404 for an unknown
  * project or entity, 409 for a state conflict).
  */
 export const tmsResponses = <S extends Record<number, TSchema>, E extends ErrorStatus>(success: S, errors: readonly E[] = []) =>
-  jsonResponses(success, [400, 401, ...errors]);
+  jsonResponses(success, [400, 401, 403, ...errors]);
 
 /** Routes with a body add: over the body limit or the row budget (413), not JSON (415). */
 export const TMS_BODY_ERRORS = [413, 415] as const satisfies readonly ErrorStatus[];
