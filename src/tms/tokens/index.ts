@@ -13,7 +13,7 @@ export function apiTokenAdminRoutes(ctx: AppContext) {
     .post("/api-tokens", ({ body, set }) => {
       set.status = 201;
       return createApiToken(ctx.db, body);
-    }, { body: ApiTokenCreate, response: adminResponses({ 201: ApiTokenCreated }, [...ADMIN_BODY_ERRORS, 409]), detail: detail("Create an API token (shown once)") })
+    }, { body: ApiTokenCreate, response: adminResponses({ 201: ApiTokenCreated }, [...ADMIN_BODY_ERRORS, 404, 409]), detail: detail("Create an API token (shown once)") })
     .get("/api-tokens", () => {
       const items = listApiTokens(ctx.db);
       return { total: items.length, items };
