@@ -90,7 +90,7 @@ export function webhookAdminRoutes(ctx: AppContext) {
       {
         params: IdParam,
         body: m.RecoverRequest,
-        response: adminResponses({ 202: m.RecoverResult }, [...ADMIN_BODY_ERRORS, 404]),
+        response: adminResponses({ 202: m.RecoverResult }, [...ADMIN_BODY_ERRORS, 404, 409]),
         detail: { tags, summary: "Re-queue every failed delivery created since a time" },
       },
     )
