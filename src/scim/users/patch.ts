@@ -25,7 +25,7 @@ import type { ScimAttribute } from "../discovery/attributes";
 import { ScimError } from "../errors";
 import { parsePatchPath, type PatchPath } from "../filter";
 import { SCHEMA_ENTERPRISE_USER, SCHEMA_USER } from "../protocol";
-import { getKey, normalizeSingle, normalizeValue, patchItems, unwrapSingle, type Item, type Profile, type Verb } from "./profile";
+import { getKey, isObject, normalizeSingle, normalizeValue, patchItems, unwrapSingle, type Item, type Profile, type Verb } from "./profile";
 import { toBoolean, toText, toUserType } from "./rules";
 import { COLUMN_NAME_PARTS, findAttribute, userSchema, userSchemaOf } from "./schema";
 
@@ -49,7 +49,6 @@ const EMAILS = findAttribute(userSchema.attributes, "emails")!;
 
 const invalidPath = (detail: string) => new ScimError(400, detail, "invalidPath");
 const invalidValue = (detail: string) => new ScimError(400, detail, "invalidValue");
-const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
 
 export function applyUserPatch(current: UserState, operations: PatchOp[]): UserState {
   let state: UserState = { ...current, emails: current.emails.map((e) => ({ ...e })), profile: structuredClone(current.profile) };

@@ -11,6 +11,7 @@ import type { ScimAttribute } from "../discovery/attributes";
 import { ScimError } from "../errors";
 import type { FilterNode } from "../filter";
 import { SCHEMA_ENTERPRISE_USER } from "../protocol";
+import { toBoolean } from "./rules";
 import { COLUMN_ATTRIBUTES, COLUMN_NAME_PARTS, enterpriseUserSchema, findAttribute, userSchema } from "./schema";
 
 export type Profile = Record<string, unknown>;
@@ -23,7 +24,7 @@ const MAX_ITEMS = 100;
 
 const invalidValue = (detail: string) => new ScimError(400, detail, "invalidValue");
 
-const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
 
 /** `obj[name]` with the key compared case-insensitively (RFC 7643 §2.1). */
 export function getKey(obj: Record<string, unknown>, name: string): unknown {
@@ -31,13 +32,6 @@ export function getKey(obj: Record<string, unknown>, name: string): unknown {
   const lower = name.toLowerCase();
   for (const k in obj) if (k.toLowerCase() === lower) return obj[k];
   return undefined;
-}
-
-/** A boolean as IdPs send it: true/false or Entra's "True"/"False". */
-function toBool(v: unknown, where: string): boolean {
-  if (typeof v === "boolean") return v;
-  if (typeof v === "string" && /^(true|false)$/i.test(v.trim())) return v.trim().toLowerCase() === "true";
-  throw invalidValue(`${where} must be a boolean (true/false)`);
 }
 
 /**
@@ -72,7 +66,7 @@ export function normalizeSingle(def: ScimAttribute, raw: unknown, where: string)
       return Object.keys(out).length ? out : undefined;
     }
     case "boolean":
-      return toBool(raw, where);
+      return toBoolean(raw, where);
     case "integer":
     case "decimal":
       if (typeof raw !== "number" || (def.type === "integer" && !Number.isInteger(raw))) throw invalidValue(`${where} must be a number`);
