@@ -53,3 +53,24 @@ test("the console modules never render through innerHTML and send the admin toke
 test("the console page shows the version", async () => {
   expect(await (await t.request("GET", "/console")).text()).toContain('<span id="version" class="muted">test</span>');
 });
+
+test("the console is light: every file is sent gzipped when the browser accepts it, ~25 KB in all", async () => {
+  const html = await (await t.request("GET", "/console")).text();
+  const files = ["/console", "/console/console.css", "/console/favicon.svg", ...["app", "api", "dom", "scim", "provisioning", "directory", "api-tokens", "webhooks", "deliveries", "instance", "workspaces"].map((m) => `/console/${m}.mjs`)];
+  let raw = 0;
+  let sent = 0;
+  for (const path of files) {
+    const plain = await t.request("GET", path);
+    const zipped = await t.request("GET", path, { headers: { "accept-encoding": "gzip, deflate, br" } });
+    expect(zipped.headers.get("content-encoding")).toBe("gzip");
+    expect(zipped.headers.get("vary")).toBe("accept-encoding");
+    const body = new Uint8Array(await zipped.arrayBuffer());
+    const text = await plain.text();
+    expect(new TextDecoder().decode(Bun.gunzipSync(body))).toBe(text);
+    raw += text.length;
+    sent += body.length;
+  }
+  expect(html.length).toBeGreaterThan(0);
+  expect(sent).toBeLessThan(30_000);
+  expect(sent).toBeLessThan(raw / 2.5);
+});
