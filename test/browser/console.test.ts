@@ -227,9 +227,11 @@ test("webhooks: create with the event picker (secret shown once), edit, disable,
   await page.getByText("Edit subscription").click();
   await page.getByLabel("Description (optional)").fill("QA dashboard (all events)");
   await page.getByLabel("All events, including ones added in later versions").check();
+  await page.getByLabel("Workspace", { exact: true }).selectOption({ label: "Default" });
   await page.getByRole("button", { name: "Save changes" }).click();
   await page.getByRole("heading", { level: 1, name: "QA dashboard (all events)" }).waitFor();
-  expect(await s.admin("GET", `/webhooks/${id}`)).toMatchObject({ events: ["*"], description: "QA dashboard (all events)" });
+  expect(await s.admin("GET", `/webhooks/${id}`)).toMatchObject({ events: ["*"], description: "QA dashboard (all events)", workspace: 1 });
+  expect(await page.getByRole("region", { name: "Subscription" }).innerText()).toMatch(/Workspace\s+Default/);
   // A bad URL is refused next to the URL field, once.
   await page.getByText("Edit subscription").click();
   await page.getByLabel("Endpoint URL").fill("ftp://files.example.com/x");

@@ -37,7 +37,8 @@ export async function renderList(view) {
  * what each event means), project filter, description. `onSubmit(body)` does the call.
  */
 async function subscriptionForm(initial, submitLabel, onSubmit) {
-  const all = await events();
+  const [all, { items: workspaces }] = await Promise.all([events(), api("GET", "/workspaces")]);
+  const workspace = select([["", "Every workspace"], ...workspaces.map((w) => [String(w.id), w.name + (w.archived ? " (archived)" : "")])], initial.workspace ? String(initial.workspace) : "");
   const url = el("input", { type: "url", required: true, maxlength: "2048", value: initial.url || "", autocomplete: "off" });
   const project = el("input", { maxlength: "64", value: initial.project || "", autocomplete: "off" });
   const description = el("input", { maxlength: "1000", value: initial.description || "", autocomplete: "off" });
@@ -84,6 +85,7 @@ async function subscriptionForm(initial, submitLabel, onSubmit) {
       picker,
       eventsError,
     ),
+    field("Workspace", workspace, "Only events of that workspace's projects are sent."),
     field("Project (optional)", project, "A project code such as DEMO: only that project's events are sent. Empty: every project."),
     field("Description (optional)", description),
     el("div", { class: "actions" }, submit),
@@ -100,7 +102,7 @@ async function subscriptionForm(initial, submitLabel, onSubmit) {
     }
     await busy(submit, error, async () => {
       try {
-        await onSubmit({ url: url.value.trim(), events: chosen, project: project.value.trim() || null, description: description.value.trim() });
+        await onSubmit({ url: url.value.trim(), events: chosen, workspace: workspace.value ? Number(workspace.value) : null, project: project.value.trim() || null, description: description.value.trim() });
       } catch (e) {
         // Shown next to the field the server named, once.
         if (e.field === "url") return urlError.show(e.message), url.focus();
@@ -123,18 +125,23 @@ export async function renderNew(view) {
   if (view.current) holder.append(form);
 }
 
+let workspaceNames = new Map();
+const workspaceName = (id) => workspaceNames.get(id) ?? "workspace " + id;
+
 export async function renderSubscription(view) {
   const id = view.params[0];
   const q = view.query;
   const filters = { status: q.get("status") || "", event: q.get("event") || "" };
   const offset = Number(q.get("offset") || 0);
-  const [sub, health, log, all] = await Promise.all([
+  const [sub, health, log, all, { items: workspaces }] = await Promise.all([
     api("GET", "/webhooks/" + id),
     api("GET", "/webhooks/" + id + "/health"),
     api("GET", "/webhooks/" + id + "/deliveries" + qs({ ...filters, limit: 25, offset })),
     events(),
+    api("GET", "/workspaces"),
   ]);
   if (!view.current) return;
+  workspaceNames = new Map(workspaces.map((w) => [w.id, w.name]));
   const { page } = view;
   page.append(
     el("p", { class: "crumbs" }, el("a", { href: "#/webhooks" }, "Webhooks"), " / "),
@@ -157,6 +164,7 @@ export async function renderSubscription(view) {
           ["State", [stateBadge(sub), sub.disabledReason ? el("div", { class: "hint" }, sub.disabledReason) : ""]],
           ["Endpoint", el("code", { class: "wrap" }, sub.url)],
           ["Events", sub.events.includes("*") ? "all events" : sub.events.join(", ")],
+          ["Workspace", sub.workspace === null ? "every workspace" : workspaceName(sub.workspace)],
           ["Project", sub.project || "all projects"],
           ["Secret rotation", sub.previousSecretExpiresAt ? ["old secret signs until ", time(sub.previousSecretExpiresAt)] : "—"],
           ["Created", time(sub.createdAt)],
