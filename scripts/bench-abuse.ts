@@ -16,7 +16,6 @@
  */
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../src/db/connection";
@@ -24,6 +23,7 @@ import { FILTER_COST_BUDGET } from "../src/scim/filter";
 import { createScimToken } from "../src/scim/tokens/service";
 import { EVENT_ROWS, MAX_ROWS_PER_REQUEST } from "../src/tms/shared/row-budget";
 import { numberArg } from "./args";
+import { benchServerEnv, freePort } from "./bench-server";
 import { buildExecutable } from "./build";
 
 const SECONDS = numberArg("seconds", 10);
@@ -54,23 +54,9 @@ closeDatabase(setup);
 }
 
 // ---- the server ----------------------------------------------------------------------------------
-const port = await new Promise<number>((resolve) => {
-  const s = createServer().listen(0, "127.0.0.1", () => {
-    const p = (s.address() as { port: number }).port;
-    s.close(() => resolve(p));
-  });
-});
+const port = await freePort();
 const server = Bun.spawn([await buildExecutable(join(dir, "gatehouse")), "serve"], {
-  env: {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    GATEHOUSE_HOST: "127.0.0.1",
-    GATEHOUSE_PORT: String(port),
-    GATEHOUSE_DATA_DIR: dir,
-    GATEHOUSE_LOG_LEVEL: "warn",
-    GATEHOUSE_ADMIN_TOKEN: ADMIN,
-    GATEHOUSE_SCIM_RATE_LIMIT: "1000000",
-    GATEHOUSE_SCIM_RATE_BURST: "1000000",
-  },
+  env: benchServerEnv(port, dir, { GATEHOUSE_ADMIN_TOKEN: ADMIN }),
   stdout: "inherit",
   stderr: "inherit",
 });

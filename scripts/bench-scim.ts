@@ -13,11 +13,11 @@
  */
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../src/db/connection";
 import { createScimToken } from "../src/scim/tokens/service";
+import { benchServerEnv, freePort } from "./bench-server";
 import { buildExecutable } from "./build";
 
 const ROOT = join(import.meta.dir, "..");
@@ -65,14 +65,6 @@ function loadUsers(upTo: number) {
 }
 
 // ---- servers -----------------------------------------------------------------------------------
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 async function waitFor(url: string) {
   for (let i = 0; i < 500; i++) {
     try {
@@ -94,16 +86,7 @@ const gatehouseCommand = process.env.BENCH_SOURCE || profile.length
   ? [bun, ...profile, join(ROOT, "src/main.ts"), "serve"]
   : [await buildExecutable(join(dir, "gatehouse")), "serve"];
 const gatehouse = Bun.spawn(gatehouseCommand, {
-  env: {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    GATEHOUSE_HOST: "127.0.0.1",
-    GATEHOUSE_PORT: String(port),
-    GATEHOUSE_DATA_DIR: dir,
-    GATEHOUSE_LOG_LEVEL: "warn",
-    GATEHOUSE_SCIM_RATE_LIMIT: "1000000",
-    GATEHOUSE_SCIM_RATE_BURST: "1000000",
-    GATEHOUSE_BASE_URL: "https://gatehouse.example.com",
-  },
+  env: benchServerEnv(port, dir, { GATEHOUSE_BASE_URL: "https://gatehouse.example.com" }),
   stdout: "inherit",
   stderr: "inherit",
 });
