@@ -39,3 +39,18 @@ test("parseDuration", () => {
   expect(parseDuration("2h")).toBe(7_200_000);
   expect(() => parseDuration("soon")).toThrow();
 });
+
+test("an admin token that could never authenticate, or is too short to be safe, is refused naming the key", () => {
+  for (const bad of ["short-token", "has a space in it 0123456789", "tab\tinside-0123456789", "ünïcödé-0123456789"]) {
+    const r = parseConfig({ GATEHOUSE_ADMIN_TOKEN: bad });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors.join("\n")).toContain("GATEHOUSE_ADMIN_TOKEN");
+  }
+  expect(parseConfig({ GATEHOUSE_ADMIN_TOKEN: "  a-long-enough-token-0123  " }).ok).toBe(true);
+  expect(parseConfig({ GATEHOUSE_ADMIN_TOKEN: "" }).ok).toBe(true);
+});
+
+test("a global webhook concurrency below 2 is refused (one subscription would hold every slot)", () => {
+  expect(parseConfig({ GATEHOUSE_WEBHOOK_CONCURRENCY: "1" }).ok).toBe(false);
+  expect(parseConfig({ GATEHOUSE_WEBHOOK_CONCURRENCY: "2", GATEHOUSE_WEBHOOK_PER_SUBSCRIPTION_CONCURRENCY: "2" }).ok).toBe(true);
+});
