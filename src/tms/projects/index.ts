@@ -3,7 +3,7 @@ import { TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
 import { CodeParam, Envelope, ok, page, PageOf, paging, Paging } from "../shared/envelope";
 import { t } from "elysia";
 import { ProjectCreate, ProjectView } from "./model";
-import { createProject, listProjects, projectView, requireProject } from "./service";
+import { createProject, listProjects, projectViews, requireProject } from "./service";
 
 const detail = (summary: string) => ({ tags: ["Projects"], summary });
 
@@ -17,7 +17,7 @@ export function projectRoutes(ctx: AppContext) {
       const { total, rows } = listProjects(ctx.db, caller.workspaceId, limit, offset);
       return page(rows, total);
     }, { query: Paging, response: tmsResponses({ 200: PageOf(ProjectView) }), detail: detail("List projects") })
-    .get("/project/:code", ({ params }) => ok(projectView(ctx.db, requireProject(ctx.db, params.code))), {
+    .get("/project/:code", ({ params }) => ok(projectViews(ctx.db, [requireProject(ctx.db, params.code)])[0]!), {
       params: CodeParam, response: tmsResponses({ 200: Envelope(ProjectView) }, [404]), detail: detail("Get a project with its entity counts"),
     });
 }

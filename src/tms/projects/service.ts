@@ -1,4 +1,4 @@
-import { and, count, eq, isNull, type SQL } from "drizzle-orm";
+import { and, count, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { cases } from "../cases/tables";
 import { defects } from "../defects/tables";
@@ -44,13 +44,37 @@ export function listProjects(db: Db, workspaceId: number, limit: number, offset:
   const inWorkspace = eq(projects.workspaceId, workspaceId);
   const total = db.select({ n: count() }).from(projects).where(inWorkspace).get()!.n;
   const rows = db.select().from(projects).where(inWorkspace).orderBy(projects.id).limit(limit).offset(offset).all();
-  return { total, rows: rows.map((p) => projectView(db, p)) };
+  return { total, rows: projectViews(db, rows) };
 }
 
-/** The Qase project shape with its entity counts. */
-export function projectView(db: Reader, p: ProjectRow) {
-  const n = (table: SQLiteTable & { projectId: SQLiteColumn }, extra?: SQL) =>
-    db.select({ n: count() }).from(table).where(and(eq(table.projectId, p.id), extra)).get()!.n;
+type ProjectCounts = { cases: number; suites: number; milestones: number; runs: number; activeRuns: number; defects: number; openDefects: number };
+
+/**
+ * Entity counts of many projects: one grouped query per counted table, not one per project.
+ * `part` counts the rows that also match it (active runs, open defects).
+ */
+function countsOf(db: Reader, ids: number[]): Map<number, ProjectCounts> {
+  const out = new Map(ids.map((id) => [id, { cases: 0, suites: 0, milestones: 0, runs: 0, activeRuns: 0, defects: 0, openDefects: 0 }]));
+  if (ids.length === 0) return out;
+  const grouped = (table: SQLiteTable & { projectId: SQLiteColumn }, extra?: SQL, part?: SQL) =>
+    db.select({ id: sql<number>`${table.projectId}`, n: count(), part: part ? sql<number>`sum(case when ${part} then 1 else 0 end)` : sql<number>`0` })
+      .from(table).where(and(inArray(table.projectId, ids), extra)).groupBy(table.projectId).all();
+  for (const r of grouped(cases, isNull(cases.deleted))) out.get(r.id)!.cases = r.n;
+  for (const r of grouped(suites)) out.get(r.id)!.suites = r.n;
+  for (const r of grouped(milestones)) out.get(r.id)!.milestones = r.n;
+  for (const r of grouped(runs, undefined, eq(runs.status, "active"))) Object.assign(out.get(r.id)!, { runs: r.n, activeRuns: Number(r.part) });
+  for (const r of grouped(defects, undefined, eq(defects.status, "open"))) Object.assign(out.get(r.id)!, { defects: r.n, openDefects: Number(r.part) });
+  return out;
+}
+
+/** Views of many projects: their counts loaded in batches. */
+export function projectViews(db: Reader, rows: ProjectRow[]) {
+  const counts = countsOf(db, rows.map((p) => p.id));
+  return rows.map((p) => projectView(p, counts.get(p.id)!));
+}
+
+/** The Qase project shape with its entity counts. Pure. */
+export function projectView(p: ProjectRow, n: ProjectCounts) {
   return {
     title: p.title,
     code: p.code,
@@ -60,16 +84,16 @@ export function projectView(db: Reader, p: ProjectRow) {
     created: p.created,
     updated: p.updated,
     counts: {
-      cases: n(cases, isNull(cases.deleted)),
-      suites: n(suites),
-      milestones: n(milestones),
+      cases: n.cases,
+      suites: n.suites,
+      milestones: n.milestones,
       runs: {
-        total: n(runs),
-        active: n(runs, eq(runs.status, "active")),
+        total: n.runs,
+        active: n.activeRuns,
       },
       defects: {
-        total: n(defects),
-        open: n(defects, eq(defects.status, "open")),
+        total: n.defects,
+        open: n.openDefects,
       },
     },
   };

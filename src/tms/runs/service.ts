@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { randomBytes } from "node:crypto";
-import { and, count, eq, isNull, max, sum } from "drizzle-orm";
+import { and, count, eq, inArray, isNull, max, sum } from "drizzle-orm";
 import type { Db, Tx } from "../../db/connection";
 import { ApiError, badRequest, conflict } from "../../http/errors";
 import { publish } from "../../webhooks/publish";
@@ -34,19 +34,40 @@ const latestStatuses = (db: Reader, runId: number) =>
 /** Qase's numeric run status. */
 const RUN_STATUS_CODES = { active: 0, completed: 1, aborted: 2 } as const;
 
-export function runView(db: Reader, r: RunRow, baseUrl: string, projectCode: string) {
-  const rows = db.select({ caseId: runCases.caseId, status: runCases.status }).from(runCases).where(eq(runCases.runId, r.id)).orderBy(runCases.position).all();
+/** What a run's view reads beyond its row: its cases (in run order, with their latest status) and time spent. */
+type RunDetail = { cases: { caseId: number; status: string | null }[]; timeSpentMs: number };
+
+/** Cases and time spent of many runs: one query for all their cases, one for all their results' time. */
+function runDetails(db: Reader, ids: number[]): Map<number, RunDetail> {
+  const out = new Map<number, RunDetail>(ids.map((id) => [id, { cases: [], timeSpentMs: 0 }]));
+  if (ids.length === 0) return out;
+  for (const x of db.select({ runId: runCases.runId, caseId: runCases.caseId, status: runCases.status }).from(runCases)
+    .where(inArray(runCases.runId, ids)).orderBy(runCases.runId, runCases.position).all())
+    out.get(x.runId)!.cases.push({ caseId: x.caseId, status: x.status });
+  for (const x of db.select({ runId: results.runId, ms: sum(results.timeMs) }).from(results).where(inArray(results.runId, ids)).groupBy(results.runId).all())
+    out.get(x.runId)!.timeSpentMs = Number(x.ms ?? 0);
+  return out;
+}
+
+/** Views of many runs of one project: their details loaded in batches. */
+function runViews(db: Reader, rows: RunRow[], baseUrl: string, projectCode: string) {
+  const details = runDetails(db, rows.map((r) => r.id));
+  return rows.map((r) => runView(r, details.get(r.id)!, baseUrl, projectCode));
+}
+
+/** The Qase run shape. Pure. */
+export function runView(r: RunRow, d: RunDetail, baseUrl: string, projectCode: string) {
+  const rows = d.cases;
   // Qase-style stats: one counter per latest status, `untested` = no result yet. (The webhook
   // payloads fold these into passed/failed/blocked/untested, see runCounts.)
   const per = (s: string | null) => rows.filter((x) => x.status === s).length;
-  const timeSpent = db.select({ ms: sum(results.timeMs) }).from(results).where(eq(results.runId, r.id)).get()?.ms ?? 0;
   return {
     id: r.id, run_id: r.id, title: r.title, description: r.description,
     status: RUN_STATUS_CODES[r.status], status_text: r.status,
     start_time: r.startTime, end_time: r.endTime, public: r.isPublic,
     public_url: r.isPublic ? `${baseUrl}/public/report/${projectCode}/${r.id}` : null,
     stats: { total: rows.length, statuses: {}, untested: per(null), passed: per("passed"), failed: per("failed"), blocked: per("blocked"), skipped: per("skipped"), retest: per("retest"), in_progress: per("in_progress"), invalid: per("invalid") },
-    time_spent: Number(timeSpent), elapsed_time: secondsBetween(r.startTime, r.endTime ?? isoMicro()),
+    time_spent: d.timeSpentMs, elapsed_time: secondsBetween(r.startTime, r.endTime ?? isoMicro()),
     environment: r.environment ? { slug: r.environment, title: r.environment } : null,
     milestone: r.milestoneId, plan_id: r.planId, cases: rows.map((x) => x.caseId), tags: r.tags.map((title) => ({ title })),
     is_autotest: r.isAutotest, author_id: r.authorId,
@@ -150,7 +171,7 @@ export function deleteRun(db: Db, code: string, id: number) {
 
 export function getRun(db: Db, baseUrl: string, code: string, id: number) {
   const p = requireProject(db, code);
-  return runView(db, requireRun(db, p.id, id), baseUrl, p.code);
+  return runViews(db, [requireRun(db, p.id, id)], baseUrl, p.code)[0]!;
 }
 
 export function listRuns(db: Db, baseUrl: string, code: string, q: { limit: number; offset: number; status?: RunRow["status"] }) {
@@ -160,7 +181,7 @@ export function listRuns(db: Db, baseUrl: string, code: string, q: { limit: numb
   const total = db.select({ n: count() }).from(runs).where(base).get()!.n;
   const filtered = db.select({ n: count() }).from(runs).where(where).get()!.n;
   const rows = db.select().from(runs).where(where).orderBy(runs.id).limit(q.limit).offset(q.offset).all();
-  return { total, filtered, entities: rows.map((r) => runView(db, r, baseUrl, p.code)) };
+  return { total, filtered, entities: runViews(db, rows, baseUrl, p.code) };
 }
 
 // ---- results -------------------------------------------------------------------------------

@@ -13,12 +13,20 @@ import { suites } from "./tables";
 
 type Row = typeof suites.$inferSelect;
 
-export function suiteView(db: Reader, s: Row) {
-  const n = db.select({ n: count() }).from(cases).where(and(eq(cases.suiteId, s.id), isNull(cases.deleted))).get()!.n;
+/** The API view of a suite with its count of live cases. Pure. */
+export function suiteView(s: Row, casesCount: number) {
   return {
-    id: s.id, title: s.title, description: s.description, preconditions: s.preconditions, position: s.position, cases_count: n,
+    id: s.id, title: s.title, description: s.description, preconditions: s.preconditions, position: s.position, cases_count: casesCount,
     parent_id: s.parentId, author_id: s.authorId, created: s.created, updated: s.updated, created_at: s.created, updated_at: s.updated,
   };
+}
+
+/** Views of many suites: their live cases counted in one grouped query. */
+function suiteViews(db: Reader, rows: Row[]) {
+  const ids = rows.map((s) => s.id);
+  const counts = new Map(ids.length === 0 ? [] : db.select({ id: cases.suiteId, n: count() }).from(cases)
+    .where(and(inArray(cases.suiteId, ids), isNull(cases.deleted))).groupBy(cases.suiteId).all().map((r) => [r.id, r.n]));
+  return rows.map((s) => suiteView(s, counts.get(s.id) ?? 0));
 }
 
 const requireSuite = (db: Reader, projectId: number, id: number) => requireInProject(db, suites, projectId, id, "Suite");
@@ -156,12 +164,12 @@ export function cloneSuite(db: Db, caller: Caller, code: string, id: number, bod
 
 export function getSuite(db: Db, code: string, id: number) {
   const p = requireProject(db, code);
-  return suiteView(db, requireSuite(db, p.id, id));
+  return suiteViews(db, [requireSuite(db, p.id, id)])[0]!;
 }
 
 export function listSuites(db: Db, code: string, limit: number, offset: number) {
   const p = requireProject(db, code);
   const total = db.select({ n: count() }).from(suites).where(eq(suites.projectId, p.id)).get()!.n;
   const rows = db.select().from(suites).where(eq(suites.projectId, p.id)).orderBy(suites.id).limit(limit).offset(offset).all();
-  return { total, entities: rows.map((s) => suiteView(db, s)) };
+  return { total, entities: suiteViews(db, rows) };
 }
