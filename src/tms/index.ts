@@ -3,14 +3,17 @@ import type { AppContext } from "../context";
 import { readJsonApiBody } from "../http/body";
 import { callerOf } from "./shared/auth";
 import { caseRoutes } from "./cases";
+import { configurationRoutes } from "./configurations";
 import { customFieldRoutes } from "./custom-fields";
 import { defectRoutes } from "./defects";
+import { environmentRoutes } from "./environments";
 import { milestoneRoutes } from "./milestones";
 import { planRoutes } from "./plans";
 import { projectRoutes } from "./projects";
 import { runRoutes, runV2Routes } from "./runs";
 import { sharedStepRoutes } from "./shared-steps";
 import { suiteRoutes } from "./suites";
+import { workspaceRoutes } from "./workspace";
 
 /** The largest /api/v1 or /api/v2 request body (bytes); bulk writes also have row budgets. */
 export const TMS_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -25,7 +28,7 @@ export const TMS_MAX_BODY_BYTES = 8 * 1024 * 1024;
 export function tmsRoutes(ctx: AppContext) {
   const controllers = [
     projectRoutes, caseRoutes, suiteRoutes, milestoneRoutes, sharedStepRoutes,
-    planRoutes, runRoutes, runV2Routes, defectRoutes, customFieldRoutes,
+    planRoutes, runRoutes, runV2Routes, defectRoutes, customFieldRoutes, environmentRoutes, configurationRoutes, workspaceRoutes,
   ];
   // The body hooks reach every controller's routes (they are used below them): the `Token` is
   // checked before one byte is read (401), then the JSON body within TMS_MAX_BODY_BYTES (413).

@@ -3,9 +3,9 @@ import type { AppContext } from "../../context";
 import { badRequest } from "../../http/errors";
 import { TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
 import { CodeHashParams, CodeIdParams, CodeParam, Envelope, IdResult, ok, page, paging, Limit, Offset, PageOf, StatusOnly } from "../shared/envelope";
-import { ResultCreate, ResultCreateBulk, RunCreate, RunIdParams, RunListQuery, RunPublic, V2ResultCreate, V2ResultCreated, V2ResultsCreate, V2ResultsCreated, V2RunParams, ResultView, RunPublicResult, RunView } from "./model";
+import { ResultCreate, ResultCreateBulk, RunCreate, RunExternalIssues, RunIdParams, RunListQuery, RunPublic, V2ResultCreate, V2ResultCreated, V2ResultsCreate, V2ResultsCreated, V2RunParams, ResultView, RunPublicResult, RunView } from "./model";
 import { recordV2Results } from "./reporter";
-import { abortRun, completeRun, createRun, deleteRun, fromV1, getResult, getRun, listResults, listRuns, recordResults, setRunPublic } from "./service";
+import { abortRun, completeRun, createRun, deleteRun, fromV1, getResult, getRun, listResults, listRuns, recordResults, setRunExternalIssues, setRunPublic } from "./service";
 
 const runDetail = (summary: string) => ({ tags: ["Runs"], summary });
 const resultDetail = (summary: string) => ({ tags: ["Results"], summary });
@@ -16,6 +16,9 @@ export function runRoutes(ctx: AppContext) {
   return tmsApi(ctx)
     .post("/run/:code", ({ params, body, caller }) => ok(createRun(ctx.db, caller, params.code, body)), {
       params: CodeParam, body: RunCreate, response: tmsResponses({ 200: IdResult }, [404, ...TMS_BODY_ERRORS]), detail: runDetail("Start a test run from a plan and/or cases (run.started)"),
+    })
+    .post("/run/:code/external-issue", ({ params, body }) => ok(setRunExternalIssues(ctx.db, params.code, body)), {
+      params: CodeParam, body: RunExternalIssues, response: tmsResponses({ 200: Envelope(t.Object({})) }, [404, ...TMS_BODY_ERRORS]), detail: runDetail("Link runs to external issues (Jira)"),
     })
     .get("/run/:code", ({ params, query }) => {
       const r = listRuns(ctx.db, base, params.code, { ...paging(query), status: query.status });

@@ -13,13 +13,13 @@ export const RunCreate = t.Object({
   include_all_cases: Opt(t.Boolean()),
   cases: Opt(CaseIds),
   is_autotest: Opt(t.Boolean()),
-  environment_id: Opt(t.Integer()),
-  environment_slug: Opt(t.String({ pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$", description: "Environment slug, e.g. \"staging\"" })),
+  environment_id: Opt(t.Integer({ minimum: 1, description: "An environment of the project" })),
+  environment_slug: Opt(t.String({ pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$", description: "Environment slug, e.g. \"staging\" (links the environment with that slug, if any)" })),
   milestone_id: Opt(t.Integer({ minimum: 1 })),
   plan_id: Opt(t.Integer({ minimum: 1 })),
   author_id: Opt(t.Integer()),
   tags: Opt(t.Array(t.String({ maxLength: 255 }), { maxItems: 100 })),
-  configurations: Opt(t.Array(t.Integer())),
+  configurations: Opt(t.Array(t.Integer({ minimum: 1 }), { maxItems: 100, description: "Configuration ids of the project" })),
   custom_field: Opt(t.Record(t.String(), t.String())),
   start_time: Opt(t.String()),
   end_time: Opt(t.String()),
@@ -27,6 +27,13 @@ export const RunCreate = t.Object({
   cloud_run_config: Opt(t.Any()),
 }, { examples: [{"title": "Nightly", "plan_id": 1, "environment_slug": "staging", "is_autotest": true}] });
 export type RunCreateBody = typeof RunCreate.static;
+
+/** Qase `RunExternalIssues`: link runs to issues in Jira (an empty `external_issue` unlinks). */
+export const RunExternalIssues = t.Object({
+  type: t.Union([t.Literal("jira-cloud"), t.Literal("jira-server")]),
+  links: t.Array(t.Object({ run_id: t.Integer({ minimum: 1 }), external_issue: Opt(t.String({ maxLength: 2000 })) }), { minItems: 1, maxItems: 100 }),
+});
+export type RunExternalIssuesBody = typeof RunExternalIssues.static;
 
 /** Qase `RunPublic`. */
 export const RunPublic = t.Object({ status: t.Boolean({ description: "true makes the public report available" }) }, { examples: [{"status": true}] });
@@ -150,7 +157,11 @@ export const RunView = t.Object({
   }),
   time_spent: t.Integer({ description: "Milliseconds, the sum of the results' times" }),
   elapsed_time: t.Integer({ description: "Seconds from start to end (or now)" }),
-  environment: Nullable(t.Object({ slug: t.String(), title: t.String() })),
+  environment: Nullable(t.Object({
+    id: Nullable(t.Integer({ description: "null for a free-form slug" })), slug: t.String(), title: t.String(), description: t.String(), host: t.String(),
+  })),
+  configurations: t.Array(t.Integer(), { description: "Configuration ids" }),
+  external_issue: Nullable(t.Object({ id: t.String(), type: t.String(), link: t.String() })),
   milestone: Nullable(t.Integer()),
   plan_id: Nullable(t.Integer()),
   cases: t.Array(t.Integer()),

@@ -20,7 +20,10 @@ import { RowBudget } from "../shared/row-budget";
 import { isoMicro, secondsBetween } from "../shared/time";
 import { RESULT_STATUSES, runCounts, type ResultStatus } from "./counts";
 import type { CaseCreateBody } from "../cases/model";
-import type { ResultCreateBody, RunCreateBody } from "./model";
+import { requireConfigurationIds } from "../configurations/service";
+import { environmentBySlug } from "../environments/service";
+import { environments } from "../environments/tables";
+import type { ResultCreateBody, RunCreateBody, RunExternalIssuesBody } from "./model";
 import { results, runCases, runs, type ResultStep } from "./tables";
 
 type RunRow = typeof runs.$inferSelect;
@@ -34,12 +37,23 @@ const latestStatuses = (db: Reader, runId: number) =>
 /** Qase's numeric run status. */
 const RUN_STATUS_CODES = { active: 0, completed: 1, aborted: 2 } as const;
 
-/** What a run's view reads beyond its row: its cases (in run order, with their latest status) and time spent. */
-type RunDetail = { cases: { caseId: number; status: string | null }[]; timeSpentMs: number };
+/** The run's environment as the API shows it: the linked entity, or the free-form slug it was started with. */
+type RunEnvironment = { id: number | null; title: string; slug: string; description: string; host: string } | null;
 
-/** Cases and time spent of many runs: one query for all their cases, one for all their results' time. */
-function runDetails(db: Reader, ids: number[]): Map<number, RunDetail> {
-  const out = new Map<number, RunDetail>(ids.map((id) => [id, { cases: [], timeSpentMs: 0 }]));
+/** What a run's view reads beyond its row: its cases (in run order, with their latest status), time spent and environment. */
+type RunDetail = { cases: { caseId: number; status: string | null }[]; timeSpentMs: number; environment: RunEnvironment };
+
+/** Cases, time spent and environments of many runs: one query for all their cases, one for all their results' time, one for their environments. */
+function runDetails(db: Reader, rows: RunRow[]): Map<number, RunDetail> {
+  const envIds = [...new Set(rows.flatMap((r) => (r.environmentId != null ? [r.environmentId] : [])))];
+  const envs = new Map(envIds.length ? db.select().from(environments).where(inArray(environments.id, envIds)).all().map((e) => [e.id, e] as const) : []);
+  const environmentOf = (r: RunRow): RunEnvironment => {
+    const e = r.environmentId != null ? envs.get(r.environmentId) : undefined;
+    if (e) return { id: e.id, title: e.title, slug: e.slug, description: e.description ?? "", host: e.host ?? "" };
+    return r.environment ? { id: null, title: r.environment, slug: r.environment, description: "", host: "" } : null;
+  };
+  const out = new Map<number, RunDetail>(rows.map((r) => [r.id, { cases: [], timeSpentMs: 0, environment: environmentOf(r) }]));
+  const ids = rows.map((r) => r.id);
   if (ids.length === 0) return out;
   for (const x of db.select({ runId: runCases.runId, caseId: runCases.caseId, status: runCases.status }).from(runCases)
     .where(inArray(runCases.runId, ids)).orderBy(runCases.runId, runCases.position).all())
@@ -50,8 +64,8 @@ function runDetails(db: Reader, ids: number[]): Map<number, RunDetail> {
 }
 
 /** Views of many runs of one project: their details loaded in batches. */
-function runViews(db: Reader, rows: RunRow[], baseUrl: string, projectCode: string) {
-  const details = runDetails(db, rows.map((r) => r.id));
+export function runViews(db: Reader, rows: RunRow[], baseUrl: string, projectCode: string) {
+  const details = runDetails(db, rows);
   return rows.map((r) => runView(r, details.get(r.id)!, baseUrl, projectCode));
 }
 
@@ -68,7 +82,9 @@ export function runView(r: RunRow, d: RunDetail, baseUrl: string, projectCode: s
     public_url: r.isPublic ? `${baseUrl}/public/report/${projectCode}/${r.id}` : null,
     stats: { total: rows.length, statuses: {}, untested: per(null), passed: per("passed"), failed: per("failed"), blocked: per("blocked"), skipped: per("skipped"), retest: per("retest"), in_progress: per("in_progress"), invalid: per("invalid") },
     time_spent: d.timeSpentMs, elapsed_time: secondsBetween(r.startTime, r.endTime ?? isoMicro()),
-    environment: r.environment ? { slug: r.environment, title: r.environment } : null,
+    environment: d.environment,
+    configurations: r.configurations,
+    external_issue: r.externalIssue ? { id: r.externalIssue.link, type: r.externalIssue.type, link: r.externalIssue.link } : null,
     milestone: r.milestoneId, plan_id: r.planId, cases: rows.map((x) => x.caseId), tags: r.tags.map((title) => ({ title })),
     is_autotest: r.isAutotest, author_id: r.authorId,
   };
@@ -101,9 +117,21 @@ export function createRun(db: Db, caller: Caller, code: string, body: RunCreateB
     ids = [...new Set(ids)];
     if (body.milestone_id != null && !tx.select({ id: milestones.id }).from(milestones).where(and(eq(milestones.id, body.milestone_id), eq(milestones.projectId, p.id))).get())
       throw badRequest(`Milestone ${body.milestone_id} does not exist in this project`, "milestone_id");
+    // environment_id must name an environment of the project; a slug links one when it exists and
+    // is kept as given otherwise (runs could name environments before they were an entity).
+    let environment: { id: number | null; slug: string } | null = null;
+    if (body.environment_id != null) {
+      const e = tx.select().from(environments).where(and(eq(environments.id, body.environment_id), eq(environments.projectId, p.id))).get();
+      if (!e) throw badRequest(`Environment ${body.environment_id} does not exist in this project`, "environment_id");
+      environment = { id: e.id, slug: e.slug };
+    } else if (body.environment_slug != null) {
+      environment = { id: environmentBySlug(tx, p.id, body.environment_slug)?.id ?? null, slug: body.environment_slug };
+    }
+    const configurationIds = requireConfigurationIds(tx, p.id, body.configurations ?? []);
     const run = tx.insert(runs).values({
       projectId: p.id, planId: body.plan_id ?? null, milestoneId: body.milestone_id ?? null, title: body.title,
-      description: body.description ?? "", environment: body.environment_slug ?? null, isAutotest: body.is_autotest ?? false,
+      description: body.description ?? "", environment: environment?.slug ?? null, environmentId: environment?.id ?? null,
+      configurations: configurationIds, isAutotest: body.is_autotest ?? false,
       tags: body.tags ?? [], authorId: caller.userId, startTime: isoMicro(),
     }).returning().get();
     addCasesToRun(tx, run.id, ids);
@@ -143,6 +171,25 @@ export function abortRun(db: Db, code: string, id: number) {
     const c = runCounts(latestStatuses(tx, id));
     publish(tx, "run.aborted", { id, cases: c.cases, passed: c.passed, failed: c.failed, untested: c.untested, blocked: c.blocked, duration: secondsBetween(run.startTime, end) }, { projectCode: p.code });
     return { id };
+  }, { behavior: "immediate" });
+}
+
+/**
+ * Links runs to issues in an external tracker (Qase `RunExternalIssues`): each link replaces the
+ * run's previous one; an empty `external_issue` removes it. Every run must exist in the project.
+ */
+export function setRunExternalIssues(db: Db, code: string, body: RunExternalIssuesBody) {
+  return db.transaction((tx) => {
+    const p = requireProject(tx, code);
+    body.links.forEach((l, i) => {
+      if (!tx.select({ id: runs.id }).from(runs).where(and(eq(runs.id, l.run_id), eq(runs.projectId, p.id))).get())
+        throw badRequest(`Run ${l.run_id} does not exist in this project`, `links.${i}.run_id`);
+    });
+    for (const l of body.links) {
+      const link = l.external_issue?.trim();
+      tx.update(runs).set({ externalIssue: link ? { type: body.type, link } : null }).where(eq(runs.id, l.run_id)).run();
+    }
+    return {};
   }, { behavior: "immediate" });
 }
 

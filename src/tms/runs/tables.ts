@@ -2,6 +2,7 @@ import type { ResultStatus } from "./counts";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { users } from "../../directory/tables";
 import { cases } from "../cases/tables";
+import { environments } from "../environments/tables";
 import { milestones } from "../milestones/tables";
 import { plans } from "../plans/tables";
 import { projects } from "../projects/tables";
@@ -15,7 +16,13 @@ export const runs = sqliteTable("tms_runs", {
   milestoneId: integer("milestone_id").references(() => milestones.id, { onDelete: "set null" }),
   title: text("title").notNull(),
   description: text("description").notNull().default(""),
+  /** The environment's slug as the run was started with it (kept if the environment is deleted). */
   environment: text("environment"),
+  environmentId: integer("environment_id").references(() => environments.id, { onDelete: "set null" }),
+  /** Configuration ids (tms_configurations) the run ran with. */
+  configurations: text("configurations", { mode: "json" }).$type<number[]>().notNull().default([]),
+  /** A link to an issue in an external tracker (`POST /run/{code}/external-issue`). */
+  externalIssue: text("external_issue", { mode: "json" }).$type<{ type: string; link: string } | null>(),
   isAutotest: integer("is_autotest", { mode: "boolean" }).notNull().default(false),
   status: text("status", { enum: RUN_STATUSES }).notNull().default("active"),
   isPublic: integer("is_public", { mode: "boolean" }).notNull().default(false),

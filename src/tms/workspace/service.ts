@@ -1,0 +1,74 @@
+/**
+ * Workspace-level read models Qase clients look up: the system fields (the case enums with the
+ * numbers the API takes) and the people (users and authors, from the SCIM directory).
+ */
+import { and, count, eq, or, type SQL } from "drizzle-orm";
+import type { Db } from "../../db/connection";
+import { containsText } from "../../db/contains";
+import { users } from "../../directory/tables";
+import { notFound } from "../../http/errors";
+import { RESULT_STATUSES } from "../runs/counts";
+import { BEHAVIORS, CASE_STATUSES, LAYERS, PRIORITIES, SEVERITIES, TYPES } from "../shared/enums";
+
+const title = (slug: string) => (slug === "e2e" ? "E2E" : slug === "api" ? "API" : (slug[0]!.toUpperCase() + slug.slice(1)).replace(/_/g, " "));
+
+/** One selectbox system field; option ids are the table indexes (Qase's numbers), gaps skipped. */
+function field(name: string, slug: string, table: readonly (string | null)[], entity: 0 | 1, defaultSlug: string | null, idOffset = 0) {
+  const options = table.flatMap((s, i) => (s === null ? [] : [{ id: i + idOffset, title: title(s), slug: s, color: null, icon: null, is_default: s === defaultSlug, read_only: false }]));
+  const def = options.find((o) => o.is_default);
+  return { title: name, slug, default_value: def ? String(def.id) : null, is_required: false, entity, type: 3, options };
+}
+
+/**
+ * The case enums as Qase's `system_field` list (what @qase/mcp-server reads to turn "critical" into
+ * 2): the same tables `enumValue` reads, so a number from here is accepted by the case routes.
+ */
+export function systemFields() {
+  return [
+    field("Severity", "severity", SEVERITIES, 0, "normal"),
+    field("Priority", "priority", PRIORITIES, 0, "undefined"),
+    field("Type", "type", TYPES, 0, "other"),
+    field("Behavior", "behavior", BEHAVIORS, 0, "undefined"),
+    field("Layer", "layer", LAYERS, 0, "unknown"),
+    field("Status", "status", CASE_STATUSES, 0, "actual"),
+    field("Automation status", "automation", ["manual", "to_be_automated", "automated"], 0, "manual"),
+    field("Is flaky", "is_flaky", ["no", "yes"], 0, "no"),
+    // Result statuses are taken by name; their ids follow Qase's (passed = 1).
+    field("Result status", "result_status", RESULT_STATUSES, 1, null, 1),
+  ];
+}
+
+type UserRow = Pick<typeof users.$inferSelect, "id" | "userName" | "displayName" | "title" | "emails" | "active">;
+const columns = { id: users.id, userName: users.userName, displayName: users.displayName, title: users.title, emails: users.emails, active: users.active };
+
+/** The primary (else first) e-mail the IdP sent; the userName when it sent none. */
+function emailOf(u: UserRow): string {
+  try {
+    const emails = JSON.parse(u.emails) as { value?: string; primary?: boolean }[];
+    return (emails.find((e) => e.primary) ?? emails[0])?.value ?? u.userName;
+  } catch {
+    return u.userName;
+  }
+}
+
+const userView = (u: UserRow) => ({ id: u.id, name: u.displayName, email: emailOf(u), title: u.title ?? "", status: u.active ? 1 : 0 });
+const authorView = (u: UserRow) => ({ id: u.id, author_id: u.id, entity_type: "user", entity_id: u.id, email: emailOf(u), name: u.displayName, is_active: u.active });
+
+function listPeople<T>(db: Db, q: { limit: number; offset: number; search?: string }, view: (u: UserRow) => T) {
+  const where: SQL | undefined = q.search ? or(containsText(users.displayName, q.search), containsText(users.userName, q.search)) : undefined;
+  const total = db.select({ n: count() }).from(users).get()!.n;
+  const filtered = db.select({ n: count() }).from(users).where(where).get()!.n;
+  const rows = db.select(columns).from(users).where(where).orderBy(users.id).limit(q.limit).offset(q.offset).all();
+  return { total, filtered, entities: rows.map(view) };
+}
+
+function requireUser(db: Db, id: number): UserRow {
+  const u = db.select(columns).from(users).where(and(eq(users.id, id))).get();
+  if (!u) throw notFound(`User ${id}`);
+  return u;
+}
+
+export const listUsers = (db: Db, q: { limit: number; offset: number }) => listPeople(db, q, userView);
+export const getUser = (db: Db, id: number) => userView(requireUser(db, id));
+export const listAuthors = (db: Db, q: { limit: number; offset: number; search?: string }) => listPeople(db, q, authorView);
+export const getAuthor = (db: Db, id: number) => authorView(requireUser(db, id));
