@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { join } from "node:path";
+import { tmsHarness, type Harness } from "../harness";
+
+/**
+ * jest + jest-qase-reporter (real packages, run by node as a team would) against a listening
+ * Gatehouse, with the options that used to break a run: an environment, configurations, an
+ * external link, fields, parameters, nested steps, the same title in two describe blocks and a
+ * case id that does not exist. Everything is read back through the API.
+ */
+let h: Harness;
+let server: ReturnType<typeof Bun.serve>;
+let linked: number;
+beforeAll(async () => {
+  h = await tmsHarness();
+  server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => h.t.app.handle(req) });
+  await h.api("POST", "/project", { title: "Jest", code: "JR" });
+  linked = (await h.api("POST", "/case/JR", { title: "Pay with a card" })).body.result.id;
+  await h.api("POST", "/environment/JR", { title: "Staging", slug: "staging" });
+});
+afterAll(async () => {
+  server.stop(true);
+  await h.close();
+});
+
+const ok = async (path: string) => {
+  const r = await h.api("GET", path);
+  if (r.status !== 200) throw new Error(`${path} → ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body.result;
+};
+
+test("a jest run reports every result with its environment, configurations, link, steps, fields and parameters", async () => {
+  const root = join(import.meta.dir, "../../..");
+  const proc = Bun.spawn(["node", join(root, "node_modules/jest/bin/jest.js"), "--config", join(import.meta.dir, "fixtures/jest/jest.config.js"), "--ci", "--no-watchman", "--cache=false"], {
+    cwd: join(import.meta.dir, "fixtures/jest"),
+    env: {
+      PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp",
+      LINKED_CASE_ID: String(linked),
+      QASE_MODE: "testops",
+      QASE_TESTOPS_API_HOST: `http://127.0.0.1:${server.port}/api`,
+      QASE_TESTOPS_API_TOKEN: h.token,
+      QASE_TESTOPS_PROJECT: "JR",
+      QASE_TESTOPS_RUN_TITLE: "jest reporter",
+      QASE_TESTOPS_RUN_COMPLETE: "true",
+      QASE_ENVIRONMENT: "staging",
+      QASE_TESTOPS_RUN_EXTERNAL_LINK: JSON.stringify({ type: "jiraCloud", link: "https://acme.atlassian.net/browse/QA-7" }),
+      QASE_TESTOPS_CONFIGURATIONS_VALUES: "Browser=Chrome,OS=Linux",
+      QASE_TESTOPS_CONFIGURATIONS_CREATE_IF_NOT_EXISTS: "true",
+    },
+    stdout: "pipe", stderr: "pipe",
+  });
+  const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  await proc.exited;
+  const log = `${out}\n${err}`;
+  expect(log).toContain("Tests:       1 failed, 4 passed, 5 total");
+
+  const runs = (await ok("/run/JR?limit=100")).entities;
+  expect(runs).toHaveLength(1);
+  const run = runs[0];
+  expect(run).toMatchObject({ title: "jest reporter", status_text: "completed", environment: { slug: "staging", title: "Staging" } });
+  expect(run.external_issue).toMatchObject({ type: "jira-cloud", link: "https://acme.atlassian.net/browse/QA-7" });
+  const groups = (await ok("/configuration/JR")).entities;
+  expect(groups.map((g: any) => `${g.title}=${g.configurations.map((c: any) => c.title).join("|")}`).sort()).toEqual(["Browser=Chrome", "OS=Linux"]);
+  expect(run.configurations.sort()).toEqual(groups.flatMap((g: any) => g.configurations.map((c: any) => c.id)).sort());
+
+  const results = (await ok(`/result/JR?run=${run.id}&limit=100`)).entities as any[];
+  expect(results).toHaveLength(5);
+  const caseOf = async (r: any) => ok(`/case/JR/${r.case_id}`);
+  const titles = await Promise.all(results.map(async (r) => [(await caseOf(r)).title, r] as const));
+  const byTitle = (t: string) => titles.filter(([title]) => title === t).map(([, r]) => r);
+
+  const [pay] = byTitle("Pay with a card");
+  expect(pay.status).toBe("passed");
+  expect(pay.steps).toMatchObject([{ action: "Open the checkout", expected_result: "The form is shown", data: "/checkout", status: "passed", steps: [{ action: "Type the card number", status: "passed" }] }]);
+
+  // The same title in two describe blocks is two cases (the reporter's signature), each linked to a suite.
+  const logins = byTitle("logs in");
+  expect(logins).toHaveLength(2);
+  expect(new Set(logins.map((r) => r.case_id)).size).toBe(2);
+
+  const [stale] = byTitle("has a stale annotation");
+  expect(stale.status).toBe("failed");
+  expect(stale.unlinked_reason).toContain("987654");
+
+  const [euros] = byTitle("pays in euros");
+  expect(euros.param).toEqual({ Currency: "EUR" });
+  expect(await caseOf(euros)).toMatchObject({ priority: "high", description: "Checkout in another currency", layer: "e2e", is_automated: true, params: { Currency: ["EUR"] } });
+}, 120_000);
