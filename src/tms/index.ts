@@ -2,6 +2,8 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { readJsonApiBody } from "../http/body";
 import { callerOf } from "./shared/auth";
+import { attachmentRoutes } from "./attachments";
+import { isAttachmentUpload, readUpload } from "./attachments/upload";
 import { caseRoutes } from "./cases";
 import { configurationRoutes } from "./configurations";
 import { customFieldRoutes } from "./custom-fields";
@@ -28,13 +30,15 @@ export const TMS_MAX_BODY_BYTES = 8 * 1024 * 1024;
 export function tmsRoutes(ctx: AppContext) {
   const controllers = [
     projectRoutes, caseRoutes, suiteRoutes, milestoneRoutes, sharedStepRoutes,
-    planRoutes, runRoutes, runV2Routes, defectRoutes, customFieldRoutes, environmentRoutes, configurationRoutes, workspaceRoutes,
+    planRoutes, runRoutes, runV2Routes, defectRoutes, customFieldRoutes, environmentRoutes, configurationRoutes, workspaceRoutes, attachmentRoutes,
   ];
   // The body hooks reach every controller's routes (they are used below them): the `Token` is
   // checked before one byte is read (401), then the JSON body within TMS_MAX_BODY_BYTES (413).
   const withBodyHooks = (mounted: Elysia<any>) => mounted
     .onParse(({ request }) => {
       callerOf(ctx, request);
+      // The attachment upload is the one multipart body (src/tms/attachments/upload.ts).
+      if (isAttachmentUpload(request)) return readUpload(request);
       return readJsonApiBody(request, TMS_MAX_BODY_BYTES);
     })
     // Never reached (the reader above always answers): the OpenAPI generator lists a body's

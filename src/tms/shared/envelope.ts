@@ -49,7 +49,7 @@ export const Opt = <T extends TSchema>(schema: T) => t.Optional(t.Union([schema,
 
 /**
  * Attachment ids: integers, or the decimal strings Qase clients send as attachment "hashes".
- * Gatehouse stores no files (see docs/tms.md); ids are kept as given and echoed in payloads.
+ * An attachment's hash is its decimal id (src/tms/attachments); ids are kept as given and echoed in payloads.
  */
 export const AttachmentIds = Opt(t.Array(t.Union([t.Integer({ minimum: 1 }), t.String({ pattern: "^[1-9][0-9]{0,15}$" })]), { maxItems: 1000 }));
 export const attachmentIds = (v: (number | string)[] | null | undefined): number[] => (v ?? []).map((x) => Number(x));

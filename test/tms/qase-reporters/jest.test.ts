@@ -72,6 +72,12 @@ test("a jest run reports every result with its environment, configurations, link
   const [pay] = byTitle("Pay with a card");
   expect(pay.status).toBe("passed");
   expect(pay.steps).toMatchObject([{ action: "Open the checkout", expected_result: "The form is shown", data: "/checkout", status: "passed", steps: [{ action: "Type the card number", status: "passed" }] }]);
+  // Attachments were uploaded and are referenced by the result and its step.
+  const download = async (id: number) => (await h.t.request("GET", `/api/v1/attachment/${id}/file`, { headers: { token: h.token } })).text();
+  expect(pay.attachments).toHaveLength(1);
+  expect(await download(pay.attachments[0])).toBe("paid 10 EUR");
+  expect(pay.steps[0].attachments).toHaveLength(1);
+  expect(await download(pay.steps[0].attachments[0])).toBe("<form></form>");
 
   // The same title in two describe blocks is two cases (the reporter's signature), each linked to a suite.
   const logins = byTitle("logs in");

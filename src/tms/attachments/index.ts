@@ -1,0 +1,38 @@
+import type { AppContext } from "../../context";
+import { tmsApi } from "../shared/api";
+import { CodeParam, ok, page, paging } from "../shared/envelope";
+import { AttachmentList, AttachmentListQuery, AttachmentResult, AttachmentUploaded, HashParam, HashResult, UPLOAD_REQUEST_BODY, UploadedFiles } from "./model";
+import { attachmentFile, deleteAttachment, getAttachment, listAttachments, uploadAttachments } from "./service";
+
+const detail = (summary: string, extra: object = {}) => ({ tags: ["Attachments"], summary, ...extra });
+
+/** Qase attachments; the multipart body is read by the TMS body hook (src/tms/index.ts, upload.ts). */
+export function attachmentRoutes(ctx: AppContext) {
+  const base = ctx.config.baseUrl;
+  return tmsApi(ctx)
+    .post("/attachment/:code", ({ params, body, caller }) => ok(uploadAttachments(ctx.db, base, caller, params.code, body.files)), {
+      params: CodeParam, body: UploadedFiles, response: { 200: AttachmentUploaded },
+      detail: detail("Upload files (multipart `file[]`; up to 20 files and 32 MiB a request; type sniffed from the bytes)", { requestBody: UPLOAD_REQUEST_BODY }),
+    })
+    .get("/attachment", ({ query }) => {
+      const r = listAttachments(ctx.db, base, paging(query));
+      return page(r.entities, r.total, r.filtered);
+    }, { query: AttachmentListQuery, response: { 200: AttachmentList }, detail: detail("List attachments") })
+    .get("/attachment/:hash", ({ params }) => ok(getAttachment(ctx.db, base, params.hash)), {
+      params: HashParam, response: { 200: AttachmentResult }, detail: detail("Get an attachment's details"),
+    })
+    .get("/attachment/:hash/file", ({ params }) => {
+      const a = attachmentFile(ctx.db, params.hash);
+      // Always a download, never rendered by the browser in this origin.
+      return new Response(a.content, {
+        headers: {
+          "content-type": a.mime, "content-length": String(a.size), "x-content-type-options": "nosniff",
+          "content-disposition": `attachment; filename="${a.filename.replace(/[^\x20-\x7e]|["\\]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(a.filename)}`,
+          "content-security-policy": "default-src 'none'; sandbox", "cache-control": "private, no-store",
+        },
+      });
+    }, { params: HashParam, detail: detail("Download an attachment (Gatehouse extension; Content-Disposition: attachment)") })
+    .delete("/attachment/:hash", ({ params }) => ok(deleteAttachment(ctx.db, params.hash)), {
+      params: HashParam, response: { 200: HashResult }, detail: detail("Delete an attachment"),
+    });
+}

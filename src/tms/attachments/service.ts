@@ -1,0 +1,56 @@
+import { count, eq } from "drizzle-orm";
+import type { Db } from "../../db/connection";
+import { notFound } from "../../http/errors";
+import { requireProject } from "../projects/service";
+import type { Caller } from "../shared/auth";
+import { isoMicro } from "../shared/time";
+import { extensionOf, sniffMediaType } from "./sniff";
+import { attachments } from "./tables";
+
+type Meta = Omit<typeof attachments.$inferSelect, "content">;
+const meta = { id: attachments.id, projectId: attachments.projectId, filename: attachments.filename, mime: attachments.mime, size: attachments.size, authorId: attachments.authorId, created: attachments.created };
+
+export function attachmentView(baseUrl: string, a: Meta) {
+  const url = `${baseUrl}/api/v1/attachment/${a.id}/file`;
+  return { hash: String(a.id), filename: a.filename, file: a.filename, mime: a.mime, extension: extensionOf(a.mime, a.filename), size: a.size, url, full_path: url };
+}
+
+/** Stores every file of one upload in one transaction, each with the media type its bytes show. */
+export function uploadAttachments(db: Db, baseUrl: string, caller: Caller, code: string, files: { name: string; bytes: Uint8Array }[]) {
+  return db.transaction((tx) => {
+    const p = requireProject(tx, code);
+    const now = isoMicro();
+    return files.map((f) => attachmentView(baseUrl, tx.insert(attachments).values({
+      projectId: p.id, filename: f.name, mime: sniffMediaType(f.bytes), size: f.bytes.byteLength, content: Buffer.from(f.bytes), authorId: caller.userId, created: now,
+    }).returning(meta).get()));
+  }, { behavior: "immediate" });
+}
+
+function requireAttachment(db: Db, hash: string): Meta {
+  const a = db.select(meta).from(attachments).where(eq(attachments.id, Number(hash))).get();
+  if (!a) throw notFound(`Attachment ${hash}`);
+  return a;
+}
+
+export const getAttachment = (db: Db, baseUrl: string, hash: string) => attachmentView(baseUrl, requireAttachment(db, hash));
+
+/** The file itself: its bytes, sniffed type and name. */
+export function attachmentFile(db: Db, hash: string) {
+  const a = db.select().from(attachments).where(eq(attachments.id, Number(hash))).get();
+  if (!a) throw notFound(`Attachment ${hash}`);
+  return a;
+}
+
+export function listAttachments(db: Db, baseUrl: string, q: { limit: number; offset: number }) {
+  const total = db.select({ n: count() }).from(attachments).get()!.n;
+  const rows = db.select(meta).from(attachments).orderBy(attachments.id).limit(q.limit).offset(q.offset).all();
+  return { total, filtered: total, entities: rows.map((a) => attachmentView(baseUrl, a)) };
+}
+
+/** Results, steps and cases keep the id; fetching it answers 404 from then on. */
+export function deleteAttachment(db: Db, hash: string) {
+  return db.transaction((tx) => {
+    if (!tx.delete(attachments).where(eq(attachments.id, Number(hash))).returning({ id: attachments.id }).get()) throw notFound(`Attachment ${hash}`);
+    return { hash };
+  }, { behavior: "immediate" });
+}
