@@ -82,3 +82,16 @@ test("the official client uploads and reads attachments; results reference them 
   expect(stored.attachments).toEqual([Number(hash)]);
   expect(stored.steps[0].attachments).toEqual([Number(hash)]);
 });
+
+test("another workspace's token finds no attachment of this one", async () => {
+  const ws = ((await (await h.t.admin("POST", "/api/admin/workspaces", { name: "Elsewhere" })).json()) as any).id;
+  const other = ((await (await h.t.admin("POST", "/api/admin/api-tokens", { name: "other", workspaceId: ws })).json()) as any).token;
+  const form = new FormData();
+  form.append("file[]", new File(["private"], "secret.txt"));
+  const hash = ((await (await upload(form)).json()) as any).result[0].hash;
+  for (const [method, path] of [["GET", `/api/v1/attachment/${hash}`], ["GET", `/api/v1/attachment/${hash}/file`], ["DELETE", `/api/v1/attachment/${hash}`]] as const)
+    expect(`${method} ${path} → ${(await h.t.request(method, path, { headers: { token: other } })).status}`).toBe(`${method} ${path} → 404`);
+  const listed = (await (await h.t.request("GET", "/api/v1/attachment?limit=100", { headers: { token: other } })).json()) as any;
+  expect(listed.result.total).toBe(0);
+  expect((await h.api("GET", `/api/v1/attachment/${hash}`)).status).toBe(200);
+});

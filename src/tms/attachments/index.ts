@@ -14,15 +14,15 @@ export function attachmentRoutes(ctx: AppContext) {
       params: CodeParam, body: UploadedFiles, response: { 200: AttachmentUploaded },
       detail: detail("Upload files (multipart `file[]`; up to 20 files and 32 MiB a request; type sniffed from the bytes)", { requestBody: UPLOAD_REQUEST_BODY }),
     })
-    .get("/attachment", ({ query }) => {
-      const r = listAttachments(ctx.db, base, paging(query));
+    .get("/attachment", ({ query, caller }) => {
+      const r = listAttachments(ctx.db, base, caller.workspaceId, paging(query));
       return page(r.entities, r.total, r.filtered);
     }, { query: AttachmentListQuery, response: { 200: AttachmentList }, detail: detail("List attachments") })
-    .get("/attachment/:hash", ({ params }) => ok(getAttachment(ctx.db, base, params.hash)), {
+    .get("/attachment/:hash", ({ params, caller }) => ok(getAttachment(ctx.db, base, caller.workspaceId, params.hash)), {
       params: HashParam, response: { 200: AttachmentResult }, detail: detail("Get an attachment's details"),
     })
-    .get("/attachment/:hash/file", ({ params }) => {
-      const a = attachmentFile(ctx.db, params.hash);
+    .get("/attachment/:hash/file", ({ params, caller }) => {
+      const a = attachmentFile(ctx.db, caller.workspaceId, params.hash);
       // Always a download, never rendered by the browser in this origin.
       return new Response(a.content, {
         headers: {
@@ -32,7 +32,7 @@ export function attachmentRoutes(ctx: AppContext) {
         },
       });
     }, { params: HashParam, detail: detail("Download an attachment (Gatehouse extension; Content-Disposition: attachment)") })
-    .delete("/attachment/:hash", ({ params }) => ok(deleteAttachment(ctx.db, params.hash)), {
+    .delete("/attachment/:hash", ({ params, caller }) => ok(deleteAttachment(ctx.db, caller.workspaceId, params.hash)), {
       params: HashParam, response: { 200: HashResult }, detail: detail("Delete an attachment"),
     });
 }

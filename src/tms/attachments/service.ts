@@ -1,8 +1,10 @@
-import { count, eq } from "drizzle-orm";
+import { and, count, eq } from "drizzle-orm";
 import type { Db } from "../../db/connection";
 import { notFound } from "../../http/errors";
 import { requireProject } from "../projects/service";
+import { projects } from "../projects/tables";
 import type { Caller } from "../shared/auth";
+import type { Reader } from "../shared/lookup";
 import { isoMicro } from "../shared/time";
 import { extensionOf, sniffMediaType } from "./sniff";
 import { attachments } from "./tables";
@@ -26,31 +28,37 @@ export function uploadAttachments(db: Db, baseUrl: string, caller: Caller, code:
   }, { behavior: "immediate" });
 }
 
-function requireAttachment(db: Db, hash: string): Meta {
-  const a = db.select(meta).from(attachments).where(eq(attachments.id, Number(hash))).get();
+/**
+ * Attachments are addressed by hash alone (Qase's paths name no project), so each lookup is
+ * limited to the projects of the caller's workspace: another workspace's file is "not found".
+ */
+function requireAttachment(db: Reader, workspaceId: number, hash: string): Meta {
+  const a = db.select(meta).from(attachments).innerJoin(projects, eq(projects.id, attachments.projectId))
+    .where(and(eq(attachments.id, Number(hash)), eq(projects.workspaceId, workspaceId))).get();
   if (!a) throw notFound(`Attachment ${hash}`);
   return a;
 }
 
-export const getAttachment = (db: Db, baseUrl: string, hash: string) => attachmentView(baseUrl, requireAttachment(db, hash));
+export const getAttachment = (db: Db, baseUrl: string, workspaceId: number, hash: string) => attachmentView(baseUrl, requireAttachment(db, workspaceId, hash));
 
 /** The file itself: its bytes, sniffed type and name. */
-export function attachmentFile(db: Db, hash: string) {
-  const a = db.select().from(attachments).where(eq(attachments.id, Number(hash))).get();
-  if (!a) throw notFound(`Attachment ${hash}`);
-  return a;
+export function attachmentFile(db: Db, workspaceId: number, hash: string) {
+  requireAttachment(db, workspaceId, hash);
+  return db.select().from(attachments).where(eq(attachments.id, Number(hash))).get()!;
 }
 
-export function listAttachments(db: Db, baseUrl: string, q: { limit: number; offset: number }) {
-  const total = db.select({ n: count() }).from(attachments).get()!.n;
-  const rows = db.select(meta).from(attachments).orderBy(attachments.id).limit(q.limit).offset(q.offset).all();
+export function listAttachments(db: Db, baseUrl: string, workspaceId: number, q: { limit: number; offset: number }) {
+  const where = eq(projects.workspaceId, workspaceId);
+  const total = db.select({ n: count() }).from(attachments).innerJoin(projects, eq(projects.id, attachments.projectId)).where(where).get()!.n;
+  const rows = db.select(meta).from(attachments).innerJoin(projects, eq(projects.id, attachments.projectId)).where(where).orderBy(attachments.id).limit(q.limit).offset(q.offset).all();
   return { total, filtered: total, entities: rows.map((a) => attachmentView(baseUrl, a)) };
 }
 
 /** Results, steps and cases keep the id; fetching it answers 404 from then on. */
-export function deleteAttachment(db: Db, hash: string) {
+export function deleteAttachment(db: Db, workspaceId: number, hash: string) {
   return db.transaction((tx) => {
-    if (!tx.delete(attachments).where(eq(attachments.id, Number(hash))).returning({ id: attachments.id }).get()) throw notFound(`Attachment ${hash}`);
+    requireAttachment(tx, workspaceId, hash);
+    tx.delete(attachments).where(eq(attachments.id, Number(hash))).run();
     return { hash };
   }, { behavior: "immediate" });
 }

@@ -5,7 +5,7 @@
 import { and, count, eq, or, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/connection";
 import { containsText } from "../../db/contains";
-import { users } from "../../directory/tables";
+import { users, workspaceMembers } from "../../directory/tables";
 import { notFound } from "../../http/errors";
 import { RESULT_STATUSES } from "../runs/counts";
 import { BEHAVIORS, CASE_STATUSES, LAYERS, PRIORITIES, SEVERITIES, TYPES } from "../shared/enums";
@@ -54,21 +54,26 @@ function emailOf(u: UserRow): string {
 const userView = (u: UserRow) => ({ id: u.id, name: u.displayName, email: emailOf(u), title: u.title ?? "", status: u.active ? 1 : 0 });
 const authorView = (u: UserRow) => ({ id: u.id, author_id: u.id, entity_type: "user", entity_id: u.id, email: emailOf(u), name: u.displayName, is_active: u.active });
 
-function listPeople<T>(db: Db, q: { limit: number; offset: number; search?: string }, view: (u: UserRow) => T) {
-  const where: SQL | undefined = q.search ? or(containsText(users.displayName, q.search), containsText(users.userName, q.search)) : undefined;
-  const total = db.select({ n: count() }).from(users).get()!.n;
-  const filtered = db.select({ n: count() }).from(users).where(where).get()!.n;
-  const rows = db.select(columns).from(users).where(where).orderBy(users.id).limit(q.limit).offset(q.offset).all();
+/** The people of one workspace: its members (a token sees its own workspace's people only). */
+const membersOf = (workspaceId: number) =>
+  and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, users.id));
+
+function listPeople<T>(db: Db, workspaceId: number, q: { limit: number; offset: number; search?: string }, view: (u: UserRow) => T) {
+  const search: SQL | undefined = q.search ? or(containsText(users.displayName, q.search), containsText(users.userName, q.search)) : undefined;
+  const from = () => db.select({ n: count() }).from(users).innerJoin(workspaceMembers, membersOf(workspaceId));
+  const total = from().get()!.n;
+  const filtered = from().where(search).get()!.n;
+  const rows = db.select(columns).from(users).innerJoin(workspaceMembers, membersOf(workspaceId)).where(search).orderBy(users.id).limit(q.limit).offset(q.offset).all();
   return { total, filtered, entities: rows.map(view) };
 }
 
-function requireUser(db: Db, id: number): UserRow {
-  const u = db.select(columns).from(users).where(and(eq(users.id, id))).get();
+function requireUser(db: Db, workspaceId: number, id: number): UserRow {
+  const u = db.select(columns).from(users).innerJoin(workspaceMembers, membersOf(workspaceId)).where(eq(users.id, id)).get();
   if (!u) throw notFound(`User ${id}`);
   return u;
 }
 
-export const listUsers = (db: Db, q: { limit: number; offset: number }) => listPeople(db, q, userView);
-export const getUser = (db: Db, id: number) => userView(requireUser(db, id));
-export const listAuthors = (db: Db, q: { limit: number; offset: number; search?: string }) => listPeople(db, q, authorView);
-export const getAuthor = (db: Db, id: number) => authorView(requireUser(db, id));
+export const listUsers = (db: Db, workspaceId: number, q: { limit: number; offset: number }) => listPeople(db, workspaceId, q, userView);
+export const getUser = (db: Db, workspaceId: number, id: number) => userView(requireUser(db, workspaceId, id));
+export const listAuthors = (db: Db, workspaceId: number, q: { limit: number; offset: number; search?: string }) => listPeople(db, workspaceId, q, authorView);
+export const getAuthor = (db: Db, workspaceId: number, id: number) => authorView(requireUser(db, workspaceId, id));
