@@ -13,6 +13,7 @@ import m9 from "../../migrations/0009_projects_per_workspace.sql" with { type: "
 import m10 from "../../migrations/0010_webhooks_per_workspace.sql" with { type: "text" };
 import m11 from "../../migrations/0011_qase_environments_configurations.sql" with { type: "text" };
 import m12 from "../../migrations/0012_qase_attachments.sql" with { type: "text" };
+import m13 from "../../migrations/0013_qase_public_report.sql" with { type: "text" };
 
 export const migrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795319636693, breakpoints: true, sql: m0 },
@@ -28,4 +29,5 @@ export const migrations: { tag: string; when: number; breakpoints: boolean; sql:
   { tag: "0010_webhooks_per_workspace", when: 1795618666994, breakpoints: true, sql: m10 },
   { tag: "0011_qase_environments_configurations", when: 1795620615661, breakpoints: true, sql: m11 },
   { tag: "0012_qase_attachments", when: 1795620668052, breakpoints: true, sql: m12 },
+  { tag: "0013_qase_public_report", when: 1795620673874, breakpoints: true, sql: m13 },
 ];

@@ -12,6 +12,7 @@ import { environmentRoutes } from "./environments";
 import { milestoneRoutes } from "./milestones";
 import { planRoutes } from "./plans";
 import { projectRoutes } from "./projects";
+import { publicReportRoutes } from "./public-report";
 import { runRoutes, runV2Routes } from "./runs";
 import { sharedStepRoutes } from "./shared-steps";
 import { suiteRoutes } from "./suites";
@@ -48,5 +49,5 @@ export function tmsRoutes(ctx: AppContext) {
   // and nothing consumes the combined route types (no typed client over this API).
   const mount = (prefix: string) =>
     controllers.reduce((app, controller) => app.use(controller(ctx) as unknown as Elysia), withBodyHooks(new Elysia({ prefix }) as Elysia<any>) as unknown as Elysia);
-  return new Elysia({ name: "tms" }).use(mount("/api")).use(mount(""));
+  return new Elysia({ name: "tms" }).use(mount("/api")).use(mount("")).use(publicReportRoutes(ctx));
 }

@@ -64,7 +64,10 @@ test("project, suite, cases, plan, run, v1 + v2 results, public report, complete
   expect(single.data.result?.hash).toMatch(/^[0-9a-f]{40}$/);
 
   const pub = await runs.updateRunPublicity("QC", run, { status: true });
-  expect(pub.data.result?.url).toContain(`/QC/${run}`);
+  // The public report is served at the returned address, without a token.
+  const page = await fetch(pub.data.result!.url!.replace("https://gatehouse.test", `http://127.0.0.1:${server.port}`));
+  expect([page.status, page.headers.get("content-type")]).toEqual([200, "text/html; charset=utf-8"]);
+  expect(await page.text()).toContain("Nightly");
   const completed = await runs.completeRun("QC", run);
   expect(completed.data.status).toBe(true);
 

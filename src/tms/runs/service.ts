@@ -79,7 +79,7 @@ export function runView(r: RunRow, d: RunDetail, baseUrl: string, projectCode: s
     id: r.id, run_id: r.id, title: r.title, description: r.description,
     status: RUN_STATUS_CODES[r.status], status_text: r.status,
     start_time: r.startTime, end_time: r.endTime, public: r.isPublic,
-    public_url: r.isPublic ? `${baseUrl}/public/report/${projectCode}/${r.id}` : null,
+    public_url: r.isPublic && r.publicToken ? publicReportUrl(baseUrl, r.publicToken) : null,
     stats: { total: rows.length, statuses: {}, untested: per(null), passed: per("passed"), failed: per("failed"), blocked: per("blocked"), skipped: per("skipped"), retest: per("retest"), in_progress: per("in_progress"), invalid: per("invalid") },
     time_spent: d.timeSpentMs, elapsed_time: secondsBetween(r.startTime, r.endTime ?? isoMicro()),
     environment: d.environment,
@@ -193,16 +193,24 @@ export function setRunExternalIssues(db: Db, code: string, body: RunExternalIssu
   }, { behavior: "immediate" });
 }
 
-/** Toggles the public report; run.report_changed only when visibility actually changes. */
+export const publicReportUrl = (baseUrl: string, token: string) => `${baseUrl}/public/report/${token}`;
+
+/**
+ * Toggles the public report; run.report_changed only when visibility actually changes. Making a
+ * report public issues a new random address; making it private forgets it, so a shared link
+ * stops working and is never valid again.
+ */
 export function setRunPublic(db: Db, baseUrl: string, code: string, id: number, visible: boolean) {
   return db.transaction((tx) => {
     const p = requireProject(tx, code);
     const run = requireRun(tx, p.id, id);
-    if (run.isPublic !== visible) {
-      tx.update(runs).set({ isPublic: visible }).where(eq(runs.id, id)).run();
-      publish(tx, "run.report_changed", { id, visible }, { projectCode: p.code });
+    let token = run.publicToken;
+    if (run.isPublic !== visible || (visible && !token)) {
+      token = visible ? randomBytes(24).toString("base64url") : null;
+      tx.update(runs).set({ isPublic: visible, publicToken: token }).where(eq(runs.id, id)).run();
+      if (run.isPublic !== visible) publish(tx, "run.report_changed", { id, visible }, { projectCode: p.code });
     }
-    return visible ? { url: `${baseUrl}/public/report/${p.code}/${id}` } : {};
+    return visible && token ? { url: publicReportUrl(baseUrl, token) } : {};
   }, { behavior: "immediate" });
 }
 

@@ -26,11 +26,13 @@ export const runs = sqliteTable("tms_runs", {
   isAutotest: integer("is_autotest", { mode: "boolean" }).notNull().default(false),
   status: text("status", { enum: RUN_STATUSES }).notNull().default("active"),
   isPublic: integer("is_public", { mode: "boolean" }).notNull().default(false),
+  /** The secret in the public report's address; a new one each time the report is made public, none while private. */
+  publicToken: text("public_token"),
   tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default([]),
   authorId: integer("author_id").references(() => users.id),
   startTime: text("start_time").notNull(),
   endTime: text("end_time"),
-}, (t) => [index("tms_runs_project").on(t.projectId), index("tms_runs_plan").on(t.planId, t.status)]);
+}, (t) => [index("tms_runs_project").on(t.projectId), index("tms_runs_plan").on(t.planId, t.status), uniqueIndex("tms_runs_public_token").on(t.publicToken)]);
 
 /**
  * The cases of a run with the status of their latest result (null = no result yet). Keeping the

@@ -1,0 +1,42 @@
+import { Elysia, t } from "elysia";
+import { and, asc, eq } from "drizzle-orm";
+import type { AppContext } from "../../context";
+import { cases } from "../cases/tables";
+import { projects } from "../projects/tables";
+import { runView } from "../runs/service";
+import { runCases, runs } from "../runs/tables";
+import { NOT_FOUND_PAGE, renderReport, STYLE_HASH } from "./render";
+
+/** Read-only and self-contained: nothing but its own hashed style may load, nothing may frame it. */
+const HEADERS = {
+  "content-type": "text/html; charset=utf-8",
+  "content-security-policy": `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "cache-control": "no-store",
+};
+
+/**
+ * The public run report at the address `PATCH /run/{code}/{id}/public` returns: no token needed,
+ * found by the random secret in its path only while the run is public (turning `public` off
+ * makes it a 404 for good).
+ */
+export function publicReportRoutes(ctx: AppContext) {
+  return new Elysia({ name: "public-report" }).get("/public/report/:token", ({ params }) => {
+    const row = ctx.db.select({ run: runs, project: projects }).from(runs).innerJoin(projects, eq(projects.id, runs.projectId))
+      .where(and(eq(runs.publicToken, params.token), eq(runs.isPublic, true))).get();
+    if (!row) return new Response(NOT_FOUND_PAGE, { status: 404, headers: HEADERS });
+    const view = runView(ctx.db, row.run, ctx.config.baseUrl, row.project.code);
+    const list = ctx.db.select({ title: cases.title, status: runCases.status }).from(runCases).innerJoin(cases, eq(cases.id, runCases.caseId))
+      .where(eq(runCases.runId, row.run.id)).orderBy(asc(runCases.position)).all();
+    const html = renderReport({
+      project: `${row.project.title} (${row.project.code})`, title: row.run.title, description: row.run.description, status: row.run.status,
+      environment: view.environment?.title ?? null, started: row.run.startTime, ended: row.run.endTime,
+      stats: view.stats as unknown as Record<string, number>, cases: list,
+    });
+    return new Response(html, { headers: HEADERS });
+  }, {
+    params: t.Object({ token: t.String({ maxLength: 64 }) }),
+    detail: { tags: ["Runs"], summary: "Public run report (read-only HTML; no token; 404 once the run is private again)", security: [] },
+  });
+}

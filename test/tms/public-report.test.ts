@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { tmsHarness, type Harness } from "./harness";
+
+let h: Harness;
+let run: number;
+beforeAll(async () => {
+  h = await tmsHarness();
+  await h.api("POST", "/project", { title: "Public <b>", code: "PUB" });
+  const a = (await h.api("POST", "/case/PUB", { title: "Log in <script>alert(1)</script>" })).body.result.id;
+  const b = (await h.api("POST", "/case/PUB", { title: "Log out" })).body.result.id;
+  run = (await h.api("POST", "/run/PUB", { title: "Nightly & weekly", cases: [a, b], environment_slug: "staging" })).body.result.id;
+  await h.api("POST", `/result/PUB/${run}`, { case_id: a, status: "failed" });
+});
+afterAll(() => h.close());
+
+const page = (url: string) => h.t.request("GET", new URL(url).pathname);
+
+test("the public report: read-only HTML at the returned address, escaped, strict CSP, no token needed", async () => {
+  const url = (await h.api("PATCH", `/run/PUB/${run}/public`, { status: true })).body.result.url as string;
+  expect(url).toMatch(/^https:\/\/gatehouse\.test\/public\/report\/[A-Za-z0-9_-]{32}$/);
+  expect((await h.api("GET", `/run/PUB/${run}`)).body.result.public_url).toBe(url);
+  const r = await page(url);
+  expect(r.status).toBe(200);
+  const csp = r.headers.get("content-security-policy")!;
+  expect(csp).toStartWith("default-src 'none'; style-src 'sha256-");
+  expect(csp).toContain("frame-ancestors 'none'");
+  expect(r.headers.get("x-content-type-options")).toBe("nosniff");
+  const html = await r.text();
+  expect(html).toContain("Nightly &#38; weekly");
+  expect(html).toContain("Log in &#60;script&#62;alert(1)&#60;/script&#62;");
+  expect(html).not.toContain("<script");
+  expect(html).toContain('<td class="failed">failed</td>');
+  expect(html).toContain("environment staging");
+  // Making it public again keeps the address.
+  expect((await h.api("PATCH", `/run/PUB/${run}/public`, { status: true })).body.result.url).toBe(url);
+});
+
+test("turning public off revokes the address for good; turning it on again issues a new one", async () => {
+  const first = (await h.api("PATCH", `/run/PUB/${run}/public`, { status: true })).body.result.url as string;
+  await h.api("PATCH", `/run/PUB/${run}/public`, { status: false });
+  const gone = await page(first);
+  expect(gone.status).toBe(404);
+  expect(gone.headers.get("content-type")).toBe("text/html; charset=utf-8");
+  expect((await h.api("GET", `/run/PUB/${run}`)).body.result.public_url).toBeNull();
+  const second = (await h.api("PATCH", `/run/PUB/${run}/public`, { status: true })).body.result.url as string;
+  expect(second).not.toBe(first);
+  expect((await page(first)).status).toBe(404);
+  expect((await page(second)).status).toBe(200);
+  expect((await h.t.request("GET", "/public/report/not-a-token")).status).toBe(404);
+});
