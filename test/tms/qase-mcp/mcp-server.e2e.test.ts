@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { join } from "node:path";
+import { ROOT, startBinary, type RunningBinary } from "../../e2e/binary";
+
+/**
+ * The official @qase/mcp-server (run by node over stdio, driven by the MCP SDK client as an AI
+ * agent's host would) against the compiled binary, with only its documented settings:
+ * QASE_API_DOMAIN=<host:port> and QASE_API_PROTOCOL=http (it calls <protocol>://<domain>/v1/...).
+ */
+const ADMIN = "mcp-e2e-admin-token-0123456789";
+let bin: RunningBinary;
+let client: Client;
+let token: string;
+
+beforeAll(async () => {
+  bin = await startBinary({ env: { GATEHOUSE_ADMIN_TOKEN: ADMIN } });
+  ({ token } = (await (await fetch(`${bin.url}/api/admin/api-tokens`, {
+    method: "POST", headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" }, body: JSON.stringify({ name: "mcp" }),
+  })).json()) as { token: string });
+  client = new Client({ name: "gatehouse-test", version: "1.0.0" });
+  await client.connect(new StdioClientTransport({
+    command: "node",
+    args: [join(ROOT, "node_modules/@qase/mcp-server/build/index.js")],
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", QASE_API_TOKEN: token, QASE_API_DOMAIN: new URL(bin.url).host, QASE_API_PROTOCOL: "http" },
+    stderr: "pipe",
+  }));
+}, 180_000);
+afterAll(async () => {
+  await client?.close();
+  if (bin && bin.proc.exitCode === null) await bin.stop();
+});
+
+/** Calls a tool and returns its JSON answer; a tool error fails the test with its text. */
+async function call(name: string, args: Record<string, unknown>): Promise<any> {
+  const r = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: { type: string; text?: string }[] };
+  const text = r.content.map((c) => c.text ?? "").join("\n");
+  if (r.isError) throw new Error(`${name} → ${text}`);
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+test("project, case (enum by name via system fields), run, results, read back and project context through the MCP server", async () => {
+  const tools = (await client.listTools()).tools.map((t) => t.name);
+  expect(tools).toEqual(expect.arrayContaining(["qase_case_upsert", "qase_run_upsert", "qase_result_record", "qase_get", "qase_project_context"]));
+  // Project creation is not among the server's default tools; the project comes from the API.
+  const api = (path: string, init: RequestInit = {}) => fetch(`${bin.url}/v1${path}`, { ...init, headers: { token, "content-type": "application/json" } }).then((r) => r.json() as Promise<any>);
+  await api("/project", { method: "POST", body: JSON.stringify({ code: "MCP", title: "Driven by an agent" }) });
+  const created = JSON.stringify(await call("qase_case_upsert", { code: "MCP", title: "Agent writes a case", severity: "critical", priority: "high" }));
+  const caseId = Number(/"id":\s*(\d+)/.exec(created)?.[1]);
+  expect(caseId).toBeGreaterThan(0);
+  const got = JSON.stringify(await call("qase_get", { entity: "case", code: "MCP", id: caseId }));
+  expect(got).toContain('"severity":"critical"');
+  expect(got).toContain('"priority":"high"');
+
+  const run = JSON.stringify(await call("qase_run_upsert", { code: "MCP", title: "Agent run" }));
+  const runId = Number(/"id":\s*(\d+)/.exec(run)?.[1]);
+  expect(runId).toBeGreaterThan(0);
+  await call("qase_result_record", { code: "MCP", run_id: runId, results: [{ case_id: caseId, status: "failed", comment: "seen by the agent" }] });
+
+  const results = (await api(`/result/MCP?run=${runId}`)).result.entities;
+  expect(results).toMatchObject([{ case_id: caseId, status: "failed", comment: "seen by the agent" }]);
+  const context = JSON.stringify(await call("qase_project_context", { code: "MCP" }));
+  expect(context).toContain("Driven by an agent");
+}, 120_000);
