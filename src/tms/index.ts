@@ -14,6 +14,7 @@ import { planRoutes } from "./plans";
 import { projectRoutes } from "./projects";
 import { publicReportRoutes } from "./public-report";
 import { runRoutes, runV2Routes } from "./runs";
+import { searchRoutes } from "./search";
 import { sharedStepRoutes } from "./shared-steps";
 import { suiteRoutes } from "./suites";
 import { workspaceRoutes } from "./workspace";
@@ -31,7 +32,7 @@ export const TMS_MAX_BODY_BYTES = 8 * 1024 * 1024;
 export function tmsRoutes(ctx: AppContext) {
   const controllers = [
     projectRoutes, caseRoutes, suiteRoutes, milestoneRoutes, sharedStepRoutes,
-    planRoutes, runRoutes, runV2Routes, defectRoutes, customFieldRoutes, environmentRoutes, configurationRoutes, workspaceRoutes, attachmentRoutes,
+    planRoutes, runRoutes, runV2Routes, defectRoutes, customFieldRoutes, environmentRoutes, configurationRoutes, workspaceRoutes, attachmentRoutes, searchRoutes,
   ];
   // The body hooks reach every controller's routes (they are used below them): the `Token` is
   // checked before one byte is read (401), then the JSON body within TMS_MAX_BODY_BYTES (413).

@@ -44,9 +44,9 @@ async function call(name: string, args: Record<string, unknown>): Promise<any> {
   }
 }
 
-test("project, case (enum by name via system fields), run, results, read back and project context through the MCP server", async () => {
+test("case (enum by name via system fields), run, results, read back, QQL search and project context through the MCP server", async () => {
   const tools = (await client.listTools()).tools.map((t) => t.name);
-  expect(tools).toEqual(expect.arrayContaining(["qase_case_upsert", "qase_run_upsert", "qase_result_record", "qase_get", "qase_project_context"]));
+  expect(tools).toEqual(expect.arrayContaining(["qase_case_upsert", "qase_run_upsert", "qase_result_record", "qase_get", "qase_project_context", "qql_search"]));
   // Project creation is not among the server's default tools; the project comes from the API.
   const api = (path: string, init: RequestInit = {}) => fetch(`${bin.url}/v1${path}`, { ...init, headers: { token, "content-type": "application/json" } }).then((r) => r.json() as Promise<any>);
   await api("/project", { method: "POST", body: JSON.stringify({ code: "MCP", title: "Driven by an agent" }) });
@@ -64,6 +64,8 @@ test("project, case (enum by name via system fields), run, results, read back an
 
   const results = (await api(`/result/MCP?run=${runId}`)).result.entities;
   expect(results).toMatchObject([{ case_id: caseId, status: "failed", comment: "seen by the agent" }]);
+  const found = JSON.stringify(await call("qql_search", { query: 'entity = "case" and project = "MCP" and severity = "critical"' }));
+  expect(found).toContain("Agent writes a case");
   const context = JSON.stringify(await call("qase_project_context", { code: "MCP" }));
   expect(context).toContain("Driven by an agent");
 }, 120_000);

@@ -1,0 +1,127 @@
+import { QqlError, type Expr, type Query, type Value } from "./qql";
+
+type FieldType = "number" | "text" | "enum" | "bool";
+type Entity = { from: string; base: string; key: string; order: string; fields: Record<string, [column: string, type: FieldType]> };
+
+const projectField: Record<string, [string, FieldType]> = { project: ["p.code", "text"] };
+
+/** What each searchable entity exposes to QQL: field name → column (whitelisted; never from the query). */
+export const QQL_ENTITIES: Record<string, Entity> = {
+  case: {
+    from: "tms_cases e JOIN tms_projects p ON p.id = e.project_id", base: "e.deleted IS NULL", key: "e.id", order: "e.id",
+    fields: {
+      id: ["e.id", "number"], title: ["e.title", "text"], description: ["e.description", "text"], preconditions: ["e.preconditions", "text"],
+      postconditions: ["e.postconditions", "text"], severity: ["e.severity", "enum"], priority: ["e.priority", "enum"], type: ["e.type", "enum"],
+      behavior: ["e.behavior", "enum"], layer: ["e.layer", "enum"], status: ["e.status", "enum"], isflaky: ["e.is_flaky", "bool"],
+      is_flaky: ["e.is_flaky", "bool"], automated: ["e.is_automated", "bool"], suite: ["e.suite_id", "number"], suite_id: ["e.suite_id", "number"],
+      milestone_id: ["e.milestone_id", "number"], created: ["e.created", "text"], updated: ["e.updated", "text"], ...projectField,
+    },
+  },
+  run: {
+    from: "tms_runs e JOIN tms_projects p ON p.id = e.project_id", base: "1", key: "e.id", order: "e.id",
+    fields: {
+      id: ["e.id", "number"], title: ["e.title", "text"], description: ["e.description", "text"], status: ["e.status", "enum"],
+      environment: ["e.environment", "text"], started: ["e.start_time", "text"], ended: ["e.end_time", "text"], plan_id: ["e.plan_id", "number"],
+      milestone_id: ["e.milestone_id", "number"], ...projectField,
+    },
+  },
+  result: {
+    from: "tms_results e JOIN tms_runs r ON r.id = e.run_id JOIN tms_projects p ON p.id = r.project_id", base: "1", key: "e.hash", order: "e.created, e.hash",
+    fields: {
+      hash: ["e.hash", "text"], status: ["e.status", "enum"], run: ["e.run_id", "number"], run_id: ["e.run_id", "number"], case_id: ["e.case_id", "number"],
+      ended: ["e.created", "text"], duration: ["e.time_ms", "number"], comment: ["e.comment", "text"], ...projectField,
+    },
+  },
+  defect: {
+    from: "tms_defects e JOIN tms_projects p ON p.id = e.project_id", base: "1", key: "e.id", order: "e.id",
+    fields: {
+      id: ["e.id", "number"], title: ["e.title", "text"], actual_result: ["e.actual_result", "text"], severity: ["e.severity", "enum"],
+      status: ["e.status", "enum"], case_id: ["e.case_id", "number"], run_id: ["e.run_id", "number"], created: ["e.created", "text"],
+      updated: ["e.updated", "text"], ...projectField,
+    },
+  },
+  plan: {
+    from: "tms_plans e JOIN tms_projects p ON p.id = e.project_id", base: "1", key: "e.id", order: "e.id",
+    fields: { id: ["e.id", "number"], title: ["e.title", "text"], description: ["e.description", "text"], created: ["e.created", "text"], updated: ["e.updated", "text"], ...projectField },
+  },
+};
+
+export type CompiledQql = { entity: string; where: string; params: (string | number)[]; order: string; from: string; key: string };
+
+/** Enum values match Qase's labels or slugs: "In progress", "in_progress" and "IN PROGRESS" alike. */
+const enumSlug = (v: Value) => String(v).trim().toLowerCase().replace(/[\s-]+/g, "_");
+
+/**
+ * Compiles a parsed query to a WHERE clause with bound parameters over the entity's whitelisted
+ * columns, limited to one workspace's projects. Unknown entities and fields, and values of the
+ * wrong type, are errors naming them.
+ */
+export function compileQql(q: Query, workspaceId: number): CompiledQql {
+  const entity = QQL_ENTITIES[q.entity];
+  if (!entity) throw new QqlError(`Unknown entity "${q.entity}": expected one of ${Object.keys(QQL_ENTITIES).join(", ")}`, 0);
+  const params: (string | number)[] = [];
+  const column = (name: string): [string, FieldType] => {
+    const f = entity.fields[name];
+    if (!f) throw new QqlError(`Unknown field "${name}" for ${q.entity}: expected one of ${Object.keys(entity.fields).join(", ")}`, 0);
+    return f;
+  };
+  const bind = (type: FieldType, v: Value, name: string): string => {
+    if (type === "number") {
+      if (typeof v !== "number" && !/^-?\d+(\.\d+)?$/.test(String(v))) throw new QqlError(`"${name}" takes a number`, 0);
+      params.push(Number(v));
+      return "?";
+    }
+    if (type === "bool") {
+      const s = String(v).toLowerCase();
+      if (!["true", "false", "1", "0", "yes", "no"].includes(s)) throw new QqlError(`"${name}" takes true or false`, 0);
+      params.push(["true", "1", "yes"].includes(s) ? 1 : 0);
+      return "?";
+    }
+    params.push(type === "enum" ? enumSlug(v) : String(v).toLowerCase());
+    return "?";
+  };
+  const lhs = (col: string, type: FieldType) => (type === "number" || type === "bool" ? col : `lower(${col})`);
+  const walk = (e: Expr): string => {
+    switch (e.kind) {
+      case "and":
+      case "or":
+        return `(${walk(e.left)} ${e.kind.toUpperCase()} ${walk(e.right)})`;
+      case "not":
+        return `(NOT ${walk(e.expr)})`;
+      case "empty": {
+        const [col] = column(e.field);
+        return e.negate ? `(${col} IS NOT NULL AND ${col} != '')` : `(${col} IS NULL OR ${col} = '')`;
+      }
+      case "in": {
+        const [col, type] = column(e.field);
+        const list = e.values.map((v) => bind(type, v, e.field)).join(", ");
+        return e.negate ? `(${col} IS NULL OR ${lhs(col, type)} NOT IN (${list}))` : `${lhs(col, type)} IN (${list})`;
+      }
+      case "cmp": {
+        const [col, type] = column(e.field);
+        switch (e.op) {
+          case "=":
+            return `${lhs(col, type)} = ${bind(type, e.value, e.field)}`;
+          case "!=":
+            return `(${col} IS NULL OR ${lhs(col, type)} != ${bind(type, e.value, e.field)})`;
+          case "~":
+          case "!~": {
+            if (type === "number" || type === "bool") throw new QqlError(`"${e.field}" cannot be matched with ${e.op}`, 0);
+            params.push("%" + String(e.value).toLowerCase().replace(/[\\%_]/g, (c) => "\\" + c) + "%");
+            return e.op === "~" ? `lower(${col}) LIKE ? ESCAPE '\\'` : `(${col} IS NULL OR lower(${col}) NOT LIKE ? ESCAPE '\\')`;
+          }
+          default:
+            // Ordering comparisons: numbers as numbers, dates (ISO 8601 text) as text.
+            params.push(type === "number" ? Number(e.value) : String(e.value));
+            if (type === "number" && !Number.isFinite(params[params.length - 1])) throw new QqlError(`"${e.field}" takes a number`, 0);
+            return `${col} ${e.op} ?`;
+        }
+      }
+    }
+  };
+  const where = [entity.base, "p.workspace_id = ?", q.where ? walk(q.where) : "1"];
+  // The workspace parameter sits before the query's own in the clause order.
+  const ordered: (string | number)[] = [workspaceId, ...params];
+  const order = q.order ? `${column(q.order.field)[0]} ${q.order.desc ? "DESC" : "ASC"}, ${entity.order}` : entity.order;
+  return { entity: q.entity, where: where.join(" AND "), params: ordered, order, from: entity.from, key: entity.key };
+}

@@ -1,0 +1,54 @@
+import type { Database } from "bun:sqlite";
+import { eq, inArray } from "drizzle-orm";
+import type { Db } from "../../db/connection";
+import { badRequest } from "../../http/errors";
+import { caseView } from "../cases/service";
+import { cases } from "../cases/tables";
+import { defectView } from "../defects/service";
+import { defects } from "../defects/tables";
+import { planView } from "../plans/service";
+import { plans } from "../plans/tables";
+import { projects } from "../projects/tables";
+import { resultView, runView } from "../runs/service";
+import { results, runs } from "../runs/tables";
+import { compileQql } from "./compile";
+import { parseQql, QqlError } from "./qql";
+
+/** Loads the rows of one page by key and renders them as the entity's own API view, in page order. */
+function render(db: Db, baseUrl: string, entity: string, keys: (string | number)[]): unknown[] {
+  if (!keys.length) return [];
+  const ids = keys.map(Number);
+  const inOrder = <T>(rows: T[], keyOf: (r: T) => string | number) => {
+    const by = new Map(rows.map((r) => [String(keyOf(r)), r]));
+    return keys.map((k) => by.get(String(k))!).filter(Boolean);
+  };
+  switch (entity) {
+    case "case":
+      return inOrder(db.select().from(cases).where(inArray(cases.id, ids)).all(), (r) => r.id).map((r) => caseView(db, r));
+    case "run":
+      return inOrder(db.select({ run: runs, code: projects.code }).from(runs).innerJoin(projects, eq(projects.id, runs.projectId)).where(inArray(runs.id, ids)).all(), (r) => r.run.id)
+        .map((r) => runView(db, r.run, baseUrl, r.code));
+    case "result":
+      return inOrder(db.select().from(results).where(inArray(results.hash, keys.map(String))).all(), (r) => r.hash).map(resultView);
+    case "defect":
+      return inOrder(db.select().from(defects).where(inArray(defects.id, ids)).all(), (r) => r.id).map(defectView);
+    default:
+      return inOrder(db.select().from(plans).where(inArray(plans.id, ids)).all(), (r) => r.id).map((r) => planView(db, r, false));
+  }
+}
+
+/** QQL search within the caller's workspace: one COUNT and one page of keys, both bound SQL. */
+export function search(db: Db, sqlite: Database, baseUrl: string, workspaceId: number, query: string, page: { limit: number; offset: number }) {
+  let c;
+  try {
+    c = compileQql(parseQql(query), workspaceId);
+  } catch (e) {
+    if (e instanceof QqlError) throw badRequest(`Invalid QQL: ${e.message}`, "query");
+    throw e;
+  }
+  const total = sqlite.query<{ n: number }, (string | number)[]>(`SELECT count(*) AS n FROM ${c.from} WHERE ${c.where}`).get(...c.params)!.n;
+  const keys = sqlite.query<{ k: string | number }, (string | number)[]>(`SELECT ${c.key} AS k FROM ${c.from} WHERE ${c.where} ORDER BY ${c.order} LIMIT ? OFFSET ?`)
+    .all(...c.params, page.limit, page.offset).map((r) => r.k);
+  const entities = render(db, baseUrl, c.entity, keys).map((e) => ({ entity: c.entity, ...(e as object) }));
+  return { total, filtered: total, count: entities.length, entities };
+}

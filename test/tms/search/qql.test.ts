@@ -1,0 +1,54 @@
+import { expect, test } from "bun:test";
+import { compileQql } from "../../../src/tms/search/compile";
+import { parseQql, QqlError } from "../../../src/tms/search/qql";
+
+test("parses the subset: entity conjunct, and/or/not, parentheses, in, is empty, order by", () => {
+  const q = parseQql('Entity = "case" AND (severity in ("critical", \'blocker\') OR NOT title ~ "login") and suite is not empty ORDER BY id DESC');
+  expect(q.entity).toBe("case");
+  expect(q.order).toEqual({ field: "id", desc: true });
+  expect(q.where).toEqual({
+    kind: "and",
+    left: {
+      kind: "or",
+      left: { kind: "in", field: "severity", values: ["critical", "blocker"], negate: false },
+      right: { kind: "not", expr: { kind: "cmp", field: "title", op: "~", value: "login" } },
+    },
+    right: { kind: "empty", field: "suite", negate: true },
+  });
+});
+
+test("compiles to bound SQL over whitelisted columns, scoped to the workspace", () => {
+  const c = compileQql(parseQql('entity = "case" and project = "DEMO" and status = "Actual" and title ~ "50%_off" and id >= 3'), 7);
+  expect(c.where).toBe("e.deleted IS NULL AND p.workspace_id = ? AND (((lower(p.code) = ? AND lower(e.status) = ?) AND lower(e.title) LIKE ? ESCAPE '\\') AND e.id >= ?)");
+  expect(c.params).toEqual([7, "demo", "actual", "%50\\%\\_off%", 3]);
+  // A value never becomes SQL text.
+  const evil = compileQql(parseQql(`entity = "run" and title = "x'); DROP TABLE tms_runs; --"`), 1);
+  expect(evil.where).not.toContain("DROP");
+  expect(evil.params).toContain("x'); drop table tms_runs; --");
+});
+
+test("enum values match labels and slugs", () => {
+  expect(compileQql(parseQql('entity = "result" and status = "In progress"'), 1).params).toEqual([1, "in_progress"]);
+});
+
+test("bad queries are errors naming the problem", () => {
+  const bad = (q: string) => {
+    try {
+      compileQql(parseQql(q), 1);
+    } catch (e) {
+      expect(e).toBeInstanceOf(QqlError);
+      return (e as Error).message;
+    }
+    throw new Error(`accepted: ${q}`);
+  };
+  expect(bad('title = "x"')).toContain("entity =");
+  expect(bad('entity = "requirement"')).toContain('Unknown entity "requirement"');
+  expect(bad('entity = "case" and colour = "red"')).toContain('Unknown field "colour"');
+  expect(bad('entity = "case" and id = "abc"')).toContain('"id" takes a number');
+  expect(bad('entity = "case" and id ~ 3')).toContain("cannot be matched");
+  expect(bad('entity = "case" and title = "unterminated')).toContain("Unterminated string");
+  expect(bad('entity = "case" and (title = "x"')).toContain('Expected ")"');
+  expect(bad('entity = "case" and title == "x"')).toContain("Expected a value");
+  expect(bad('entity = "case" ' + 'and id = 1 '.repeat(60))).toContain("at most 50 comparisons");
+  expect(bad("x".repeat(2001))).toContain("at most 2000 characters");
+});
