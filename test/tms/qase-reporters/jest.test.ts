@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
-import { tmsHarness, type Harness } from "../harness";
+import { reporterHarness, ROOT } from "./run-reporter";
 
 /**
  * jest + jest-qase-reporter (real packages, run by node as a team would) against a listening
@@ -8,50 +8,32 @@ import { tmsHarness, type Harness } from "../harness";
  * external link, fields, parameters, nested steps, the same title in two describe blocks and a
  * case id that does not exist. Everything is read back through the API.
  */
-let h: Harness;
-let server: ReturnType<typeof Bun.serve>;
+let r: Awaited<ReturnType<typeof reporterHarness>>;
 let linked: number;
 beforeAll(async () => {
-  h = await tmsHarness();
-  server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => h.t.app.handle(req) });
+  r = await reporterHarness();
+  const { h } = r;
   await h.api("POST", "/project", { title: "Jest", code: "JR" });
   linked = (await h.api("POST", "/case/JR", { title: "Pay with a card" })).body.result.id;
   await h.api("POST", "/environment/JR", { title: "Staging", slug: "staging" });
 });
-afterAll(async () => {
-  server.stop(true);
-  await h.close();
-});
-
-const ok = async (path: string) => {
-  const r = await h.api("GET", path);
-  if (r.status !== 200) throw new Error(`${path} → ${r.status} ${JSON.stringify(r.body)}`);
-  return r.body.result;
-};
+afterAll(() => r.close());
 
 test("a jest run reports every result with its environment, configurations, link, steps, fields and parameters", async () => {
-  const root = join(import.meta.dir, "../../..");
-  const proc = Bun.spawn(["node", join(root, "node_modules/jest/bin/jest.js"), "--config", join(import.meta.dir, "fixtures/jest/jest.config.js"), "--ci", "--no-watchman", "--cache=false"], {
-    cwd: join(import.meta.dir, "fixtures/jest"),
-    env: {
-      PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp",
-      LINKED_CASE_ID: String(linked),
-      QASE_MODE: "testops",
-      QASE_TESTOPS_API_HOST: `http://127.0.0.1:${server.port}/api`,
-      QASE_TESTOPS_API_TOKEN: h.token,
-      QASE_TESTOPS_PROJECT: "JR",
-      QASE_TESTOPS_RUN_TITLE: "jest reporter",
-      QASE_TESTOPS_RUN_COMPLETE: "true",
-      QASE_ENVIRONMENT: "staging",
-      QASE_TESTOPS_RUN_EXTERNAL_LINK: JSON.stringify({ type: "jiraCloud", link: "https://acme.atlassian.net/browse/QA-7" }),
-      QASE_TESTOPS_CONFIGURATIONS_VALUES: "Browser=Chrome,OS=Linux",
-      QASE_TESTOPS_CONFIGURATIONS_CREATE_IF_NOT_EXISTS: "true",
-    },
-    stdout: "pipe", stderr: "pipe",
+  const { h, ok } = r;
+  const log = await r.runNode([join(ROOT, "node_modules/jest/bin/jest.js"), "--config", join(import.meta.dir, "fixtures/jest/jest.config.js"), "--ci", "--no-watchman", "--cache=false"], join(import.meta.dir, "fixtures/jest"), {
+    LINKED_CASE_ID: String(linked),
+    QASE_MODE: "testops",
+    QASE_TESTOPS_API_HOST: `${r.base}/api`,
+    QASE_TESTOPS_API_TOKEN: h.token,
+    QASE_TESTOPS_PROJECT: "JR",
+    QASE_TESTOPS_RUN_TITLE: "jest reporter",
+    QASE_TESTOPS_RUN_COMPLETE: "true",
+    QASE_ENVIRONMENT: "staging",
+    QASE_TESTOPS_RUN_EXTERNAL_LINK: JSON.stringify({ type: "jiraCloud", link: "https://acme.atlassian.net/browse/QA-7" }),
+    QASE_TESTOPS_CONFIGURATIONS_VALUES: "Browser=Chrome,OS=Linux",
+    QASE_TESTOPS_CONFIGURATIONS_CREATE_IF_NOT_EXISTS: "true",
   });
-  const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
-  await proc.exited;
-  const log = `${out}\n${err}`;
   expect(log).toContain("Tests:       1 failed, 4 passed, 5 total");
 
   const runs = (await ok("/run/JR?limit=100")).entities;
