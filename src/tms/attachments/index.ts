@@ -1,5 +1,9 @@
+import { t } from "elysia";
 import type { AppContext } from "../../context";
-import { tmsApi } from "../shared/api";
+import { TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
+
+/** What these routes may answer besides 2xx: unknown project or entity, a duplicate, body limits. */
+const ERRS = [404, 409, ...TMS_BODY_ERRORS] as const;
 import { CodeParam, ok, page, paging } from "../shared/envelope";
 import { AttachmentList, AttachmentListQuery, AttachmentResult, AttachmentUploaded, HashParam, HashResult, UPLOAD_REQUEST_BODY, UploadedFiles } from "./model";
 import { attachmentFile, deleteAttachment, getAttachment, listAttachments, uploadAttachments } from "./service";
@@ -11,15 +15,15 @@ export function attachmentRoutes(ctx: AppContext) {
   const base = ctx.config.baseUrl;
   return tmsApi(ctx)
     .post("/attachment/:code", ({ params, body, caller }) => ok(uploadAttachments(ctx.db, base, caller, params.code, body.files)), {
-      params: CodeParam, body: UploadedFiles, response: { 200: AttachmentUploaded },
+      params: CodeParam, body: UploadedFiles, response: tmsResponses({ 200: AttachmentUploaded }, ERRS),
       detail: detail("Upload files (multipart `file[]`; up to 20 files and 32 MiB a request; type sniffed from the bytes)", { requestBody: UPLOAD_REQUEST_BODY }),
     })
     .get("/attachment", ({ query, caller }) => {
       const r = listAttachments(ctx.db, base, caller.workspaceId, paging(query));
       return page(r.entities, r.total, r.filtered);
-    }, { query: AttachmentListQuery, response: { 200: AttachmentList }, detail: detail("List attachments") })
+    }, { query: AttachmentListQuery, response: tmsResponses({ 200: AttachmentList }, ERRS), detail: detail("List attachments") })
     .get("/attachment/:hash", ({ params, caller }) => ok(getAttachment(ctx.db, base, caller.workspaceId, params.hash)), {
-      params: HashParam, response: { 200: AttachmentResult }, detail: detail("Get an attachment's details"),
+      params: HashParam, response: tmsResponses({ 200: AttachmentResult }, ERRS), detail: detail("Get an attachment's details"),
     })
     .get("/attachment/:hash/file", ({ params, caller }) => {
       const a = attachmentFile(ctx.db, caller.workspaceId, params.hash);
@@ -31,8 +35,8 @@ export function attachmentRoutes(ctx: AppContext) {
           "content-security-policy": "default-src 'none'; sandbox", "cache-control": "private, no-store",
         },
       });
-    }, { params: HashParam, detail: detail("Download an attachment (Gatehouse extension; Content-Disposition: attachment)") })
+    }, { params: HashParam, response: tmsResponses({ 200: t.Unknown({ description: "The file's bytes, with its sniffed media type" }) }, ERRS), detail: detail("Download an attachment (Gatehouse extension; Content-Disposition: attachment)") })
     .delete("/attachment/:hash", ({ params, caller }) => ok(deleteAttachment(ctx.db, caller.workspaceId, params.hash)), {
-      params: HashParam, response: { 200: HashResult }, detail: detail("Delete an attachment"),
+      params: HashParam, response: tmsResponses({ 200: HashResult }, ERRS), detail: detail("Delete an attachment"),
     });
 }

@@ -58,7 +58,7 @@ function authorsOf(db: Reader, rows: CaseRow[]): Map<number, CaseAuthor> {
 }
 
 /** Views of many cases: one query for all their authors. */
-function caseViews(db: Reader, rows: CaseRow[]) {
+export function caseViews(db: Reader, rows: CaseRow[]) {
   const authors = authorsOf(db, rows);
   return rows.map((c) => caseView(c, c.authorId === null ? null : authors.get(c.authorId) ?? null));
 }

@@ -37,6 +37,7 @@ export function publicReportRoutes(ctx: AppContext) {
     return new Response(html, { headers: HEADERS });
   }, {
     params: t.Object({ token: t.String({ maxLength: 64 }) }),
-    detail: { tags: ["Runs"], summary: "Public run report (read-only HTML; no token; 404 once the run is private again)"},
+    response: { 200: t.String({ description: "text/html" }), 404: t.String({ description: "text/html" }) },
+    detail: { tags: ["Runs"], summary: "Public run report (read-only HTML; no token; 404 once the run is private again)" },
   });
 }

@@ -2,11 +2,11 @@ import type { Database } from "bun:sqlite";
 import { eq, inArray } from "drizzle-orm";
 import type { Db } from "../../db/connection";
 import { badRequest } from "../../http/errors";
-import { caseView } from "../cases/service";
+import { caseViews } from "../cases/service";
 import { cases } from "../cases/tables";
 import { defectView } from "../defects/service";
 import { defects } from "../defects/tables";
-import { planView } from "../plans/service";
+import { planCaseIds, planView } from "../plans/service";
 import { plans } from "../plans/tables";
 import { projects } from "../projects/tables";
 import { resultView, runView } from "../runs/service";
@@ -24,7 +24,7 @@ function render(db: Db, baseUrl: string, entity: string, keys: (string | number)
   };
   switch (entity) {
     case "case":
-      return inOrder(db.select().from(cases).where(inArray(cases.id, ids)).all(), (r) => r.id).map((r) => caseView(db, r));
+      return caseViews(db, inOrder(db.select().from(cases).where(inArray(cases.id, ids)).all(), (r) => r.id));
     case "run":
       return inOrder(db.select({ run: runs, code: projects.code }).from(runs).innerJoin(projects, eq(projects.id, runs.projectId)).where(inArray(runs.id, ids)).all(), (r) => r.run.id)
         .map((r) => runView(db, r.run, baseUrl, r.code));
@@ -33,7 +33,7 @@ function render(db: Db, baseUrl: string, entity: string, keys: (string | number)
     case "defect":
       return inOrder(db.select().from(defects).where(inArray(defects.id, ids)).all(), (r) => r.id).map(defectView);
     default:
-      return inOrder(db.select().from(plans).where(inArray(plans.id, ids)).all(), (r) => r.id).map((r) => planView(db, r, false));
+      return inOrder(db.select().from(plans).where(inArray(plans.id, ids)).all(), (r) => r.id).map((r) => planView(r, planCaseIds(db, r.id)));
   }
 }
 
