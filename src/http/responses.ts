@@ -53,6 +53,14 @@ export function jsonResponses<S extends Record<number, TSchema>, E extends Error
 }
 
 /**
+ * The error answers of a route that documents its answers itself (`detail.responses`, for a
+ * success that is not JSON): each status with its meaning and the one JSON error body.
+ */
+export function apiErrorAnswers(errors: readonly ErrorStatus[]) {
+  return Object.fromEntries(errors.map((s) => [s, { description: ERROR_MEANINGS[s], content: { "application/json": { schema: ApiErrorBody } } }]));
+}
+
+/**
  * OpenAPI query parameters from a `t.Object` of them, for routes that read their query themselves
  * (documented under `detail.parameters`; src/ops/openapi-document.ts keeps them beside the path's).
  */

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { ADMIN_GUARD_ERRORS, assertAdmin } from "../admin/auth";
-import { ApiErrorBody, ERROR_MEANINGS, jsonResponses } from "../http/responses";
+import { apiErrorAnswers, jsonResponses } from "../http/responses";
 import type { AppContext } from "../context";
 import { consoleRoutes } from "./console";
 import { metricsFor, PROMETHEUS_CONTENT_TYPE } from "./metrics";
@@ -80,7 +80,7 @@ export function opsRoutes(ctx: AppContext) {
           security: [{}, { adminBearer: [] }],
           responses: {
             200: { description: "Prometheus text exposition format 0.0.4", content: { "text/plain": { schema: { type: "string" } } } },
-            ...Object.fromEntries(ADMIN_GUARD_ERRORS.map((s) => [s, { description: ERROR_MEANINGS[s], content: { "application/json": { schema: ApiErrorBody } } }])),
+            ...apiErrorAnswers(ADMIN_GUARD_ERRORS),
           },
         },
       },

@@ -6,7 +6,8 @@
  * - request bodies: the generator emits `content: {}` for routes whose hooks carry a `parse`
  *   list (Elysia gives every route after a plugin with a parse hook an empty one), and lists
  *   form encodings the API does not speak. Every body is rebuilt from the route's own schema,
- *   as JSON (SCIM: application/scim+json and application/json), with its first example;
+ *   as JSON (SCIM: application/scim+json and application/json), with its first example — unless
+ *   the route declares its own (`detail.requestBody`: a body it reads itself, e.g. multipart);
  * - Elysia's coercing numbers (`t.Integer`, `t.Numeric`: a string-or-number union so "7" is
  *   accepted in a path or query) become the number they decode to — what a client should send;
  * - TypeBox nullables (`anyOf [X, null]`, plus OpenAPI 3.0's `nullable`) become 3.1 type arrays;
@@ -83,8 +84,11 @@ export function normalizeSchema(input: Json): Json {
   return s;
 }
 
-/** What the generator loses of a route: its body schema and the query parameters it documents itself. */
-export type RouteDoc = { body?: { schema: Json; required: boolean }; parameters?: Json[] };
+/**
+ * What the generator loses of a route: its body schema, the request body it documents itself (a
+ * body that is not JSON) and the query parameters it documents itself.
+ */
+export type RouteDoc = { body?: { schema: Json; required: boolean }; requestBody?: Json; parameters?: Json[] };
 
 /** Media types a body is accepted in: SCIM takes both (RFC 7644 §3.1), the JSON APIs JSON. */
 export const bodyMediaTypes = (path: string): string[] => (path.startsWith("/scim/") ? ["application/scim+json", "application/json"] : ["application/json"]);
@@ -126,7 +130,8 @@ export function finishPaths(paths: Paths, routes: ReadonlyMap<string, RouteDoc>,
         op.parameters = [...have, ...extra];
       }
       delete op.requestBody;
-      if (body) {
+      if (route?.requestBody) op.requestBody = normalizeSchema(route.requestBody) as JsonObject;
+      else if (body) {
         const schema = normalizeSchema(body.schema);
         const example = firstExample(schema);
         const media: JsonObject = {};

@@ -100,6 +100,13 @@ export const OPENAPI_TAGS: { name: string; group: string; description: string }[
   { name: "Results", group: "Test management", description: `Results of a run (v1, and the v2 endpoints Qase reporters post to). ${TMS_AUTH}` },
   { name: "Defects", group: "Test management", description: `Defects found by failed results. ${TMS_AUTH}` },
   { name: "Custom fields", group: "Test management", description: `Custom fields of cases and runs. ${TMS_AUTH}` },
+  { name: "Environments", group: "Test management", description: `Environments runs are made in (\`QASE_ENVIRONMENT\` finds one by slug). ${TMS_AUTH}` },
+  { name: "Configurations", group: "Test management", description: `Configuration groups and their values, set on runs (\`QASE_TESTOPS_CONFIGURATIONS_VALUES\`). ${TMS_AUTH}` },
+  { name: "Attachments", group: "Test management", description: `Files uploaded by the reporters and linked to results, steps and cases; the media type is sniffed from the bytes, downloads are always \`Content-Disposition: attachment\`. ${TMS_AUTH}` },
+  { name: "System fields", group: "Test management", description: `The case fields with fixed options (severity, priority, type, …) and the numbers the API takes for them. ${TMS_AUTH}` },
+  { name: "Users", group: "Test management", description: `The users of the token's workspace, as the identity provider provisioned them (read-only). ${TMS_AUTH}` },
+  { name: "Authors", group: "Test management", description: `Authors of cases, runs and results: the directory's users (read-only). ${TMS_AUTH}` },
+  { name: "Search", group: "Test management", description: `QQL search over cases, runs, results, defects and plans (a documented subset, compiled to bound SQL). ${TMS_AUTH}` },
   { name: "Admin: SCIM", group: "Administration", description: `SCIM tokens for identity providers, the SCIM switch and seat usage. ${ADMIN_AUTH}` },
   { name: "Admin: workspaces", group: "Administration", description: `Workspaces of the organization: create, rename, archive. ${ADMIN_AUTH}` },
   { name: "Admin: directory", group: "Administration", description: `The people and teams the identity provider provisioned, as the console shows them (read-only). ${ADMIN_AUTH}` },
@@ -122,7 +129,7 @@ const ERROR_SCHEMAS = {
 function routeDocs(app: Elysia): Map<string, RouteDoc> {
   const docs = new Map<string, RouteDoc>();
   // the same route list toOpenAPISchema reads (getGlobalRoutes is not in Elysia's public type)
-  const routes = (app as unknown as { getGlobalRoutes(): { method: string; path: string; hooks?: { body?: unknown; detail?: { parameters?: unknown[] } } }[] }).getGlobalRoutes();
+  const routes = (app as unknown as { getGlobalRoutes(): { method: string; path: string; hooks?: { body?: unknown; detail?: { parameters?: unknown[]; requestBody?: unknown } } }[] }).getGlobalRoutes();
   for (const route of routes) {
     const doc: RouteDoc = {};
     const body = route.hooks?.body;
@@ -131,6 +138,7 @@ function routeDocs(app: Elysia): Map<string, RouteDoc> {
       const optional = (body as { [k: symbol]: unknown })[Symbol.for("TypeBox.Optional")] === "Optional";
       doc.body = { schema: JSON.parse(JSON.stringify(schema)) as Json, required: !optional };
     }
+    if (route.hooks?.detail?.requestBody) doc.requestBody = JSON.parse(JSON.stringify(route.hooks.detail.requestBody)) as Json;
     if (route.hooks?.detail?.parameters) doc.parameters = JSON.parse(JSON.stringify(route.hooks.detail.parameters)) as Json[];
     docs.set(`${route.method} ${route.path.replace(/:([^/]+)/g, "{$1}")}`, doc);
   }

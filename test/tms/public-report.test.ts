@@ -48,3 +48,11 @@ test("turning public off revokes the address for good; turning it on again issue
   expect((await page(second)).status).toBe(200);
   expect((await h.t.request("GET", "/public/report/not-a-token")).status).toBe(404);
 });
+
+test("a client asking for JSON only gets the API's error body for a missing report; a browser gets the page", async () => {
+  const json = await h.t.request("GET", "/public/report/not-a-token", { headers: { accept: "application/json" } });
+  expect([json.status, json.headers.get("content-type")?.split(";")[0]]).toEqual([404, "application/json"]);
+  expect(await json.json()).toMatchObject({ status: false, error: { code: "not_found" } });
+  const browser = await h.t.request("GET", "/public/report/not-a-token", { headers: { accept: "text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.8" } });
+  expect([browser.status, browser.headers.get("content-type")]).toEqual([404, "text/html; charset=utf-8"]);
+});

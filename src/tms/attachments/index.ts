@@ -1,12 +1,12 @@
-import { t } from "elysia";
 import type { AppContext } from "../../context";
-import { TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
-
-/** What these routes may answer besides 2xx: unknown project or entity, a duplicate, body limits. */
-const ERRS = [404, 409, ...TMS_BODY_ERRORS] as const;
+import { TMS_BODY_ERRORS, tmsApi, tmsErrorAnswers, tmsResponses } from "../shared/api";
 import { CodeParam, ok, page, paging } from "../shared/envelope";
 import { AttachmentList, AttachmentListQuery, AttachmentResult, AttachmentUploaded, HashParam, HashResult, UPLOAD_REQUEST_BODY, UploadedFiles } from "./model";
 import { attachmentFile, deleteAttachment, getAttachment, listAttachments, uploadAttachments } from "./service";
+import { SNIFFED_MEDIA_TYPES } from "./sniff";
+
+/** What these routes may answer besides 2xx: unknown project or entity, a duplicate, body limits. */
+const ERRS = [404, 409, ...TMS_BODY_ERRORS] as const;
 
 const detail = (summary: string, extra: object = {}) => ({ tags: ["Attachments"], summary, ...extra });
 
@@ -35,7 +35,15 @@ export function attachmentRoutes(ctx: AppContext) {
           "content-security-policy": "default-src 'none'; sandbox", "cache-control": "private, no-store",
         },
       });
-    }, { params: HashParam, response: tmsResponses({ 200: t.Unknown({ description: "The file's bytes, with its sniffed media type" }) }, ERRS), detail: detail("Download an attachment (Gatehouse extension; Content-Disposition: attachment)") })
+    }, {
+      params: HashParam,
+      detail: detail("Download an attachment (Gatehouse extension; Content-Disposition: attachment)", {
+        responses: {
+          200: { description: "The file's bytes, as the media type sniffed at upload", content: Object.fromEntries(SNIFFED_MEDIA_TYPES.map((type) => [type, { schema: { type: "string", format: "binary" } }])) },
+          ...tmsErrorAnswers([404]),
+        },
+      }),
+    })
     .delete("/attachment/:hash", ({ params, caller }) => ok(deleteAttachment(ctx.db, caller.workspaceId, params.hash)), {
       params: HashParam, response: tmsResponses({ 200: HashResult }, ERRS), detail: detail("Delete an attachment"),
     });

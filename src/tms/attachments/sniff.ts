@@ -13,6 +13,9 @@ const SIGNATURES: [type: string, bytes: number[], offset?: number][] = [
   ["video/webm", [0x1a, 0x45, 0xdf, 0xa3]],
 ];
 
+/** Every media type sniffMediaType answers (without parameters): what a download may be sent as. */
+export const SNIFFED_MEDIA_TYPES = [...SIGNATURES.map(([type]) => type), "image/webp", "video/mp4", "application/octet-stream", "text/plain"];
+
 const startsWith = (b: Uint8Array, sig: number[], offset = 0) => sig.every((x, i) => b[offset + i] === x);
 const ascii = (b: Uint8Array, from: number, to: number) => String.fromCharCode(...b.subarray(from, to));
 

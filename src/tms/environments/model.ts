@@ -10,8 +10,8 @@ export const EnvironmentCreate = t.Object({
   slug: Slug,
   description: Opt(t.String({ maxLength: 10000 })),
   host: Opt(t.String({ maxLength: 2000 })),
-});
-export const EnvironmentUpdate = t.Partial(EnvironmentCreate);
+}, { examples: [{ title: "Staging", slug: "staging", description: "Pre-release checks", host: "staging.example.com" }] });
+export const EnvironmentUpdate = t.Partial(EnvironmentCreate, { examples: [{ host: "staging-2.example.com" }] });
 export type EnvironmentCreateBody = typeof EnvironmentCreate.static;
 export type EnvironmentUpdateBody = typeof EnvironmentUpdate.static;
 

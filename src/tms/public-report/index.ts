@@ -1,6 +1,8 @@
 import { Elysia, t } from "elysia";
 import { and, asc, eq } from "drizzle-orm";
 import type { AppContext } from "../../context";
+import { notFound } from "../../http/errors";
+import { ApiErrorBody, apiErrorAnswers, ERROR_MEANINGS } from "../../http/responses";
 import { cases } from "../cases/tables";
 import { projects } from "../projects/tables";
 import { runView } from "../runs/service";
@@ -16,16 +18,28 @@ const HEADERS = {
   "cache-control": "no-store",
 };
 
+const HTML = { type: "string", description: "An HTML document" } as const;
+
+/** `Accept` names JSON and not HTML (an API client, not a browser). */
+function wantsJsonOnly(request: Request): boolean {
+  const accept = request.headers.get("accept") ?? "";
+  return /\bapplication\/json\b/i.test(accept) && !/\btext\/html\b/i.test(accept);
+}
+
 /**
  * The public run report at the address `PATCH /run/{code}/{id}/public` returns: no token needed,
  * found by the random secret in its path only while the run is public (turning `public` off
  * makes it a 404 for good).
  */
 export function publicReportRoutes(ctx: AppContext) {
-  return new Elysia({ name: "public-report" }).get("/public/report/:token", ({ params }) => {
+  return new Elysia({ name: "public-report" }).get("/public/report/:token", ({ params, request }) => {
     const row = ctx.db.select({ run: runs, project: projects }).from(runs).innerJoin(projects, eq(projects.id, runs.projectId))
       .where(and(eq(runs.publicToken, params.token), eq(runs.isPublic, true))).get();
-    if (!row) return new Response(NOT_FOUND_PAGE, { status: 404, headers: HEADERS });
+    if (!row) {
+      // A browser gets a page; a client asking for JSON only gets the API's error body.
+      if (wantsJsonOnly(request)) throw notFound("Public report");
+      return new Response(NOT_FOUND_PAGE, { status: 404, headers: HEADERS });
+    }
     const view = runView(ctx.db, row.run, ctx.config.baseUrl, row.project.code);
     const list = ctx.db.select({ title: cases.title, status: runCases.status }).from(runCases).innerJoin(cases, eq(cases.id, runCases.caseId))
       .where(eq(runCases.runId, row.run.id)).orderBy(asc(runCases.position)).all();
@@ -37,7 +51,18 @@ export function publicReportRoutes(ctx: AppContext) {
     return new Response(html, { headers: HEADERS });
   }, {
     params: t.Object({ token: t.String({ maxLength: 64 }) }),
-    response: { 200: t.String({ description: "text/html" }), 404: t.String({ description: "text/html" }) },
-    detail: { tags: ["Runs"], summary: "Public run report (read-only HTML; no token; 404 once the run is private again)" },
+    detail: {
+      tags: ["Runs"],
+      summary: "Public run report (read-only HTML; no token; 404 once the run is private again)",
+      security: [], // the random address is the credential
+      responses: {
+        200: { description: "The report page", content: { "text/html": { schema: HTML } } },
+        ...apiErrorAnswers([400]),
+        404: {
+          description: `${ERROR_MEANINGS[404]}: no public run has this address (never had, or turned private). A page, or the JSON error body when the request accepts application/json and not text/html`,
+          content: { "text/html": { schema: HTML }, "application/json": { schema: ApiErrorBody } },
+        },
+      },
+    },
   });
 }

@@ -32,7 +32,7 @@ export type RunCreateBody = typeof RunCreate.static;
 export const RunExternalIssues = t.Object({
   type: t.Union([t.Literal("jira-cloud"), t.Literal("jira-server")]),
   links: t.Array(t.Object({ run_id: t.Integer({ minimum: 1 }), external_issue: Opt(t.String({ maxLength: 2000 })) }), { minItems: 1, maxItems: 100 }),
-});
+}, { examples: [{ type: "jira-cloud", links: [{ run_id: 1, external_issue: "https://example.atlassian.net/browse/SHOP-42" }] }] });
 export type RunExternalIssuesBody = typeof RunExternalIssues.static;
 
 /** Qase `RunPublic`. */

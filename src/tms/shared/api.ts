@@ -1,5 +1,5 @@
 import { Elysia, type TSchema } from "elysia";
-import { jsonResponses, type ErrorStatus } from "../../http/responses";
+import { apiErrorAnswers, jsonResponses, type ErrorStatus } from "../../http/responses";
 import type { AppContext } from "../../context";
 import { notFound } from "../../http/errors";
 import { normaliseCode } from "../projects/service";
@@ -28,6 +28,9 @@ export function tmsApi(ctx: AppContext, prefix: "/v1" | "/v2" = "/v1") {
   });
 }
 
+/** Every entity route can answer these: validation (400), the Token check (401, 403). */
+const TMS_GUARD_ERRORS = [400, 401, 403] as const satisfies readonly ErrorStatus[];
+
 /**
  * The `response` option of an entity route: its success schema, 400 (every route validates a
  * parameter, query or body), 401 and 403 (the Token check; 403: the token's workspace is archived)
@@ -35,7 +38,10 @@ export function tmsApi(ctx: AppContext, prefix: "/v1" | "/v2" = "/v1") {
  * project or entity, 409 for a state conflict).
  */
 export const tmsResponses = <S extends Record<number, TSchema>, E extends ErrorStatus>(success: S, errors: readonly E[] = []) =>
-  jsonResponses(success, [400, 401, 403, ...errors]);
+  jsonResponses(success, [...TMS_GUARD_ERRORS, ...errors]);
+
+/** The same errors for a route whose success is not JSON (it documents `detail.responses` itself). */
+export const tmsErrorAnswers = (errors: readonly ErrorStatus[] = []) => apiErrorAnswers([...TMS_GUARD_ERRORS, ...errors]);
 
 /** Routes with a body add: over the body limit or the row budget (413), not JSON (415). */
 export const TMS_BODY_ERRORS = [413, 415] as const satisfies readonly ErrorStatus[];
