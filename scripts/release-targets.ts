@@ -64,6 +64,9 @@ export function expectedIntegrity(t: ReleaseTarget, bunVersion: string): string 
   );
 }
 
+/** What `npm pack --json` reports of one package. */
+type PackInfo = { filename: string; integrity: string };
+
 export type Runtime = { path: string; package: string; version: string; integrity: string };
 
 /**
@@ -85,7 +88,10 @@ export function fetchRuntime(t: ReleaseTarget, bunVersion: string, cacheDir: str
     const spec = `${t.runtimePackage}@${bunVersion}`;
     // npm verifies the download against the registry's integrity; we compare that with the pin.
     const packed = run(["npm", "pack", spec, "--json", "--pack-destination", scratch], scratch);
-    const [info] = JSON.parse(packed) as { filename: string; integrity: string }[];
+    // npm ≤ 11 prints an array of packed packages, npm 12 an object keyed by package name (npm 12
+    // comes first on `npm run`'s PATH when a devDependency, such as @qase/mcp-server, depends on it)
+    const parsed = JSON.parse(packed) as PackInfo[] | Record<string, PackInfo>;
+    const [info] = Array.isArray(parsed) ? parsed : Object.values(parsed);
     if (!info) throw new Error(`npm pack ${spec} reported nothing`);
     if (info.integrity !== integrity) throw new Error(`${spec}: integrity ${info.integrity} differs from the pinned ${integrity}; refusing to build with it`);
     run(["tar", "-xzf", info.filename, "--strip-components=1", `package/${t.runtimeFile}`], scratch);
