@@ -5,7 +5,7 @@ import { notFound } from "../../http/errors";
 import { ApiErrorBody, apiErrorAnswers, ERROR_MEANINGS } from "../../http/responses";
 import { cases } from "../cases/tables";
 import { projects } from "../projects/tables";
-import { runView } from "../runs/service";
+import { runViews } from "../runs/service";
 import { runCases, runs } from "../runs/tables";
 import { NOT_FOUND_PAGE, renderReport, STYLE_HASH } from "./render";
 
@@ -40,7 +40,7 @@ export function publicReportRoutes(ctx: AppContext) {
       if (wantsJsonOnly(request)) throw notFound("Public report");
       return new Response(NOT_FOUND_PAGE, { status: 404, headers: HEADERS });
     }
-    const view = runView(ctx.db, row.run, ctx.config.baseUrl, row.project.code);
+    const view = runViews(ctx.db, [row.run], ctx.config.baseUrl, row.project.code)[0]!;
     const list = ctx.db.select({ title: cases.title, status: runCases.status }).from(runCases).innerJoin(cases, eq(cases.id, runCases.caseId))
       .where(eq(runCases.runId, row.run.id)).orderBy(asc(runCases.position)).all();
     const html = renderReport({

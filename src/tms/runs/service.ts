@@ -44,7 +44,7 @@ type RunEnvironment = { id: number | null; title: string; slug: string; descript
 type RunDetail = { cases: { caseId: number; status: string | null }[]; timeSpentMs: number; environment: RunEnvironment };
 
 /** Cases, time spent and environments of many runs: one query for all their cases, one for all their results' time, one for their environments. */
-function runDetails(db: Reader, rows: RunRow[]): Map<number, RunDetail> {
+export function runDetails(db: Reader, rows: RunRow[]): Map<number, RunDetail> {
   const envIds = [...new Set(rows.flatMap((r) => (r.environmentId != null ? [r.environmentId] : [])))];
   const envs = new Map(envIds.length ? db.select().from(environments).where(inArray(environments.id, envIds)).all().map((e) => [e.id, e] as const) : []);
   const environmentOf = (r: RunRow): RunEnvironment => {

@@ -9,7 +9,7 @@ import { defects } from "../defects/tables";
 import { planCaseIds, planView } from "../plans/service";
 import { plans } from "../plans/tables";
 import { projects } from "../projects/tables";
-import { resultView, runView } from "../runs/service";
+import { resultView, runDetails, runView } from "../runs/service";
 import { results, runs } from "../runs/tables";
 import { compileQql } from "./compile";
 import { parseQql, QqlError } from "./qql";
@@ -25,9 +25,11 @@ function render(db: Db, baseUrl: string, entity: string, keys: (string | number)
   switch (entity) {
     case "case":
       return caseViews(db, inOrder(db.select().from(cases).where(inArray(cases.id, ids)).all(), (r) => r.id));
-    case "run":
-      return inOrder(db.select({ run: runs, code: projects.code }).from(runs).innerJoin(projects, eq(projects.id, runs.projectId)).where(inArray(runs.id, ids)).all(), (r) => r.run.id)
-        .map((r) => runView(db, r.run, baseUrl, r.code));
+    case "run": {
+      const rows = inOrder(db.select({ run: runs, code: projects.code }).from(runs).innerJoin(projects, eq(projects.id, runs.projectId)).where(inArray(runs.id, ids)).all(), (r) => r.run.id);
+      const details = runDetails(db, rows.map((r) => r.run));
+      return rows.map((r) => runView(r.run, details.get(r.run.id)!, baseUrl, r.code));
+    }
     case "result":
       return inOrder(db.select().from(results).where(inArray(results.hash, keys.map(String))).all(), (r) => r.hash).map(resultView);
     case "defect":
