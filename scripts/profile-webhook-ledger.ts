@@ -2,7 +2,7 @@
 /**
  * Where the webhook engine's per-delivery SQL time goes: the delivery ledger alone (no HTTP),
  * as the loop drives it under load. Not a benchmark with a baseline (that is bench-webhooks.ts):
- * a diagnostic behind the figures in docs/webhooks.md ("Fifth round").
+ * a diagnostic behind the figures in docs/benchmarks/webhooks.md ("Fifth round").
  *
  *   bun scripts/profile-webhook-ledger.ts [--events 60000] [--subs 1] [--batch 32]
  *
