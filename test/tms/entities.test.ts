@@ -88,3 +88,16 @@ test("a subscription scoped to another project receives none of this project's e
     server.stop(true);
   }
 });
+
+test("a case bulk places its cases after the suite's last case, in body order, per suite; case.created carries each position", async () => {
+  const a = (await ok("POST", "/suite/ENT", { title: "Bulk A" })).id;
+  const b = (await ok("POST", "/suite/ENT", { title: "Bulk B" })).id;
+  const first = (await ok("POST", "/case/ENT", { title: "already in A", suite_id: a })).id;
+  await h.clear();
+  const { ids } = await ok("POST", "/case/ENT/bulk", { cases: [
+    { title: "a1", suite_id: a }, { title: "b1", suite_id: b }, { title: "a2", suite_id: a }, { title: "b2", suite_id: b }, { title: "a3", suite_id: a },
+  ] });
+  const positions = await Promise.all([first, ...ids].map(async (id: number) => (await ok("GET", `/case/ENT/${id}`)).position));
+  expect(positions).toEqual([1, 2, 1, 3, 2, 4]);
+  for (const [i, id] of ids.entries()) await h.expectEvent("case.created", (p) => p.id === id && p.position === positions[i + 1]);
+});

@@ -4,6 +4,8 @@ import { ApiError, badRequest } from "../../http/errors";
 import { users } from "../../directory/tables";
 import { publish } from "../../webhooks/publish";
 import { caseFieldsFor } from "../custom-fields/service";
+import type { customFields } from "../custom-fields/tables";
+import { fastInserter } from "../../db/fast-insert";
 import { milestones } from "../milestones/tables";
 import { requireProject, type ProjectRow } from "../projects/service";
 import type { Caller } from "../shared/auth";
@@ -20,6 +22,7 @@ import { cases, type CaseCustomFieldValue, type CaseStep } from "./tables";
 
 export type CaseRow = typeof cases.$inferSelect;
 type Columns = Partial<typeof cases.$inferInsert>;
+type CustomFieldRow = typeof customFields.$inferSelect;
 
 const notDeleted = isNull(cases.deleted);
 
@@ -101,8 +104,7 @@ function buildSteps(tx: Reader, projectId: number, input: NonNullable<CaseCreate
  * project: unknown fields, wrong types and unknown selectbox values are 400s naming the field;
  * required fields must be present (or have a default) on create.
  */
-function buildCustomFields(tx: Reader, project: ProjectRow, input: Record<string, string> | null | undefined, previous: CaseCustomFieldValue[] | null): CaseCustomFieldValue[] {
-  const fields = caseFieldsFor(tx, project.code);
+function buildCustomFields(fields: CustomFieldRow[], input: Record<string, string> | null | undefined, previous: CaseCustomFieldValue[] | null): CaseCustomFieldValue[] {
   const byId = new Map(fields.map((f) => [String(f.id), f]));
   const values = new Map((previous ?? []).map((v) => [v.field_id, v.value]));
   for (const [key, value] of Object.entries(input ?? {})) {
@@ -126,7 +128,7 @@ function buildCustomFields(tx: Reader, project: ProjectRow, input: Record<string
 }
 
 /** Request fields → columns (only those given). Shared by create and update. */
-function columnsFrom(tx: Reader, project: ProjectRow, body: CaseCreateBody | CaseUpdateBody, previous: CaseRow | null): Columns {
+function columnsFrom(tx: Reader, project: ProjectRow, body: CaseCreateBody | CaseUpdateBody, previous: CaseRow | null, fields?: CustomFieldRow[]): Columns {
   const c: Columns = {};
   if (body.title != null) c.title = body.title;
   if (body.description !== undefined) c.description = body.description ?? "";
@@ -155,7 +157,7 @@ function columnsFrom(tx: Reader, project: ProjectRow, body: CaseCreateBody | Cas
   if (body.attachments != null) c.attachments = attachmentIds(body.attachments);
   if (body.steps != null) c.steps = buildSteps(tx, project.id, body.steps);
   if (body.tags != null) c.tags = body.tags;
-  if (previous === null || body.custom_field != null) c.customFields = buildCustomFields(tx, project, body.custom_field, previous?.customFields ?? null);
+  if (previous === null || body.custom_field != null) c.customFields = buildCustomFields(fields ?? caseFieldsFor(tx, project.code), body.custom_field, previous?.customFields ?? null);
   return c;
 }
 
@@ -164,14 +166,37 @@ function nextPosition(tx: Reader, projectId: number, suiteId: number | null | un
   return (tx.select({ m: max(cases.position) }).from(cases).where(where).get()?.m ?? 0) + 1;
 }
 
-/** Inserts a case and publishes case.created; for use inside a caller's transaction. */
-export function insertCase(tx: Tx, project: ProjectRow, caller: Caller, body: CaseCreateBody, reporter: Pick<Columns, "signature" | "params"> = {}): CaseRow {
-  const cols = columnsFrom(tx, project, body, null);
+/**
+ * What inserting many cases in one transaction would otherwise look up again for every case: the
+ * project's case fields and the next position in each suite. Valid for one transaction.
+ */
+export class CaseBatch {
+  private fields: CustomFieldRow[] | undefined;
+  private readonly positions = new Map<number | null, number>();
+  constructor(private readonly tx: Tx, readonly project: ProjectRow) {}
+
+  caseFields(): CustomFieldRow[] {
+    return (this.fields ??= caseFieldsFor(this.tx, this.project.code));
+  }
+
+  /** The position after the last case of the suite (or of the project's root), counting this batch's own inserts. */
+  takePosition(suiteId: number | null): number {
+    const next = this.positions.get(suiteId) ?? nextPosition(this.tx, this.project.id, suiteId);
+    this.positions.set(suiteId, next + 1);
+    return next;
+  }
+}
+
+const insertCaseRow = fastInserter(cases);
+
+/** Inserts a case and publishes case.created; for use inside a caller's transaction (pass one `batch` for many cases). */
+export function insertCase(tx: Tx, project: ProjectRow, caller: Caller, body: CaseCreateBody, reporter: Pick<Columns, "signature" | "params"> = {}, batch = new CaseBatch(tx, project)): CaseRow {
+  const cols = columnsFrom(tx, project, body, null, batch.caseFields());
   const now = isoMicro();
-  const row = tx.insert(cases).values({
-    ...cols, ...reporter, title: body.title, projectId: project.id, position: nextPosition(tx, project.id, cols.suiteId),
+  const row = insertCaseRow(tx, {
+    ...cols, ...reporter, title: body.title, projectId: project.id, position: batch.takePosition(cols.suiteId ?? null),
     revision: 1, authorId: caller.userId, created: now, updated: now,
-  }).returning().get();
+  });
   publish(tx, "case.created", casePayload(row), { projectCode: project.code });
   return row;
 }
@@ -185,9 +210,10 @@ export function createCasesBulk(db: Db, caller: Caller, code: string, bodies: Ca
     const p = requireProject(tx, code);
     const budget = new RowBudget();
     for (const b of bodies) budget.spend(1 + (b.steps?.length ?? 0), 1);
+    const batch = new CaseBatch(tx, p);
     return { ids: bodies.map((b, i) => {
       try {
-        return insertCase(tx, p, caller, b).id;
+        return insertCase(tx, p, caller, b, {}, batch).id;
       } catch (e) {
         // Name the failing element so the client can find it among hundreds.
         if (e instanceof ApiError && e.field) throw new ApiError(e.status, e.code, e.message, `cases.${i}.${e.field}`);

@@ -1,6 +1,7 @@
 import { and, count, eq } from "drizzle-orm";
 import type { Db, Tx } from "../../db/connection";
 import { badRequest, conflict } from "../../http/errors";
+import { fastInserter } from "../../db/fast-insert";
 import { publish } from "../../webhooks/publish";
 import { cases } from "../cases/tables";
 import { milestones } from "../milestones/tables";
@@ -29,14 +30,17 @@ export const defectView = (d: Row) => ({
   created: d.created, updated: d.updated, created_at: d.created, updated_at: d.updated,
 });
 
+// Reporters file one defect per failed result: up to a row budget's worth in one request.
+const insertDefectRow = fastInserter(defects);
+
 /** Inserts a defect and publishes defect.created, inside the caller's transaction. */
 export function insertDefect(tx: Tx, p: ProjectRow, caller: Caller, v: DefectInput): Row {
   const now = isoMicro();
-  const d = tx.insert(defects).values({
+  const d = insertDefectRow(tx, {
     projectId: p.id, title: v.title, actualResult: v.actualResult, severity: v.severity, caseId: v.caseId, step: v.step,
     runId: v.runId ?? null, resultHash: v.resultHash ?? null, milestoneId: v.milestoneId ?? null, attachments: v.attachments,
     tags: v.tags ?? [], authorId: caller.userId, created: now, updated: now,
-  }).returning().get();
+  });
   publish(tx, "defect.created", { id: d.id, title: d.title, case_id: d.caseId, step: d.step, actual_result: d.actualResult, attachments: d.attachments }, { projectCode: p.code });
   return d;
 }

@@ -10,6 +10,7 @@ import type { Db } from "../../db/connection";
 import { ApiError, badRequest } from "../../http/errors";
 import type { Logger } from "../../log";
 import type { CaseCreateBody } from "../cases/model";
+import { CaseBatch } from "../cases/service";
 import type { Caller } from "../shared/auth";
 import { RowBudget } from "../shared/row-budget";
 import { attachmentIds } from "../shared/envelope";
@@ -126,6 +127,8 @@ export function recordV2Results(db: Db, sqlite: Database, log: Logger, caller: C
   const out = db.transaction((tx) => {
     const p = requireActiveRun(tx, code, runId);
     const budget = new RowBudget();
+    // Positions taken by a rolled-back item leave a gap, never a duplicate.
+    const newCases = new CaseBatch(tx, p);
     return items.map((item, index): StoredResult | null => {
       const field = `results.${index}.`;
       if (!checkResult.Check(item)) {
@@ -135,7 +138,7 @@ export function recordV2Results(db: Db, sqlite: Database, log: Logger, caller: C
       }
       const itemWarnings: ItemProblem[] = [];
       try {
-        const stored = tx.transaction((sp) => storeResults(sp, q, p, caller, runId, fromV2(item, index, field, (w) => itemWarnings.push(w)), field, budget));
+        const stored = tx.transaction((sp) => storeResults(sp, q, p, caller, runId, fromV2(item, index, field, (w) => itemWarnings.push(w)), field, budget, newCases));
         warnings.push(...itemWarnings);
         return stored[0]!;
       } catch (e) {

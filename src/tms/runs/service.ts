@@ -4,7 +4,7 @@ import { and, count, eq, inArray, isNull, max, sum } from "drizzle-orm";
 import type { Db, Tx } from "../../db/connection";
 import { ApiError, badRequest, conflict } from "../../http/errors";
 import { publish } from "../../webhooks/publish";
-import { insertCase } from "../cases/service";
+import { CaseBatch, insertCase } from "../cases/service";
 import { ensureSuitePath } from "../suites/service";
 import { cases } from "../cases/tables";
 import { insertDefect } from "../defects/service";
@@ -300,7 +300,7 @@ const makesDefect = (r: ResultInput) => r.defect && (r.status === "failed" || r.
  * A v2 result naming a case id that does not exist is matched as unlinked and says so
  * (`unlinkedReason`): a reporter's batch must not be lost over one stale annotation.
  */
-function resolveCase(tx: Tx, q: ResultStatements, p: ProjectRow, caller: Caller, r: ResultInput, field: string, budget: RowBudget): { id: number; title: string; unlinkedReason: string | null } {
+function resolveCase(tx: Tx, q: ResultStatements, p: ProjectRow, caller: Caller, r: ResultInput, field: string, budget: RowBudget, newCases: CaseBatch): { id: number; title: string; unlinkedReason: string | null } {
   let unlinkedReason: string | null = null;
   if (r.caseId != null) {
     const c = q.caseById.get(r.caseId, p.id);
@@ -324,7 +324,7 @@ function resolveCase(tx: Tx, q: ResultStatements, p: ProjectRow, caller: Caller,
   const suiteId = r.suitePath?.length ? ensureSuitePath(tx, p, caller, r.suitePath, () => budget.spend(1, 1)) : null;
   budget.spend(1, 1);
   const params = Object.fromEntries(Object.entries(r.params).map(([k, v]) => [k, [v]]));
-  const c = insertCase(tx, p, caller, { ...r.caseFields, title: r.caseTitle, is_automated: true, suite_id: suiteId }, { signature: r.signature, params });
+  const c = insertCase(tx, p, caller, { ...r.caseFields, title: r.caseTitle, is_automated: true, suite_id: suiteId }, { signature: r.signature, params }, newCases);
   return { id: c.id, title: c.title, unlinkedReason };
 }
 
@@ -366,7 +366,7 @@ export function requireActiveRun(tx: Tx, code: string, runId: number) {
  * the stored rows and not stored again. What the results write is counted on `budget` first;
  * cases and suites they create are counted as they are created.
  */
-export function storeResults(tx: Tx, q: ResultStatements, p: ProjectRow, caller: Caller, runId: number, items: ResultInput[], field: string, budget: RowBudget): StoredResult[] {
+export function storeResults(tx: Tx, q: ResultStatements, p: ProjectRow, caller: Caller, runId: number, items: ResultInput[], field: string, budget: RowBudget, newCases = new CaseBatch(tx, p)): StoredResult[] {
   const clientId = items[0]?.clientId ?? null;
   if (clientId !== null) {
     const stored = q.resultByClientId.all(runId, clientId);
@@ -375,7 +375,7 @@ export function storeResults(tx: Tx, q: ResultStatements, p: ProjectRow, caller:
   for (const r of items) budget.spend(2 + r.steps.length + (makesDefect(r) ? 1 : 0), makesDefect(r) ? 1 : 0);
   const now = isoMicro();
   return items.map((r) => {
-    const c = resolveCase(tx, q, p, caller, r, field, budget);
+    const c = resolveCase(tx, q, p, caller, r, field, budget, newCases);
     const hash = randomBytes(20).toString("hex");
     q.insertResult.run(hash, runId, c.id, r.status, r.timeMs, r.comment, r.stacktrace, JSON.stringify(r.steps), JSON.stringify(r.attachments), JSON.stringify(r.params), r.clientId, c.unlinkedReason, caller.userId, now);
     if (q.setLatest.run(r.status, runId, c.id).changes === 0) q.addToRun.run(runId, c.id, (q.lastPosition.get(runId)?.m ?? 0) + 1, r.status);
@@ -397,7 +397,8 @@ export function recordResults(db: Db, sqlite: Database, caller: Caller, code: st
     const p = requireActiveRun(tx, code, runId);
     const items = inputs("");
     const budget = new RowBudget();
-    return items.flatMap((r, i) => storeResults(tx, q, p, caller, runId, [r], items.length > 1 ? `results.${i}.` : "", budget));
+    const newCases = new CaseBatch(tx, p);
+    return items.flatMap((r, i) => storeResults(tx, q, p, caller, runId, [r], items.length > 1 ? `results.${i}.` : "", budget, newCases));
   }, { behavior: "immediate" });
 }
 
