@@ -2,6 +2,7 @@
 // (for query coercion), which would let `{"id": "7"}` onto the wire.
 import { Type as t, type Static, type TLiteral, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
+import { BEHAVIOR, CASE_TYPE, PRIORITY, SEVERITY } from "../tms/shared/enums";
 
 /**
  * The outbound event catalog: every event of spec §6.2 with its payload schema (one `t` schema
@@ -31,10 +32,11 @@ const IsoMicros = t.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2
 const oneOf = <const V extends readonly string[]>(values: V) =>
   t.Union(values.map((v) => t.Literal(v)) as unknown as { -readonly [K in keyof V]: TLiteral<V[K]> });
 
-export const CaseSeverity = oneOf(["undefined", "blocked", "critical", "major", "normal", "minor", "trivial"]);
-export const CasePriority = oneOf(["undefined", "high", "medium", "low"]);
-export const CaseType = oneOf(["other", "functional", "smoke", "regression", "security", "usability", "performance", "acceptance"]);
-export const CaseBehavior = oneOf(["undefined", "positive", "negative", "destructive"]);
+// Payloads carry the enum names (§6.3), from the same tables the API's numbers come from.
+export const CaseSeverity = oneOf(SEVERITY.names);
+export const CasePriority = oneOf(PRIORITY.names);
+export const CaseType = oneOf(CASE_TYPE.names);
+export const CaseBehavior = oneOf(BEHAVIOR.names);
 export const CustomFieldType = oneOf(["number", "string", "text", "selectbox", "checkbox"]);
 
 export const CaseStep = t.Object(

@@ -8425,28 +8425,44 @@ export interface operations {
                                 preconditions: string;
                                 postconditions: string;
                                 /**
-                                 * @default undefined
-                                 * @enum {string}
+                                 * @description 0 = undefined or "not_set", 1 = blocked or "blocker", 2 = critical, 3 = major, 4 = normal, 5 = minor, 6 = trivial
+                                 * @example 0
+                                 * @enum {integer}
                                  */
-                                severity: "undefined" | "blocked" | "critical" | "major" | "normal" | "minor" | "trivial";
+                                severity: 0 | 1 | 2 | 3 | 4 | 5 | 6;
                                 /**
-                                 * @default undefined
-                                 * @enum {string}
+                                 * @description 0 = undefined or "not_set", 1 = high, 2 = medium, 3 = low
+                                 * @example 0
+                                 * @enum {integer}
                                  */
-                                priority: "undefined" | "high" | "medium" | "low";
+                                priority: 0 | 1 | 2 | 3;
                                 /**
-                                 * @default other
-                                 * @enum {string}
+                                 * @description 1 = other, 2 = smoke, 3 = regression, 4 = security, 5 = usability, 6 = performance, 7 = acceptance, 8 = functional
+                                 * @example 1
+                                 * @enum {integer}
                                  */
-                                type: "other" | "functional" | "smoke" | "regression" | "security" | "usability" | "performance" | "acceptance";
+                                type: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
                                 /**
-                                 * @default undefined
-                                 * @enum {string}
+                                 * @description 1 = undefined or "not_set", 2 = positive, 3 = negative, 4 = destructive
+                                 * @example 1
+                                 * @enum {integer}
                                  */
-                                behavior: "undefined" | "positive" | "negative" | "destructive";
+                                behavior: 1 | 2 | 3 | 4;
                                 suite_id: number | null;
                                 milestone_id: number | null;
+                                /**
+                                 * @description 0 = manual or "is_not_automated" or "not_automated", 1 = to_be_automated, 2 = automated
+                                 * @example 0
+                                 * @enum {integer}
+                                 */
+                                automation: 0 | 1 | 2;
+                                /** @description automation 0 or 1 */
+                                isManual: boolean;
+                                /** @description automation 1 */
+                                isToBeAutomated: boolean;
+                                /** @description automation 2 (the webhook payload's field) */
                                 is_automated: boolean;
+                                /** @description status 2 (the webhook payload's field) */
                                 is_deprecated: boolean;
                                 revision: number;
                                 steps: {
@@ -8468,16 +8484,23 @@ export interface operations {
                                 /** Format: date-time */
                                 updated: string;
                                 /**
-                                 * @default unknown
-                                 * @enum {string}
+                                 * @description 0 = unknown, 1 = e2e or "end_to_end", 2 = api, 3 = unit
+                                 * @example 0
+                                 * @enum {integer}
                                  */
-                                layer: "unknown" | "e2e" | "api" | "unit";
-                                is_flaky: boolean;
+                                layer: 0 | 1 | 2 | 3;
                                 /**
-                                 * @default actual
-                                 * @enum {string}
+                                 * @description 0 = no, 1 = yes
+                                 * @example 0
+                                 * @enum {integer}
                                  */
-                                status: "actual" | "draft" | "deprecated";
+                                is_flaky: 0 | 1;
+                                /**
+                                 * @description 0 = actual or "active", 1 = draft, 2 = deprecated
+                                 * @example 0
+                                 * @enum {integer}
+                                 */
+                                status: 0 | 1 | 2;
                                 tags: {
                                     title: string;
                                 }[];
@@ -8553,8 +8576,9 @@ export interface operations {
                 /**
                  * @example {
                  *       "title": "Apply a coupon at checkout",
-                 *       "severity": "major",
-                 *       "priority": "high",
+                 *       "severity": 3,
+                 *       "priority": 1,
+                 *       "type": 8,
                  *       "suite_id": 1,
                  *       "steps": [
                  *         {
@@ -8580,8 +8604,7 @@ export interface operations {
                     is_flaky?: (number | boolean) | null;
                     suite_id?: number | null;
                     milestone_id?: number | null;
-                    /** @description 0 manual, 1 to be automated, 2 automated */
-                    automation?: number | null;
+                    automation?: (number | string) | null;
                     isManual?: boolean | null;
                     isToBeAutomated?: boolean | null;
                     is_automated?: boolean | null;
@@ -8699,8 +8722,8 @@ export interface operations {
                  *       "cases": [
                  *         {
                  *           "title": "Apply a coupon at checkout",
-                 *           "severity": "major",
-                 *           "priority": "high",
+                 *           "severity": 3,
+                 *           "priority": 1,
                  *           "suite_id": 1,
                  *           "steps": [
                  *             {
@@ -8732,8 +8755,7 @@ export interface operations {
                         is_flaky?: (number | boolean) | null;
                         suite_id?: number | null;
                         milestone_id?: number | null;
-                        /** @description 0 manual, 1 to be automated, 2 automated */
-                        automation?: number | null;
+                        automation?: (number | string) | null;
                         isManual?: boolean | null;
                         isToBeAutomated?: boolean | null;
                         is_automated?: boolean | null;
@@ -8865,28 +8887,44 @@ export interface operations {
                             preconditions: string;
                             postconditions: string;
                             /**
-                             * @default undefined
-                             * @enum {string}
+                             * @description 0 = undefined or "not_set", 1 = blocked or "blocker", 2 = critical, 3 = major, 4 = normal, 5 = minor, 6 = trivial
+                             * @example 0
+                             * @enum {integer}
                              */
-                            severity: "undefined" | "blocked" | "critical" | "major" | "normal" | "minor" | "trivial";
+                            severity: 0 | 1 | 2 | 3 | 4 | 5 | 6;
                             /**
-                             * @default undefined
-                             * @enum {string}
+                             * @description 0 = undefined or "not_set", 1 = high, 2 = medium, 3 = low
+                             * @example 0
+                             * @enum {integer}
                              */
-                            priority: "undefined" | "high" | "medium" | "low";
+                            priority: 0 | 1 | 2 | 3;
                             /**
-                             * @default other
-                             * @enum {string}
+                             * @description 1 = other, 2 = smoke, 3 = regression, 4 = security, 5 = usability, 6 = performance, 7 = acceptance, 8 = functional
+                             * @example 1
+                             * @enum {integer}
                              */
-                            type: "other" | "functional" | "smoke" | "regression" | "security" | "usability" | "performance" | "acceptance";
+                            type: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
                             /**
-                             * @default undefined
-                             * @enum {string}
+                             * @description 1 = undefined or "not_set", 2 = positive, 3 = negative, 4 = destructive
+                             * @example 1
+                             * @enum {integer}
                              */
-                            behavior: "undefined" | "positive" | "negative" | "destructive";
+                            behavior: 1 | 2 | 3 | 4;
                             suite_id: number | null;
                             milestone_id: number | null;
+                            /**
+                             * @description 0 = manual or "is_not_automated" or "not_automated", 1 = to_be_automated, 2 = automated
+                             * @example 0
+                             * @enum {integer}
+                             */
+                            automation: 0 | 1 | 2;
+                            /** @description automation 0 or 1 */
+                            isManual: boolean;
+                            /** @description automation 1 */
+                            isToBeAutomated: boolean;
+                            /** @description automation 2 (the webhook payload's field) */
                             is_automated: boolean;
+                            /** @description status 2 (the webhook payload's field) */
                             is_deprecated: boolean;
                             revision: number;
                             steps: {
@@ -8908,16 +8946,23 @@ export interface operations {
                             /** Format: date-time */
                             updated: string;
                             /**
-                             * @default unknown
-                             * @enum {string}
+                             * @description 0 = unknown, 1 = e2e or "end_to_end", 2 = api, 3 = unit
+                             * @example 0
+                             * @enum {integer}
                              */
-                            layer: "unknown" | "e2e" | "api" | "unit";
-                            is_flaky: boolean;
+                            layer: 0 | 1 | 2 | 3;
                             /**
-                             * @default actual
-                             * @enum {string}
+                             * @description 0 = no, 1 = yes
+                             * @example 0
+                             * @enum {integer}
                              */
-                            status: "actual" | "draft" | "deprecated";
+                            is_flaky: 0 | 1;
+                            /**
+                             * @description 0 = actual or "active", 1 = draft, 2 = deprecated
+                             * @example 0
+                             * @enum {integer}
+                             */
+                            status: 0 | 1 | 2;
                             tags: {
                                 title: string;
                             }[];
@@ -9057,8 +9102,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "priority": "medium",
-                 *       "is_flaky": false
+                 *       "priority": 2,
+                 *       "is_flaky": 0
                  *     }
                  */
                 "application/json": {
@@ -9074,8 +9119,7 @@ export interface operations {
                     is_flaky?: (number | boolean) | null;
                     suite_id?: number | null;
                     milestone_id?: number | null;
-                    /** @description 0 manual, 1 to be automated, 2 automated */
-                    automation?: number | null;
+                    automation?: (number | string) | null;
                     isManual?: boolean | null;
                     isToBeAutomated?: boolean | null;
                     is_automated?: boolean | null;
@@ -11141,7 +11185,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
-                status?: "active" | "completed" | "aborted";
+                status?: string;
             };
             header?: never;
             path: {
@@ -11170,12 +11214,13 @@ export interface operations {
                                 title: string;
                                 description: string;
                                 /**
-                                 * @description 0 active, 1 completed, 2 aborted
-                                 * @default 0
-                                 * @enum {number}
+                                 * @description 0 = active or "in_progress", 1 = completed or "complete", 2 = aborted or "abort"
+                                 * @example 0
+                                 * @enum {integer}
                                  */
                                 status: 0 | 1 | 2;
                                 /**
+                                 * @description active, completed, aborted
                                  * @default active
                                  * @enum {string}
                                  */
@@ -11514,12 +11559,13 @@ export interface operations {
                             title: string;
                             description: string;
                             /**
-                             * @description 0 active, 1 completed, 2 aborted
-                             * @default 0
-                             * @enum {number}
+                             * @description 0 = active or "in_progress", 1 = completed or "complete", 2 = aborted or "abort"
+                             * @example 0
+                             * @enum {integer}
                              */
                             status: 0 | 1 | 2;
                             /**
+                             * @description active, completed, aborted
                              * @default active
                              * @enum {string}
                              */
@@ -11941,7 +11987,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description passed, failed, blocked, skipped, invalid, retest or in_progress */
+                    /** @description passed, failed, blocked, retest, skipped, in_progress, invalid (any case) */
                     status: string;
                     case_id?: number | null;
                     case?: {
@@ -11968,6 +12014,7 @@ export interface operations {
                     param_groups?: unknown;
                     steps?: {
                         position?: number | null;
+                        /** @description The name or Qase's number: 1 = passed, 2 = failed, 3 = blocked, 4 = retest, 5 = skipped, 7 = in_progress, 8 = invalid */
                         status: string | number;
                         comment?: string | null;
                         action?: string | null;
@@ -12094,7 +12141,7 @@ export interface operations {
                  */
                 "application/json": {
                     results: {
-                        /** @description passed, failed, blocked, skipped, invalid, retest or in_progress */
+                        /** @description passed, failed, blocked, retest, skipped, in_progress, invalid (any case) */
                         status: string;
                         case_id?: number | null;
                         case?: {
@@ -12121,6 +12168,7 @@ export interface operations {
                         param_groups?: unknown;
                         steps?: {
                             position?: number | null;
+                            /** @description The name or Qase's number: 1 = passed, 2 = failed, 3 = blocked, 4 = retest, 5 = skipped, 7 = in_progress, 8 = invalid */
                             status: string | number;
                             comment?: string | null;
                             action?: string | null;
@@ -12245,16 +12293,22 @@ export interface operations {
                                 run_id: number;
                                 case_id: number;
                                 /**
+                                 * @description passed, failed, blocked, retest, skipped, in_progress, invalid
                                  * @default passed
                                  * @enum {string}
                                  */
-                                status: "passed" | "failed" | "blocked" | "skipped" | "invalid" | "retest" | "in_progress";
+                                status: "passed" | "failed" | "blocked" | "retest" | "skipped" | "in_progress" | "invalid";
                                 time_spent_ms: number | null;
                                 comment: string | null;
                                 stacktrace: string | null;
                                 steps: {
                                     position: number;
-                                    status: string;
+                                    /**
+                                     * @description 1 = passed, 2 = failed, 3 = blocked, 4 = retest, 5 = skipped, 7 = in_progress, 8 = invalid
+                                     * @example 1
+                                     * @enum {integer}
+                                     */
+                                    status: 1 | 2 | 3 | 4 | 5 | 7 | 8;
                                     comment: string | null;
                                     action: string;
                                     expected_result: string | null;
@@ -12342,16 +12396,22 @@ export interface operations {
                             run_id: number;
                             case_id: number;
                             /**
+                             * @description passed, failed, blocked, retest, skipped, in_progress, invalid
                              * @default passed
                              * @enum {string}
                              */
-                            status: "passed" | "failed" | "blocked" | "skipped" | "invalid" | "retest" | "in_progress";
+                            status: "passed" | "failed" | "blocked" | "retest" | "skipped" | "in_progress" | "invalid";
                             time_spent_ms: number | null;
                             comment: string | null;
                             stacktrace: string | null;
                             steps: {
                                 position: number;
-                                status: string;
+                                /**
+                                 * @description 1 = passed, 2 = failed, 3 = blocked, 4 = retest, 5 = skipped, 7 = in_progress, 8 = invalid
+                                 * @example 1
+                                 * @enum {integer}
+                                 */
+                                status: 1 | 2 | 3 | 4 | 5 | 7 | 8;
                                 comment: string | null;
                                 action: string;
                                 expected_result: string | null;
@@ -12440,7 +12500,7 @@ export interface operations {
                 "application/json": {
                     title: string;
                     execution: {
-                        /** @description passed, failed, blocked, skipped, invalid, retest or in_progress */
+                        /** @description passed, failed, blocked, retest, skipped, in_progress, invalid (any case) */
                         status: string;
                         start_time?: number | null;
                         end_time?: number | null;
@@ -12469,7 +12529,7 @@ export interface operations {
                             attachments?: (number | string)[] | null;
                         } | null;
                         execution?: {
-                            /** @description passed, failed, blocked, skipped, invalid, retest or in_progress */
+                            /** @description passed, failed, blocked, retest, skipped, in_progress, invalid (any case) */
                             status?: string | null;
                             start_time?: number | null;
                             end_time?: number | null;
@@ -12746,7 +12806,12 @@ export interface operations {
                                 id: number;
                                 title: string;
                                 actual_result: string;
-                                severity: string;
+                                /**
+                                 * @description undefined, blocked, critical, major, normal, minor, trivial
+                                 * @default undefined
+                                 * @enum {string}
+                                 */
+                                severity: "undefined" | "blocked" | "critical" | "major" | "normal" | "minor" | "trivial";
                                 /**
                                  * @default open
                                  * @enum {string}
@@ -12830,7 +12895,7 @@ export interface operations {
                  * @example {
                  *       "title": "Total ignores the coupon",
                  *       "actual_result": "The total stays 40.00",
-                 *       "severity": "major",
+                 *       "severity": 3,
                  *       "case_id": 1
                  *     }
                  */
@@ -12948,7 +13013,12 @@ export interface operations {
                             id: number;
                             title: string;
                             actual_result: string;
-                            severity: string;
+                            /**
+                             * @description undefined, blocked, critical, major, normal, minor, trivial
+                             * @default undefined
+                             * @enum {string}
+                             */
+                            severity: "undefined" | "blocked" | "critical" | "major" | "normal" | "minor" | "trivial";
                             /**
                              * @default open
                              * @enum {string}

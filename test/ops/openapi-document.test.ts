@@ -131,7 +131,9 @@ test("types are OpenAPI 3.1: integer ids, enums, nullable as type arrays, defaul
   expect(subscription.properties.id).toEqual({ type: "integer" });
   expect(subscription.properties.project.type).toEqual(["string", "null"]);
   const caseView = doc.paths["/api/v1/case/{code}/{id}"].get.responses["200"].content["application/json"].schema.properties.result;
-  expect(caseView.properties.severity.enum).toContain("critical");
+  // Case enums answer Qase's numbers, each listed with its meaning.
+  expect(caseView.properties.severity).toMatchObject({ type: "integer", enum: [0, 1, 2, 3, 4, 5, 6] });
+  expect(caseView.properties.severity.description).toContain("2 = critical");
 });
 
 test("tags are described, with how to authenticate; the document links to the console", () => {

@@ -79,7 +79,7 @@ describe("suite.* and case.*", () => {
     await h.clear();
     const { id } = await ok("POST", "/case/EV", {
       title: "Pay with card", description: "d", preconditions: "p", postconditions: "q",
-      severity: 3, priority: 1, type: 2, behavior: 3, suite_id: suite.id, milestone_id: ms.id, automation: 2,
+      severity: 3, priority: 1, type: 8, behavior: 3, suite_id: suite.id, milestone_id: ms.id, automation: 2,
       attachments: ["7", 8],
       steps: [{ shared: hash }, { action: "Pay", expected_result: "Paid", attachments: [9] }],
       custom_field: { [String(field.id)]: "payments" },
@@ -122,7 +122,7 @@ describe("suite.* and case.*", () => {
     const clone = await ok("POST", `/case/EV/${id}/clone`, { title: "Refund (copy)" });
     expect((await h.expectEvent("case.cloned")).payload).toEqual({ id: clone.id, from_id: id });
     const copy = await ok("GET", `/case/EV/${clone.id}`);
-    expect(copy).toMatchObject({ title: "Refund (copy)", priority: "medium", revision: 1 });
+    expect(copy).toMatchObject({ title: "Refund (copy)", priority: 2, revision: 1 }); // 2 = medium
 
     await ok("DELETE", `/case/EV/${id}`);
     expect((await h.expectEvent("case.deleted")).payload).toEqual({ id });

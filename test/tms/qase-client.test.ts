@@ -31,7 +31,7 @@ test("project, suite, cases, plan, run, v1 + v2 results, public report, complete
   const suite = (await new SuitesApi(v1).createSuite("QC", { title: "Login", description: "auth flows", parent_id: null })).data.result!.id!;
   const cases = new CasesApi(v1);
   const login = (await cases.createCase("QC", {
-    title: "Log in with a valid password", suite_id: suite, severity: 2, priority: 1, type: 2, behavior: 2, automation: 2,
+    title: "Log in with a valid password", suite_id: suite, severity: 2, priority: 1, type: 8, behavior: 2, automation: 2,
     steps: [{ action: "Open /login", expected_result: "Form shown" }, { action: "Submit valid credentials", expected_result: "Dashboard" }],
   })).data.result!.id!;
   const logout = (await cases.createCase("QC", { title: "Log out", suite_id: suite })).data.result!.id!;

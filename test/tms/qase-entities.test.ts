@@ -81,9 +81,14 @@ test("system fields list the case enums with the numbers the case routes take", 
   const critical = severity.options.find((o: any) => o.slug === "critical");
   expect(critical).toMatchObject({ id: 2, title: "Critical" });
   for (const slug of ["priority", "type", "behavior", "layer", "status", "automation", "is_flaky", "result_status"]) expect(fields.map((f: any) => f.slug)).toContain(slug);
-  // A number read from here is understood by the case routes.
-  const id = (await ok("POST", "/case/QE", { title: "by number", severity: critical.id, layer: fields.find((f: any) => f.slug === "layer").options.find((o: any) => o.slug === "api").id })).id;
-  expect(await ok("GET", `/case/QE/${id}`)).toMatchObject({ severity: "critical", layer: "api" });
+  const type = fields.find((f: any) => f.slug === "type");
+  expect(type.options.find((o: any) => o.slug === "functional")).toMatchObject({ id: 8, title: "Functional" });
+  const results = fields.find((f: any) => f.slug === "result_status").options.map((o: any) => [o.id, o.slug]);
+  expect(results).toEqual([[1, "passed"], [2, "failed"], [3, "blocked"], [4, "retest"], [5, "skipped"], [7, "in_progress"], [8, "invalid"]]);
+  // A number read from here is understood by the case routes, and is what they answer.
+  const api = fields.find((f: any) => f.slug === "layer").options.find((o: any) => o.slug === "api").id;
+  const id = (await ok("POST", "/case/QE", { title: "by number", severity: critical.id, layer: api })).id;
+  expect(await ok("GET", `/case/QE/${id}`)).toMatchObject({ severity: critical.id, layer: api });
 });
 
 test("users and authors come from the SCIM directory", async () => {

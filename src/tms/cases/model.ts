@@ -1,12 +1,9 @@
 import { t } from "elysia";
 import { Limit, Offset } from "../shared/envelope";
 import { AttachmentIds, Opt } from "../shared/envelope";
-import { BEHAVIORS, CASE_STATUSES, EnumInput, LAYERS, PRIORITIES, SEVERITIES, TYPES } from "../shared/enums";
+import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, enumLegend, IS_FLAKY, LAYER, PRIORITY, SEVERITY } from "../shared/enums";
+import { EnumInput, EnumNumber } from "../shared/enum-schemas";
 import { AuthorId, Nullable, Tags, Timestamp } from "../shared/envelope";
-
-type Named<T> = readonly [Exclude<T, null>, ...Exclude<T, null>[]];
-const CASE_TYPES = TYPES.filter((x) => x !== null) as unknown as Named<(typeof TYPES)[number]>;
-const CASE_BEHAVIORS = BEHAVIORS.filter((x) => x !== null) as unknown as Named<(typeof BEHAVIORS)[number]>;
 
 /** Qase `TestStepCreate`: either an `action` or `shared` (a shared step hash). */
 export const StepInput = t.Object({
@@ -22,20 +19,20 @@ const caseFields = {
   description: Opt(t.String({ maxLength: 100000 })),
   preconditions: Opt(t.String({ maxLength: 100000 })),
   postconditions: Opt(t.String({ maxLength: 100000 })),
-  severity: Opt(EnumInput),
-  priority: Opt(EnumInput),
-  behavior: Opt(EnumInput),
-  type: Opt(EnumInput),
-  layer: Opt(EnumInput),
-  is_flaky: Opt(t.Union([t.Integer({ minimum: 0, maximum: 1 }), t.Boolean()])),
+  severity: Opt(EnumInput(SEVERITY)),
+  priority: Opt(EnumInput(PRIORITY)),
+  behavior: Opt(EnumInput(BEHAVIOR)),
+  type: Opt(EnumInput(CASE_TYPE)),
+  layer: Opt(EnumInput(LAYER)),
+  is_flaky: Opt(t.Union([t.Integer({ minimum: 0, maximum: 1 }), t.Boolean()], { description: "0 or 1 (Qase), or a boolean" })),
   suite_id: Opt(t.Integer({ minimum: 1 })),
   milestone_id: Opt(t.Integer({ minimum: 1 })),
-  automation: Opt(t.Integer({ minimum: 0, maximum: 2, description: "0 manual, 1 to be automated, 2 automated" })),
+  automation: Opt(EnumInput(AUTOMATION)),
   isManual: Opt(t.Boolean()),
   isToBeAutomated: Opt(t.Boolean()),
   is_automated: Opt(t.Boolean()),
   is_deprecated: Opt(t.Boolean()),
-  status: Opt(EnumInput),
+  status: Opt(EnumInput(CASE_STATUS)),
   steps_type: Opt(t.Union([t.Literal("classic"), t.Literal("gherkin")])),
   attachments: AttachmentIds,
   steps: Opt(t.Array(StepInput, { maxItems: 500 })),
@@ -47,10 +44,10 @@ const caseFields = {
   updated_at: Opt(t.String()),
 };
 
-/** Qase `TestCaseCreate`. Enum fields take Qase's numbers or the §6.3 names. */
-export const CaseCreate = t.Object({ title: t.String({ minLength: 1, maxLength: 255 }), ...caseFields }, { examples: [{"title": "Apply a coupon at checkout", "severity": "major", "priority": "high", "suite_id": 1, "steps": [{"action": "Add an item and enter coupon SAVE10", "expected_result": "The total drops by 10%"}], "tags": ["checkout"]}] });
-export const CaseUpdate = t.Object({ title: t.Optional(t.String({ minLength: 1, maxLength: 255 })), ...caseFields }, { examples: [{"priority": "medium", "is_flaky": false}] });
-export const CaseBulkCreate = t.Object({ cases: t.Array(CaseCreate, { minItems: 1, maxItems: 1000 }) }, { examples: [{"cases": [{"title": "Apply a coupon at checkout", "severity": "major", "priority": "high", "suite_id": 1, "steps": [{"action": "Add an item and enter coupon SAVE10", "expected_result": "The total drops by 10%"}], "tags": ["checkout"]}, {"title": "Remove a coupon"}]}] });
+/** Qase `TestCaseCreate`. Enum fields take Qase's numbers (what the Qase clients send) or the names. */
+export const CaseCreate = t.Object({ title: t.String({ minLength: 1, maxLength: 255 }), ...caseFields }, { examples: [{"title": "Apply a coupon at checkout", "severity": 3, "priority": 1, "type": 8, "suite_id": 1, "steps": [{"action": "Add an item and enter coupon SAVE10", "expected_result": "The total drops by 10%"}], "tags": ["checkout"]}] });
+export const CaseUpdate = t.Object({ title: t.Optional(t.String({ minLength: 1, maxLength: 255 })), ...caseFields }, { examples: [{"priority": 2, "is_flaky": 0}] });
+export const CaseBulkCreate = t.Object({ cases: t.Array(CaseCreate, { minItems: 1, maxItems: 1000 }) }, { examples: [{"cases": [{"title": "Apply a coupon at checkout", "severity": 3, "priority": 1, "suite_id": 1, "steps": [{"action": "Add an item and enter coupon SAVE10", "expected_result": "The total drops by 10%"}], "tags": ["checkout"]}, {"title": "Remove a coupon"}]}] });
 /** Gatehouse extension (Qase has no clone endpoint): copy a case, optionally into another suite / under a new title. */
 export const CaseClone = t.Object({
   suite_id: Opt(t.Integer({ minimum: 1 })),
@@ -62,12 +59,12 @@ export const CaseListQuery = t.Object({
   search: t.Optional(t.String({ maxLength: 255 })),
   suite_id: t.Optional(t.Numeric()),
   milestone_id: t.Optional(t.Numeric()),
-  severity: t.Optional(t.String({ maxLength: 200, description: "Comma-separated names or Qase numbers" })),
-  priority: t.Optional(t.String({ maxLength: 200, description: "Comma-separated names or Qase numbers" })),
-  type: t.Optional(t.String({ maxLength: 200, description: "Comma-separated names or Qase numbers" })),
-  behavior: t.Optional(t.String({ maxLength: 200, description: "Comma-separated names or Qase numbers" })),
-  automation: t.Optional(t.String({ maxLength: 200, description: "is-not-automated, automated, to-be-automated (comma-separated)" })),
-  status: t.Optional(t.String({ maxLength: 200, description: "actual, draft, deprecated (comma-separated)" })),
+  severity: t.Optional(t.String({ maxLength: 200, description: `Comma-separated names or numbers: ${enumLegend(SEVERITY)}` })),
+  priority: t.Optional(t.String({ maxLength: 200, description: `Comma-separated names or numbers: ${enumLegend(PRIORITY)}` })),
+  type: t.Optional(t.String({ maxLength: 200, description: `Comma-separated names or numbers: ${enumLegend(CASE_TYPE)}` })),
+  behavior: t.Optional(t.String({ maxLength: 200, description: `Comma-separated names or numbers: ${enumLegend(BEHAVIOR)}` })),
+  automation: t.Optional(t.String({ maxLength: 200, description: `Comma-separated: is-not-automated, to-be-automated, automated (Qase's words), or ${enumLegend(AUTOMATION)}` })),
+  status: t.Optional(t.String({ maxLength: 200, description: `Comma-separated names or numbers: ${enumLegend(CASE_STATUS)}` })),
 });
 export type CaseCreateBody = typeof CaseCreate.static;
 export type CaseUpdateBody = typeof CaseUpdate.static;
@@ -75,7 +72,11 @@ export type CaseCloneBody = typeof CaseClone.static;
 
 const CaseAuthor = t.Object({ id: t.Integer(), name: t.String(), email: t.String(), active: t.Boolean() });
 
-/** The API view of a case (`caseView`): the case.created payload fields plus what Qase clients read. */
+/**
+ * The API view of a case (`caseView`): the case.created payload fields plus what Qase clients
+ * read, with the enums as the numbers `qase-api-client`'s TestCase declares (the webhook payload
+ * keeps the names).
+ */
 export const CaseView = t.Object({
   id: t.Integer(),
   position: t.Integer(),
@@ -83,14 +84,17 @@ export const CaseView = t.Object({
   description: t.String(),
   preconditions: t.String(),
   postconditions: t.String(),
-  severity: t.UnionEnum(SEVERITIES),
-  priority: t.UnionEnum(PRIORITIES),
-  type: t.UnionEnum(CASE_TYPES),
-  behavior: t.UnionEnum(CASE_BEHAVIORS),
+  severity: EnumNumber(SEVERITY),
+  priority: EnumNumber(PRIORITY),
+  type: EnumNumber(CASE_TYPE),
+  behavior: EnumNumber(BEHAVIOR),
   suite_id: Nullable(t.Integer()),
   milestone_id: Nullable(t.Integer()),
-  is_automated: t.Boolean(),
-  is_deprecated: t.Boolean(),
+  automation: EnumNumber(AUTOMATION),
+  isManual: t.Boolean({ description: "automation 0 or 1" }),
+  isToBeAutomated: t.Boolean({ description: "automation 1" }),
+  is_automated: t.Boolean({ description: "automation 2 (the webhook payload's field)" }),
+  is_deprecated: t.Boolean({ description: "status 2 (the webhook payload's field)" }),
   revision: t.Integer(),
   steps: t.Array(t.Object({
     position: t.Integer(), action: t.String(), expected_result: t.String(), data: t.String(),
@@ -100,9 +104,9 @@ export const CaseView = t.Object({
   custom_fields: t.Array(t.Object({ id: t.Integer(), value: t.String() })),
   created: Timestamp,
   updated: Timestamp,
-  layer: t.UnionEnum(LAYERS),
-  is_flaky: t.Boolean(),
-  status: t.UnionEnum(CASE_STATUSES),
+  layer: EnumNumber(LAYER),
+  is_flaky: EnumNumber(IS_FLAKY),
+  status: EnumNumber(CASE_STATUS),
   tags: Tags,
   params: t.Record(t.String(), t.Array(t.String()), { description: "Parameter names and the values seen (Qase params)" }),
   author_id: AuthorId,

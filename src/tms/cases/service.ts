@@ -10,7 +10,7 @@ import { milestones } from "../milestones/tables";
 import { requireProject, type ProjectRow } from "../projects/service";
 import type { Caller } from "../shared/auth";
 import { attachmentIds } from "../shared/envelope";
-import { BEHAVIORS, CASE_STATUSES, enumValue, LAYERS, PRIORITIES, SEVERITIES, TYPES } from "../shared/enums";
+import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, enumName, enumNumber, LAYER, PRIORITY, SEVERITY } from "../shared/enums";
 import { requireInProject, type Reader } from "../shared/lookup";
 import { isoMicro } from "../shared/time";
 import { sharedSteps } from "../shared-steps/tables";
@@ -40,11 +40,21 @@ export function casePayload(c: CaseRow) {
 
 type CaseAuthor = { id: number; name: string; email: string; active: boolean };
 
-/** API view: the payload fields plus what Qase clients read (tags, author, Qase's aliases). Pure. */
+/** Qase's automation state of a case (0 manual, 1 to be automated, 2 automated). */
+const automationOf = (c: CaseRow) => enumNumber(AUTOMATION, c.isAutomated ? "automated" : "manual");
+
+/**
+ * API view: the payload fields plus what Qase clients read (tags, author, Qase's aliases), the
+ * enums as Qase's numbers (the payload keeps the names). Pure.
+ */
 export function caseView(c: CaseRow, author: CaseAuthor | null) {
+  const automation = automationOf(c);
   return {
     ...casePayload(c),
-    layer: c.layer, is_flaky: c.isFlaky, status: c.status, tags: c.tags.map((title) => ({ title })), params: c.params,
+    severity: enumNumber(SEVERITY, c.severity), priority: enumNumber(PRIORITY, c.priority), type: enumNumber(CASE_TYPE, c.type),
+    behavior: enumNumber(BEHAVIOR, c.behavior), layer: enumNumber(LAYER, c.layer), status: enumNumber(CASE_STATUS, c.status),
+    is_flaky: c.isFlaky ? 1 : 0, automation, isManual: automation !== 2, isToBeAutomated: automation === 1,
+    tags: c.tags.map((title) => ({ title })), params: c.params,
     steps: c.steps.map((s) => ({ ...s, shared_step_hash: s.shared_hash })),
     custom_fields: c.customFields.map((f) => ({ id: Number(f.field_id), value: f.value })),
     author_id: c.authorId, author,
@@ -134,11 +144,11 @@ function columnsFrom(tx: Reader, project: ProjectRow, body: CaseCreateBody | Cas
   if (body.description !== undefined) c.description = body.description ?? "";
   if (body.preconditions !== undefined) c.preconditions = body.preconditions ?? "";
   if (body.postconditions !== undefined) c.postconditions = body.postconditions ?? "";
-  if (body.severity != null) c.severity = enumValue(SEVERITIES, body.severity, "severity");
-  if (body.priority != null) c.priority = enumValue(PRIORITIES, body.priority, "priority");
-  if (body.type != null) c.type = enumValue(TYPES, body.type, "type");
-  if (body.behavior != null) c.behavior = enumValue(BEHAVIORS, body.behavior, "behavior");
-  if (body.layer != null) c.layer = enumValue(LAYERS, body.layer, "layer");
+  if (body.severity != null) c.severity = enumName(SEVERITY, body.severity);
+  if (body.priority != null) c.priority = enumName(PRIORITY, body.priority);
+  if (body.type != null) c.type = enumName(CASE_TYPE, body.type);
+  if (body.behavior != null) c.behavior = enumName(BEHAVIOR, body.behavior);
+  if (body.layer != null) c.layer = enumName(LAYER, body.layer);
   if (body.is_flaky != null) c.isFlaky = Boolean(body.is_flaky);
   if (body.suite_id !== undefined) {
     if (body.suite_id != null) requireRef(tx, suites, project.id, body.suite_id, "suite_id");
@@ -148,10 +158,11 @@ function columnsFrom(tx: Reader, project: ProjectRow, body: CaseCreateBody | Cas
     if (body.milestone_id != null) requireRef(tx, milestones, project.id, body.milestone_id, "milestone_id");
     c.milestoneId = body.milestone_id;
   }
+  // Qase: isManual/isToBeAutomated win over the deprecated `automation` when both are sent.
   if (body.is_automated != null) c.isAutomated = body.is_automated;
-  else if (body.automation != null) c.isAutomated = body.automation === 2;
-  else if (body.isManual != null) c.isAutomated = !body.isManual && !body.isToBeAutomated;
-  if (body.status != null) c.status = enumValue(CASE_STATUSES, body.status, "status");
+  else if (body.isManual != null) c.isAutomated = !body.isManual;
+  else if (body.automation != null) c.isAutomated = enumName(AUTOMATION, body.automation) === "automated";
+  if (body.status != null) c.status = enumName(CASE_STATUS, body.status);
   if (body.is_deprecated != null) c.isDeprecated = body.is_deprecated;
   else if (c.status) c.isDeprecated = c.status === "deprecated";
   if (body.attachments != null) c.attachments = attachmentIds(body.attachments);
@@ -290,17 +301,15 @@ export function listCases(db: Db, code: string, q: CaseFilters & { limit: number
   if (q.search) filters.push(containsText(cases.title, q.search)); // %, _ and \ match themselves
   if (q.suite_id) filters.push(eq(cases.suiteId, q.suite_id));
   if (q.milestone_id) filters.push(eq(cases.milestoneId, q.milestone_id));
-  if (q.severity) filters.push(inArray(cases.severity, csv(q.severity).map((v) => enumValue(SEVERITIES, v, "severity"))));
-  if (q.priority) filters.push(inArray(cases.priority, csv(q.priority).map((v) => enumValue(PRIORITIES, v, "priority"))));
-  if (q.type) filters.push(inArray(cases.type, csv(q.type).map((v) => enumValue(TYPES, v, "type"))));
-  if (q.behavior) filters.push(inArray(cases.behavior, csv(q.behavior).map((v) => enumValue(BEHAVIORS, v, "behavior"))));
-  if (q.status) filters.push(inArray(cases.status, csv(q.status).map((v) => enumValue(CASE_STATUSES, v, "status"))));
+  if (q.severity) filters.push(inArray(cases.severity, csv(q.severity).map((v) => enumName(SEVERITY, v))));
+  if (q.priority) filters.push(inArray(cases.priority, csv(q.priority).map((v) => enumName(PRIORITY, v))));
+  if (q.type) filters.push(inArray(cases.type, csv(q.type).map((v) => enumName(CASE_TYPE, v))));
+  if (q.behavior) filters.push(inArray(cases.behavior, csv(q.behavior).map((v) => enumName(BEHAVIOR, v))));
+  if (q.status) filters.push(inArray(cases.status, csv(q.status).map((v) => enumName(CASE_STATUS, v))));
   if (q.automation) {
-    const wanted = csv(q.automation);
-    if (wanted.some((w) => !["is-not-automated", "automated", "to-be-automated"].includes(w)))
-      throw badRequest("automation takes is-not-automated, automated or to-be-automated", "automation");
+    const wanted = csv(q.automation).map((v) => enumName(AUTOMATION, v));
     const automated = wanted.includes("automated");
-    const manual = wanted.includes("is-not-automated") || wanted.includes("to-be-automated");
+    const manual = wanted.includes("manual") || wanted.includes("to_be_automated");
     if (automated !== manual) filters.push(eq(cases.isAutomated, automated));
   }
   const where = and(...filters);

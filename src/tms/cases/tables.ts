@@ -1,4 +1,4 @@
-import type { BEHAVIORS, CASE_STATUSES, LAYERS, PRIORITIES, SEVERITIES, TYPES } from "../shared/enums";
+import type { BEHAVIOR, CASE_STATUS, CASE_TYPE, LAYER, PRIORITY, SEVERITY } from "../shared/enums";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { users } from "../../directory/tables";
 import { milestones } from "../milestones/tables";
@@ -30,15 +30,15 @@ export const cases = sqliteTable("tms_cases", {
   description: text("description").notNull().default(""),
   preconditions: text("preconditions").notNull().default(""),
   postconditions: text("postconditions").notNull().default(""),
-  severity: text("severity").$type<(typeof SEVERITIES)[number]>().notNull().default("normal"),
-  priority: text("priority").$type<(typeof PRIORITIES)[number]>().notNull().default("undefined"),
-  type: text("type").$type<Exclude<(typeof TYPES)[number], null>>().notNull().default("other"),
-  behavior: text("behavior").$type<Exclude<(typeof BEHAVIORS)[number], null>>().notNull().default("undefined"),
-  layer: text("layer").$type<(typeof LAYERS)[number]>().notNull().default("unknown"),
+  severity: text("severity").$type<(typeof SEVERITY.names)[number]>().notNull().default("normal"),
+  priority: text("priority").$type<(typeof PRIORITY.names)[number]>().notNull().default("undefined"),
+  type: text("type").$type<(typeof CASE_TYPE.names)[number]>().notNull().default("other"),
+  behavior: text("behavior").$type<(typeof BEHAVIOR.names)[number]>().notNull().default("undefined"),
+  layer: text("layer").$type<(typeof LAYER.names)[number]>().notNull().default("unknown"),
   isFlaky: integer("is_flaky", { mode: "boolean" }).notNull().default(false),
   isAutomated: integer("is_automated", { mode: "boolean" }).notNull().default(false),
   isDeprecated: integer("is_deprecated", { mode: "boolean" }).notNull().default(false),
-  status: text("status").$type<(typeof CASE_STATUSES)[number]>().notNull().default("actual"),
+  status: text("status").$type<(typeof CASE_STATUS.names)[number]>().notNull().default("actual"),
   revision: integer("revision").notNull().default(1),
   steps: text("steps", { mode: "json" }).$type<CaseStep[]>().notNull().default([]),
   attachments: text("attachments", { mode: "json" }).$type<number[]>().notNull().default([]),

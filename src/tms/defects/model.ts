@@ -1,7 +1,8 @@
 import { t } from "elysia";
 import { Limit, Offset } from "../shared/envelope";
 import { AttachmentIds, AuthorId, Nullable, Opt, Tags, Timestamp } from "../shared/envelope";
-import { EnumInput } from "../shared/enums";
+import { EnumInput, EnumName } from "../shared/enum-schemas";
+import { SEVERITY } from "../shared/enums";
 
 /**
  * Qase `DefectCreate` plus where the defect was seen: `case_id` and `step` directly, or
@@ -10,7 +11,7 @@ import { EnumInput } from "../shared/enums";
 export const DefectCreate = t.Object({
   title: t.String({ minLength: 1, maxLength: 255 }),
   actual_result: t.String({ minLength: 1, maxLength: 100000 }),
-  severity: Opt(EnumInput),
+  severity: Opt(EnumInput(SEVERITY)),
   milestone_id: Opt(t.Integer({ minimum: 1 })),
   attachments: AttachmentIds,
   custom_field: Opt(t.Record(t.String(), t.String())),
@@ -18,7 +19,7 @@ export const DefectCreate = t.Object({
   case_id: Opt(t.Integer({ minimum: 1 })),
   step: Opt(t.Integer({ minimum: 1, description: "Position of the step where the error occurred" })),
   result_hash: Opt(t.String({ minLength: 1, maxLength: 128 })),
-}, { examples: [{"title": "Total ignores the coupon", "actual_result": "The total stays 40.00", "severity": "major", "case_id": 1}] });
+}, { examples: [{"title": "Total ignores the coupon", "actual_result": "The total stays 40.00", "severity": 3, "case_id": 1}] });
 export type DefectCreateBody = typeof DefectCreate.static;
 export const DefectListQuery = t.Object({
   limit: Limit,
@@ -26,11 +27,12 @@ export const DefectListQuery = t.Object({
   status: t.Optional(t.Union([t.Literal("open"), t.Literal("resolved")])),
 });
 
+/** Qase's Defect declares `severity` and `status` as strings: the names. */
 export const DefectView = t.Object({
   id: t.Integer(),
   title: t.String(),
   actual_result: t.String(),
-  severity: t.String(),
+  severity: EnumName(SEVERITY),
   status: t.UnionEnum(["open", "resolved"]),
   case_id: Nullable(t.Integer()),
   step: Nullable(t.Integer()),

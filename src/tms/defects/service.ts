@@ -9,7 +9,7 @@ import { requireProject, type ProjectRow } from "../projects/service";
 import { results, runs } from "../runs/tables";
 import type { Caller } from "../shared/auth";
 import { attachmentIds } from "../shared/envelope";
-import { enumValue, SEVERITIES } from "../shared/enums";
+import { enumName, SEVERITY } from "../shared/enums";
 import { requireInProject, type Reader } from "../shared/lookup";
 import { isoMicro } from "../shared/time";
 import type { DefectCreateBody } from "./model";
@@ -17,7 +17,7 @@ import { defects } from "./tables";
 
 type Row = typeof defects.$inferSelect;
 export type DefectInput = {
-  title: string; actualResult: string; severity: string; caseId: number;
+  title: string; actualResult: string; severity: (typeof SEVERITY.names)[number]; caseId: number;
   /** Position of the failing step; 0 when not known. */
   step: number;
   runId?: number | null; resultHash?: string | null; milestoneId?: number | null; attachments: number[]; tags?: string[];
@@ -70,7 +70,7 @@ export function createDefect(db: Db, caller: Caller, code: string, body: DefectC
     if (body.milestone_id != null && !tx.select({ id: milestones.id }).from(milestones).where(and(eq(milestones.id, body.milestone_id), eq(milestones.projectId, p.id))).get())
       throw badRequest(`Milestone ${body.milestone_id} does not exist in this project`, "milestone_id");
     const d = insertDefect(tx, p, caller, {
-      title: body.title, actualResult: body.actual_result, severity: body.severity != null ? enumValue(SEVERITIES, body.severity, "severity") : "normal",
+      title: body.title, actualResult: body.actual_result, severity: body.severity != null ? enumName(SEVERITY, body.severity) : "normal",
       caseId, step, runId, resultHash: body.result_hash ?? null, milestoneId: body.milestone_id ?? null, attachments: attachmentIds(body.attachments), tags: body.tags ?? [],
     });
     return { id: d.id };

@@ -1,3 +1,4 @@
+import type { SEVERITY } from "../shared/enums";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { users } from "../../directory/tables";
 import { cases } from "../cases/tables";
@@ -10,7 +11,7 @@ export const defects = sqliteTable("tms_defects", {
   projectId: integer("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
   title: text("title").notNull(),
   actualResult: text("actual_result").notNull(),
-  severity: text("severity").notNull().default("normal"),
+  severity: text("severity").$type<(typeof SEVERITY.names)[number]>().notNull().default("normal"),
   status: text("status", { enum: ["open", "resolved"] }).notNull().default("open"),
   caseId: integer("case_id").references(() => cases.id),
   step: integer("step"),

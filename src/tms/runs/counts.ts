@@ -1,8 +1,10 @@
+import { RESULT_STATUS } from "../shared/enums";
+
 /**
  * Result statuses accepted on /result (v1) and /v2 results, lower-case. Custom statuses are not
  * supported (see docs/tms.md).
  */
-export const RESULT_STATUSES = ["passed", "failed", "blocked", "skipped", "invalid", "retest", "in_progress"] as const;
+export const RESULT_STATUSES = RESULT_STATUS.names;
 export type ResultStatus = (typeof RESULT_STATUSES)[number];
 
 export type RunCounts = { cases: number; passed: number; failed: number; blocked: number; untested: number };

@@ -1,8 +1,8 @@
 import { t } from "elysia";
 import { Limit, Offset } from "../shared/envelope";
 import { AttachmentIds, AuthorId, Nullable, Opt, Tags, Timestamp } from "../shared/envelope";
-import { RESULT_STATUSES } from "./counts";
-import { RUN_STATUSES } from "./tables";
+import { EnumName, EnumNumber } from "../shared/enum-schemas";
+import { enumLegend, RESULT_STATUS, RUN_STATUS } from "../shared/enums";
 
 const CaseIds = t.Array(t.Integer({ minimum: 1 }), { maxItems: 10000 });
 
@@ -41,14 +41,14 @@ export const RunPublic = t.Object({ status: t.Boolean({ description: "true makes
 export const RunListQuery = t.Object({
   limit: Limit,
   offset: Offset,
-  status: t.Optional(t.Union([t.Literal("active"), t.Literal("completed"), t.Literal("aborted")])),
+  status: t.Optional(t.String({ maxLength: 200, description: `Comma-separated names or numbers: ${enumLegend(RUN_STATUS)}` })),
 });
 
-const StatusInput = t.String({ minLength: 1, maxLength: 32, description: "passed, failed, blocked, skipped, invalid, retest or in_progress" });
+const StatusInput = t.String({ minLength: 1, maxLength: 32, description: `${RESULT_STATUS.names.join(", ")} (any case)` });
 
 const StepResult = t.Object({
   position: Opt(t.Integer({ minimum: 1 })),
-  status: t.Union([StatusInput, t.Integer()]),
+  status: t.Union([StatusInput, t.Integer()], { description: `The name or Qase's number: ${enumLegend(RESULT_STATUS)}` }),
   comment: Opt(t.String({ maxLength: 100000 })),
   action: Opt(t.String()),
   expected_result: Opt(t.String()),
@@ -145,8 +145,8 @@ export const RunView = t.Object({
   run_id: t.Integer(),
   title: t.String(),
   description: t.String(),
-  status: t.UnionEnum([0, 1, 2], { description: "0 active, 1 completed, 2 aborted" }),
-  status_text: t.UnionEnum(RUN_STATUSES),
+  status: EnumNumber(RUN_STATUS),
+  status_text: EnumName(RUN_STATUS),
   start_time: Timestamp,
   end_time: Nullable(Timestamp),
   public: t.Boolean(),
@@ -174,12 +174,12 @@ export const ResultView = t.Object({
   hash: t.String(),
   run_id: t.Integer(),
   case_id: t.Integer(),
-  status: t.UnionEnum(RESULT_STATUSES),
+  status: EnumName(RESULT_STATUS),
   time_spent_ms: Nullable(t.Integer()),
   comment: Nullable(t.String()),
   stacktrace: Nullable(t.String()),
   steps: t.Array(t.Object({
-    position: t.Integer(), status: t.String(), comment: Nullable(t.String()), action: t.String(), expected_result: Nullable(t.String()),
+    position: t.Integer(), status: EnumNumber(RESULT_STATUS), comment: Nullable(t.String()), action: t.String(), expected_result: Nullable(t.String()),
     data: Nullable(t.String()), attachments: t.Array(t.Integer()), steps: t.Array(t.Unknown({ description: "Sub-steps, of this same shape" })),
   })),
   attachments: t.Array(t.Integer()),

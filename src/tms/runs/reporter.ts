@@ -14,7 +14,7 @@ import { CaseBatch } from "../cases/service";
 import type { Caller } from "../shared/auth";
 import { RowBudget } from "../shared/row-budget";
 import { attachmentIds } from "../shared/envelope";
-import { BEHAVIORS, CASE_STATUSES, enumValue, LAYERS, PRIORITIES, SEVERITIES, TYPES } from "../shared/enums";
+import { BEHAVIOR, CASE_STATUS, CASE_TYPE, enumName, LAYER, PRIORITY, SEVERITY, type QaseEnum } from "../shared/enums";
 import { V2ResultCreate, V2Step, type V2ResultCreateBody, type V2StepBody } from "./model";
 import { requireActiveRun, resultStatements, statusOf, storeResults, type ResultInput, type StoredResult } from "./service";
 import type { ResultStep } from "./tables";
@@ -28,7 +28,7 @@ const MAX_STEP_DEPTH = 10;
 
 /** Reporter `fields` that are case attributes; anything else is reported as ignored. */
 const CASE_TEXT_FIELDS = ["description", "preconditions", "postconditions"] as const;
-const CASE_ENUM_FIELDS: Record<string, readonly (string | null)[]> = { severity: SEVERITIES, priority: PRIORITIES, type: TYPES, behavior: BEHAVIORS, layer: LAYERS, status: CASE_STATUSES };
+const CASE_ENUM_FIELDS: Record<string, QaseEnum<string>> = { severity: SEVERITY, priority: PRIORITY, type: CASE_TYPE, behavior: BEHAVIOR, layer: LAYER, status: CASE_STATUS };
 
 /**
  * The case a result's `fields` describe. Reporters send strings ("critical", "true", "a,b");
@@ -43,7 +43,7 @@ export function caseFieldsOf(fields: Record<string, unknown> | null | undefined,
     if ((CASE_TEXT_FIELDS as readonly string[]).includes(name)) out[name] = value.slice(0, 100000);
     else if (CASE_ENUM_FIELDS[name]) {
       try {
-        out[name] = enumValue(CASE_ENUM_FIELDS[name], value, name);
+        out[name] = enumName(CASE_ENUM_FIELDS[name], value, name);
       } catch (e) {
         warn({ index, field: `results.${index}.fields.${key}`, message: `${(e as Error).message}; ignored` });
       }

@@ -18,7 +18,8 @@ import { attachmentIds } from "../shared/envelope";
 import { requireInProject, type Reader } from "../shared/lookup";
 import { RowBudget } from "../shared/row-budget";
 import { isoMicro, secondsBetween } from "../shared/time";
-import { RESULT_STATUSES, runCounts, type ResultStatus } from "./counts";
+import { runCounts, type ResultStatus } from "./counts";
+import { enumName, enumNumber, RESULT_STATUS, RUN_STATUS } from "../shared/enums";
 import type { CaseCreateBody } from "../cases/model";
 import { requireConfigurationIds } from "../configurations/service";
 import { environmentBySlug } from "../environments/service";
@@ -34,8 +35,6 @@ export const requireRun = (db: Reader, projectId: number, id: number) => require
 const latestStatuses = (db: Reader, runId: number) =>
   db.select({ status: runCases.status }).from(runCases).where(eq(runCases.runId, runId)).all().map((r) => r.status);
 
-/** Qase's numeric run status. */
-const RUN_STATUS_CODES = { active: 0, completed: 1, aborted: 2 } as const;
 
 /** The run's environment as the API shows it: the linked entity, or the free-form slug it was started with. */
 type RunEnvironment = { id: number | null; title: string; slug: string; description: string; host: string } | null;
@@ -77,7 +76,7 @@ export function runView(r: RunRow, d: RunDetail, baseUrl: string, projectCode: s
   const per = (s: string | null) => rows.filter((x) => x.status === s).length;
   return {
     id: r.id, run_id: r.id, title: r.title, description: r.description,
-    status: RUN_STATUS_CODES[r.status], status_text: r.status,
+    status: enumNumber(RUN_STATUS, r.status), status_text: r.status,
     start_time: r.startTime, end_time: r.endTime, public: r.isPublic,
     public_url: r.isPublic && r.publicToken ? publicReportUrl(baseUrl, r.publicToken) : null,
     stats: { total: rows.length, statuses: {}, untested: per(null), passed: per("passed"), failed: per("failed"), blocked: per("blocked"), skipped: per("skipped"), retest: per("retest"), in_progress: per("in_progress"), invalid: per("invalid") },
@@ -229,10 +228,12 @@ export function getRun(db: Db, baseUrl: string, code: string, id: number) {
   return runViews(db, [requireRun(db, p.id, id)], baseUrl, p.code)[0]!;
 }
 
-export function listRuns(db: Db, baseUrl: string, code: string, q: { limit: number; offset: number; status?: RunRow["status"] }) {
+export function listRuns(db: Db, baseUrl: string, code: string, q: { limit: number; offset: number; status?: string }) {
   const p = requireProject(db, code);
   const base = eq(runs.projectId, p.id);
-  const where = q.status ? and(base, eq(runs.status, q.status)) : base;
+  // Comma-separated names or numbers, as Qase takes them (`in_progress`, `complete`, `abort` too).
+  const wanted = q.status?.split(",").map((x) => x.trim()).filter(Boolean).map((v) => enumName(RUN_STATUS, v, "status"));
+  const where = wanted?.length ? and(base, inArray(runs.status, wanted)) : base;
   const total = db.select({ n: count() }).from(runs).where(base).get()!.n;
   const filtered = db.select({ n: count() }).from(runs).where(where).get()!.n;
   const rows = db.select().from(runs).where(where).orderBy(runs.id).limit(q.limit).offset(q.offset).all();
@@ -267,11 +268,8 @@ export type ResultInput = {
   defect: boolean;
 };
 
-export function statusOf(raw: string | number, field: string): ResultStatus {
-  const s = String(raw).trim().toLowerCase().replace(/[\s-]/g, "_") as ResultStatus;
-  if (!RESULT_STATUSES.includes(s)) throw badRequest(`Invalid result status "${raw}": expected one of ${RESULT_STATUSES.join(", ")}`, field);
-  return s;
-}
+/** A result or step status: its name (any case, "In progress" too) or Qase's number. */
+export const statusOf = (raw: string | number, field: string): ResultStatus => enumName(RESULT_STATUS, raw, field);
 
 export function fromV1(b: ResultCreateBody, field: string): ResultInput {
   return {
@@ -402,10 +400,15 @@ export function recordResults(db: Db, sqlite: Database, caller: Caller, code: st
   }, { behavior: "immediate" });
 }
 
+/** Steps as Qase's TestStepResult: `status` is the number (1 passed, 2 failed…), sub-steps alike. */
+type StepView = Omit<ResultStep, "status" | "steps"> & { status: number; steps: StepView[] };
+const stepView = (s: ResultStep): StepView => ({ ...s, status: enumNumber(RESULT_STATUS, s.status), steps: s.steps.map(stepView) });
+
+/** The API view of a result: `status` the name (Qase's Result.status is a string), step statuses numbers. */
 export function resultView(r: typeof results.$inferSelect) {
   return {
     hash: r.hash, run_id: r.runId, case_id: r.caseId, status: r.status, time_spent_ms: r.timeMs, comment: r.comment,
-    stacktrace: r.stacktrace, steps: r.steps, attachments: r.attachments, param: r.params, author_id: r.authorId, end_time: r.created,
+    stacktrace: r.stacktrace, steps: r.steps.map(stepView), attachments: r.attachments, param: r.params, author_id: r.authorId, end_time: r.created,
     id: r.clientId, unlinked_reason: r.unlinkedReason,
   };
 }

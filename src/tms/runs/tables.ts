@@ -7,7 +7,9 @@ import { milestones } from "../milestones/tables";
 import { plans } from "../plans/tables";
 import { projects } from "../projects/tables";
 
-export const RUN_STATUSES = ["active", "completed", "aborted"] as const;
+import { RUN_STATUS } from "../shared/enums";
+
+export const RUN_STATUSES = RUN_STATUS.names;
 
 export const runs = sqliteTable("tms_runs", {
   id: integer("id").primaryKey({ autoIncrement: true }),
@@ -49,7 +51,7 @@ export const runCases = sqliteTable("tms_run_cases", {
 /** A step of a result as a reporter sent it: its texts, outcome and sub-steps. */
 export type ResultStep = {
   position: number;
-  status: string;
+  status: ResultStatus;
   comment: string | null;
   action: string;
   expected_result: string | null;

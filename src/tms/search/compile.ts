@@ -1,9 +1,12 @@
+import { BEHAVIOR, CASE_STATUS, CASE_TYPE, enumLegend, findEnumName, LAYER, PRIORITY, RESULT_STATUS, RUN_STATUS, SEVERITY, type QaseEnum } from "../shared/enums";
 import { QqlError, type Expr, type Query, type Value } from "./qql";
 
 type FieldType = "number" | "text" | "enum" | "bool";
-type Entity = { from: string; base: string; key: string; order: string; fields: Record<string, [column: string, type: FieldType]> };
+/** An enum column holds the enum's names; a query may name a value by name, title, alias or Qase's number. */
+type Field = [column: string, type: FieldType, values?: QaseEnum<string>];
+type Entity = { from: string; base: string; key: string; order: string; fields: Record<string, Field> };
 
-const projectField: Record<string, [string, FieldType]> = { project: ["p.code", "text"] };
+const projectField: Record<string, Field> = { project: ["p.code", "text"] };
 
 /** What each searchable entity exposes to QQL: field name → column (whitelisted; never from the query). */
 export const QQL_ENTITIES: Record<string, Entity> = {
@@ -11,8 +14,8 @@ export const QQL_ENTITIES: Record<string, Entity> = {
     from: "tms_cases e JOIN tms_projects p ON p.id = e.project_id", base: "e.deleted IS NULL", key: "e.id", order: "e.id",
     fields: {
       id: ["e.id", "number"], title: ["e.title", "text"], description: ["e.description", "text"], preconditions: ["e.preconditions", "text"],
-      postconditions: ["e.postconditions", "text"], severity: ["e.severity", "enum"], priority: ["e.priority", "enum"], type: ["e.type", "enum"],
-      behavior: ["e.behavior", "enum"], layer: ["e.layer", "enum"], status: ["e.status", "enum"], isflaky: ["e.is_flaky", "bool"],
+      postconditions: ["e.postconditions", "text"], severity: ["e.severity", "enum", SEVERITY], priority: ["e.priority", "enum", PRIORITY], type: ["e.type", "enum", CASE_TYPE],
+      behavior: ["e.behavior", "enum", BEHAVIOR], layer: ["e.layer", "enum", LAYER], status: ["e.status", "enum", CASE_STATUS], isflaky: ["e.is_flaky", "bool"],
       is_flaky: ["e.is_flaky", "bool"], automated: ["e.is_automated", "bool"], suite: ["e.suite_id", "number"], suite_id: ["e.suite_id", "number"],
       milestone_id: ["e.milestone_id", "number"], created: ["e.created", "text"], updated: ["e.updated", "text"], ...projectField,
     },
@@ -20,7 +23,7 @@ export const QQL_ENTITIES: Record<string, Entity> = {
   run: {
     from: "tms_runs e JOIN tms_projects p ON p.id = e.project_id", base: "1", key: "e.id", order: "e.id",
     fields: {
-      id: ["e.id", "number"], title: ["e.title", "text"], description: ["e.description", "text"], status: ["e.status", "enum"],
+      id: ["e.id", "number"], title: ["e.title", "text"], description: ["e.description", "text"], status: ["e.status", "enum", RUN_STATUS],
       environment: ["e.environment", "text"], started: ["e.start_time", "text"], ended: ["e.end_time", "text"], plan_id: ["e.plan_id", "number"],
       milestone_id: ["e.milestone_id", "number"], ...projectField,
     },
@@ -28,14 +31,14 @@ export const QQL_ENTITIES: Record<string, Entity> = {
   result: {
     from: "tms_results e JOIN tms_runs r ON r.id = e.run_id JOIN tms_projects p ON p.id = r.project_id", base: "1", key: "e.hash", order: "e.created, e.hash",
     fields: {
-      hash: ["e.hash", "text"], status: ["e.status", "enum"], run: ["e.run_id", "number"], run_id: ["e.run_id", "number"], case_id: ["e.case_id", "number"],
+      hash: ["e.hash", "text"], status: ["e.status", "enum", RESULT_STATUS], run: ["e.run_id", "number"], run_id: ["e.run_id", "number"], case_id: ["e.case_id", "number"],
       ended: ["e.created", "text"], duration: ["e.time_ms", "number"], comment: ["e.comment", "text"], ...projectField,
     },
   },
   defect: {
     from: "tms_defects e JOIN tms_projects p ON p.id = e.project_id", base: "1", key: "e.id", order: "e.id",
     fields: {
-      id: ["e.id", "number"], title: ["e.title", "text"], actual_result: ["e.actual_result", "text"], severity: ["e.severity", "enum"],
+      id: ["e.id", "number"], title: ["e.title", "text"], actual_result: ["e.actual_result", "text"], severity: ["e.severity", "enum", SEVERITY],
       status: ["e.status", "enum"], case_id: ["e.case_id", "number"], run_id: ["e.run_id", "number"], created: ["e.created", "text"],
       updated: ["e.updated", "text"], ...projectField,
     },
@@ -60,12 +63,18 @@ export function compileQql(q: Query, workspaceId: number): CompiledQql {
   const entity = QQL_ENTITIES[q.entity];
   if (!entity) throw new QqlError(`Unknown entity "${q.entity}": expected one of ${Object.keys(QQL_ENTITIES).join(", ")}`, 0);
   const params: (string | number)[] = [];
-  const column = (name: string): [string, FieldType] => {
+  const column = (name: string): Field => {
     const f = entity.fields[name];
     if (!f) throw new QqlError(`Unknown field "${name}" for ${q.entity}: expected one of ${Object.keys(entity.fields).join(", ")}`, 0);
     return f;
   };
-  const bind = (type: FieldType, v: Value, name: string): string => {
+  const bind = (type: FieldType, v: Value, name: string, values?: QaseEnum<string>): string => {
+    if (values) {
+      const found = findEnumName(values, typeof v === "number" ? v : String(v));
+      if (found === null) throw new QqlError(`"${name}" takes one of ${enumLegend(values)} (the number, the name or its label), not ${JSON.stringify(v)}`, 0);
+      params.push(found);
+      return "?";
+    }
     if (type === "number") {
       if (typeof v !== "number" && !/^-?\d+(\.\d+)?$/.test(String(v))) throw new QqlError(`"${name}" takes a number`, 0);
       params.push(Number(v));
@@ -93,17 +102,17 @@ export function compileQql(q: Query, workspaceId: number): CompiledQql {
         return e.negate ? `(${col} IS NOT NULL AND ${col} != '')` : `(${col} IS NULL OR ${col} = '')`;
       }
       case "in": {
-        const [col, type] = column(e.field);
-        const list = e.values.map((v) => bind(type, v, e.field)).join(", ");
+        const [col, type, values] = column(e.field);
+        const list = e.values.map((v) => bind(type, v, e.field, values)).join(", ");
         return e.negate ? `(${col} IS NULL OR ${lhs(col, type)} NOT IN (${list}))` : `${lhs(col, type)} IN (${list})`;
       }
       case "cmp": {
-        const [col, type] = column(e.field);
+        const [col, type, values] = column(e.field);
         switch (e.op) {
           case "=":
-            return `${lhs(col, type)} = ${bind(type, e.value, e.field)}`;
+            return `${lhs(col, type)} = ${bind(type, e.value, e.field, values)}`;
           case "!=":
-            return `(${col} IS NULL OR ${lhs(col, type)} != ${bind(type, e.value, e.field)})`;
+            return `(${col} IS NULL OR ${lhs(col, type)} != ${bind(type, e.value, e.field, values)})`;
           case "~":
           case "!~": {
             if (type === "number" || type === "bool") throw new QqlError(`"${e.field}" cannot be matched with ${e.op}`, 0);

@@ -1,33 +1,109 @@
-import { t } from "elysia";
 import { badRequest } from "../../http/errors";
 
 /**
- * Case attribute enums, spelled exactly as webhook payloads carry them (spec §6.3). The Qase v1
- * API sends them as numbers; index = Qase's numeric code. Requests may send either form.
+ * Qase's enumerations, each option once with its **number** (what the Qase v1 models declare:
+ * `qase-api-client`'s TestCase.severity is a number, and what v1 answers carry) and its **name**
+ * (what the database stores and webhook payloads carry, spelled as spec §6.3 spells it).
+ * Requests may send either; `enumName` turns both into the name, `enumNumber` the name into the
+ * number. The request and response schemas (enum-schemas.ts), the views, `/system_field`, QQL
+ * and docs/tms.md all read these tables.
+ *
+ * Numbers follow Qase's defaults (docs/tms.md "Enums" lists each with the source it was taken from).
  */
-export const SEVERITIES = ["undefined", "blocked", "critical", "major", "normal", "minor", "trivial"] as const;
-export const PRIORITIES = ["undefined", "high", "medium", "low"] as const;
-/** Qase numbers types from 1 (`other`); index 0 is unused. */
-export const TYPES = [null, "other", "functional", "smoke", "regression", "security", "usability", "performance", "acceptance"] as const;
-/** Qase numbers behaviors from 1 (`undefined`); index 0 is unused. */
-export const BEHAVIORS = [null, "undefined", "positive", "negative", "destructive"] as const;
-export const LAYERS = ["unknown", "e2e", "api", "unit"] as const;
-export const CASE_STATUSES = ["actual", "draft", "deprecated"] as const;
+export type EnumOption<N extends string> = { readonly id: number; readonly name: N; readonly title: string };
+export type QaseEnum<N extends string> = {
+  /** The request/response field, used in error messages. */
+  readonly field: string;
+  readonly options: readonly EnumOption<N>[];
+  readonly names: readonly [N, ...N[]];
+  readonly ids: readonly [number, ...number[]];
+  /** What a case gets when the field is not given. */
+  readonly defaultName: N;
+  /** Other spellings Qase clients use for a name (Qase's UI says "blocker" where §6.3 says "blocked"). */
+  readonly aliases: Readonly<Record<string, N>>;
+};
 
-/** A number or a name in request bodies. */
-export const EnumInput = t.Union([t.Integer({ minimum: 0, maximum: 20 }), t.String({ minLength: 1, maxLength: 32 })]);
+function qaseEnum<const N extends string>(field: string, options: readonly (readonly [id: number, name: N, title: string])[], defaultName: N, aliases: Record<string, N> = {}): QaseEnum<N> {
+  const opts = options.map(([id, name, title]) => ({ id, name, title }));
+  return {
+    field, options: opts, defaultName, aliases,
+    names: opts.map((o) => o.name) as unknown as [N, ...N[]],
+    ids: opts.map((o) => o.id) as unknown as [number, ...number[]],
+  };
+}
 
-/** Normalises a numeric code or a name (any case) to the name; 400 naming `field` otherwise. */
-export function enumValue<T extends string>(table: readonly (T | null)[], input: number | string, field: string): T {
-  if (typeof input === "number") {
-    const v = table[input];
-    if (v) return v;
-  } else {
-    const lower = input.trim().toLowerCase();
-    const v = table.find((x) => x === lower) ?? (/^\d+$/.test(lower) ? table[Number(lower)] : undefined);
-    if (v) return v;
-    // Qase's own UI spells the top severity "blocker"; the webhook enum says "blocked".
-    if (lower === "blocker" && table.includes("blocked" as T)) return "blocked" as T;
-  }
-  throw badRequest(`Invalid value for "${field}": expected one of ${table.filter(Boolean).join(", ")} (or its number)`, field);
+export const SEVERITY = qaseEnum("severity", [
+  [0, "undefined", "Not set"], [1, "blocked", "Blocker"], [2, "critical", "Critical"], [3, "major", "Major"],
+  [4, "normal", "Normal"], [5, "minor", "Minor"], [6, "trivial", "Trivial"],
+], "normal", { blocker: "blocked", not_set: "undefined" });
+
+export const PRIORITY = qaseEnum("priority", [
+  [0, "undefined", "Not set"], [1, "high", "High"], [2, "medium", "Medium"], [3, "low", "Low"],
+], "undefined", { not_set: "undefined" });
+
+/** Qase numbers `functional` 8 (added after the others); the rest keep their original order from 1. */
+export const CASE_TYPE = qaseEnum("type", [
+  [1, "other", "Other"], [2, "smoke", "Smoke"], [3, "regression", "Regression"], [4, "security", "Security"],
+  [5, "usability", "Usability"], [6, "performance", "Performance"], [7, "acceptance", "Acceptance"], [8, "functional", "Functional"],
+], "other");
+
+/** Qase numbers behaviors from 1 (`undefined`, "Not set"). */
+export const BEHAVIOR = qaseEnum("behavior", [
+  [1, "undefined", "Not set"], [2, "positive", "Positive"], [3, "negative", "Negative"], [4, "destructive", "Destructive"],
+], "undefined", { not_set: "undefined" });
+
+export const LAYER = qaseEnum("layer", [
+  [0, "unknown", "Unknown"], [1, "e2e", "E2E"], [2, "api", "API"], [3, "unit", "Unit"],
+], "unknown", { end_to_end: "e2e" });
+
+/** Qase's UI calls `actual` "Active". */
+export const CASE_STATUS = qaseEnum("status", [
+  [0, "actual", "Actual"], [1, "draft", "Draft"], [2, "deprecated", "Deprecated"],
+], "actual", { active: "actual" });
+
+/** Qase's `automation` (deprecated there in favour of `isManual` + `isToBeAutomated`, which carry the same three states). */
+export const AUTOMATION = qaseEnum("automation", [
+  [0, "manual", "Manual"], [1, "to_be_automated", "To be automated"], [2, "automated", "Automated"],
+], "manual", { is_not_automated: "manual", not_automated: "manual" });
+
+export const IS_FLAKY = qaseEnum("is_flaky", [[0, "no", "No"], [1, "yes", "Yes"]], "no");
+
+/** Result statuses: taken and answered by name (Qase's Result.status is a string); steps of a v1 result answer the number (TestStepResult.status). 6 is Qase's `deleted`, not a status a result can have. */
+export const RESULT_STATUS = qaseEnum("status", [
+  [1, "passed", "Passed"], [2, "failed", "Failed"], [3, "blocked", "Blocked"], [4, "retest", "Retest"],
+  [5, "skipped", "Skipped"], [7, "in_progress", "In progress"], [8, "invalid", "Invalid"],
+], "passed");
+
+/** Runs answer both: `status` (the number) and `status_text` (the name). The aliases are Qase's filter words. */
+export const RUN_STATUS = qaseEnum("status", [[0, "active", "Active"], [1, "completed", "Completed"], [2, "aborted", "Aborted"]], "active",
+  { in_progress: "active", complete: "completed", abort: "aborted" });
+
+/** Names compare case-insensitively, with spaces and hyphens read as underscores ("In progress", "to-be-automated"). */
+const slug = (s: string) => s.trim().toLowerCase().replace(/[\s-]+/g, "_");
+
+/** "0 = undefined or \"not_set\", 1 = blocked or \"blocker\", …": the legend error messages and the OpenAPI descriptions show. */
+export function enumLegend<N extends string>(e: QaseEnum<N>): string {
+  const aliases = (n: N) => Object.keys(e.aliases).filter((a) => e.aliases[a] === n).map((a) => ` or "${a}"`).join("");
+  return e.options.map((o) => `${o.id} = ${o.name}${aliases(o.name)}`).join(", ");
+}
+
+/** The name for a request value: a number (or numeric string) by Qase's number, a string by name, title or alias (any case); null when it is none of them. */
+export function findEnumName<N extends string>(e: QaseEnum<N>, input: number | string): N | null {
+  if (typeof input === "number" || /^\s*\d+\s*$/.test(input)) return e.options.find((o) => o.id === Number(input))?.name ?? null;
+  const s = slug(input);
+  return e.options.find((o) => o.name === s || slug(o.title) === s)?.name ?? e.aliases[s] ?? null;
+}
+
+/** As `findEnumName`, but an unknown value is a 400 naming `field` and listing what it takes. */
+export function enumName<N extends string>(e: QaseEnum<N>, input: number | string, field: string = e.field): N {
+  const name = findEnumName(e, input);
+  if (name === null) throw badRequest(`Invalid value ${JSON.stringify(input)} for "${field}": expected one of ${enumLegend(e)} (the number or the name)`, field);
+  return name;
+}
+
+/** Qase's number for a stored name. */
+export function enumNumber<N extends string>(e: QaseEnum<N>, name: N): number {
+  const o = e.options.find((x) => x.name === name);
+  if (!o) throw new Error(`${e.field}: no number for "${name}"`); // a stored name is always one of the table's
+  return o.id;
 }

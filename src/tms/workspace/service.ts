@@ -7,34 +7,31 @@ import type { Db } from "../../db/connection";
 import { containsText } from "../../db/contains";
 import { users, workspaceMembers } from "../../directory/tables";
 import { notFound } from "../../http/errors";
-import { RESULT_STATUSES } from "../runs/counts";
-import { BEHAVIORS, CASE_STATUSES, LAYERS, PRIORITIES, SEVERITIES, TYPES } from "../shared/enums";
+import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, IS_FLAKY, LAYER, PRIORITY, RESULT_STATUS, SEVERITY, type QaseEnum } from "../shared/enums";
 
-const title = (slug: string) => (slug === "e2e" ? "E2E" : slug === "api" ? "API" : (slug[0]!.toUpperCase() + slug.slice(1)).replace(/_/g, " "));
-
-/** One selectbox system field; option ids are the table indexes (Qase's numbers), gaps skipped. */
-function field(name: string, slug: string, table: readonly (string | null)[], entity: 0 | 1, defaultSlug: string | null, idOffset = 0) {
-  const options = table.flatMap((s, i) => (s === null ? [] : [{ id: i + idOffset, title: title(s), slug: s, color: null, icon: null, is_default: s === defaultSlug, read_only: false }]));
+/** One selectbox system field: its options are the enum's, with Qase's numbers as option ids. */
+function field<N extends string>(title: string, slug: string, e: QaseEnum<N>, entity: 0 | 1, defaultName: N | null) {
+  const options = e.options.map((o) => ({ id: o.id, title: o.title, slug: o.name, color: null, icon: null, is_default: o.name === defaultName, read_only: false }));
   const def = options.find((o) => o.is_default);
-  return { title: name, slug, default_value: def ? String(def.id) : null, is_required: false, entity, type: 3, options };
+  return { title, slug, default_value: def ? String(def.id) : null, is_required: false, entity, type: 3, options };
 }
 
 /**
  * The case enums as Qase's `system_field` list (what @qase/mcp-server reads to turn "critical" into
- * 2): the same tables `enumValue` reads, so a number from here is accepted by the case routes.
+ * 2): the same tables the case routes read, so a number or slug from here is what they take and answer.
  */
 export function systemFields() {
   return [
-    field("Severity", "severity", SEVERITIES, 0, "normal"),
-    field("Priority", "priority", PRIORITIES, 0, "undefined"),
-    field("Type", "type", TYPES, 0, "other"),
-    field("Behavior", "behavior", BEHAVIORS, 0, "undefined"),
-    field("Layer", "layer", LAYERS, 0, "unknown"),
-    field("Status", "status", CASE_STATUSES, 0, "actual"),
-    field("Automation status", "automation", ["manual", "to_be_automated", "automated"], 0, "manual"),
-    field("Is flaky", "is_flaky", ["no", "yes"], 0, "no"),
-    // Result statuses are taken by name; their ids follow Qase's (passed = 1).
-    field("Result status", "result_status", RESULT_STATUSES, 1, null, 1),
+    field("Severity", "severity", SEVERITY, 0, SEVERITY.defaultName),
+    field("Priority", "priority", PRIORITY, 0, PRIORITY.defaultName),
+    field("Type", "type", CASE_TYPE, 0, CASE_TYPE.defaultName),
+    field("Behavior", "behavior", BEHAVIOR, 0, BEHAVIOR.defaultName),
+    field("Layer", "layer", LAYER, 0, LAYER.defaultName),
+    field("Status", "status", CASE_STATUS, 0, CASE_STATUS.defaultName),
+    field("Automation status", "automation", AUTOMATION, 0, AUTOMATION.defaultName),
+    field("Is flaky", "is_flaky", IS_FLAKY, 0, IS_FLAKY.defaultName),
+    // Results take and answer the names; steps of a v1 result answer these ids.
+    field("Result status", "result_status", RESULT_STATUS, 1, null),
   ];
 }
 

@@ -40,7 +40,7 @@ test("a playwright run reports every result, nested steps and a stale case id in
   const results = (await ok(`/result/PW?run=${runs[0].id}&limit=100`)).entities as any[];
   expect(results).toHaveLength(4);
   const linkedResult = results.find((r) => r.case_id === linked);
-  expect(linkedResult.steps).toMatchObject([{ action: "Type a query", status: "passed", steps: [{ action: "Press enter", status: "passed" }] }]);
+  expect(linkedResult.steps).toMatchObject([{ action: "Type a query", status: 1, steps: [{ action: "Press enter", status: 1 }] }]); // 1 = passed
   const stale = results.find((r) => r.unlinked_reason);
   expect(stale.unlinked_reason).toContain("424242");
   expect((await ok(`/case/PW/${stale.case_id}`)).title).toBe("remembers the last query");

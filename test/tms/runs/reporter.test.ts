@@ -92,7 +92,8 @@ test("fields and parameters describe the case a result creates; unknown fields a
   }]);
   expect(r.body.result.warnings.map((w: any) => w.field)).toEqual(["results.0.fields.colour", "results.0.fields.behavior"]);
   const c = (await h.api("GET", `/case/REP/${r.body.result.results[0].case_id}`)).body.result;
-  expect(c).toMatchObject({ severity: "critical", priority: "high", description: "Checkout", preconditions: "A basket", layer: "e2e", is_automated: true, params: { browser: ["firefox"] } });
+  // v2 fields are names (qase-api-v2-client's ResultCreateFields are strings); the v1 case answers Qase's numbers.
+  expect(c).toMatchObject({ severity: 2, priority: 1, description: "Checkout", preconditions: "A basket", layer: 1, automation: 2, is_automated: true, params: { browser: ["firefox"] } });
   expect(c.tags).toEqual([{ title: "pay" }, { title: "card" }]);
   const stored = (await resultsOf(runId))[0];
   expect(stored.param).toEqual({ browser: "firefox" });
@@ -111,9 +112,11 @@ test("step texts, expected results, data and nested steps are stored and shown",
     ],
   }]);
   const stored = (await h.api("GET", `/result/REP/${r.body.result.results[0].hash}`)).body.result;
+  // v1 step statuses are Qase's numbers (TestStepResult.status: 1 passed, 2 failed), nested steps too.
+  expect(stored.status).toBe("failed");
   expect(stored.steps).toMatchObject([
-    { position: 1, status: "passed", action: "Open the page", expected_result: "It opens", data: "/login", steps: [] },
-    { position: 2, status: "failed", action: "Submit", comment: "500", steps: [{ position: 1, action: "Click send", status: "failed", steps: [{ action: "Wait", status: "passed" }] }] },
+    { position: 1, status: 1, action: "Open the page", expected_result: "It opens", data: "/login", steps: [] },
+    { position: 2, status: 2, action: "Submit", comment: "500", steps: [{ position: 1, action: "Click send", status: 2, steps: [{ action: "Wait", status: 1 }] }] },
   ]);
   const badNested = await post(runId, [{ title: "bad nested", execution: { status: "passed" }, steps: [{ data: { action: "a" }, steps: [{ execution: { status: 5 } }] }] }]);
   expect(badNested.body.result.errors[0].field).toStartWith("results.0.steps.0.steps.0");

@@ -21,9 +21,22 @@ test("cases by project, enum and substring, ordered, paged; each in its API view
   const r = await search('entity = "case" and project = "SRCH" and severity = "Critical" order by id desc');
   expect(r.status).toBe(200);
   expect(r.body.result.total).toBe(2);
-  expect(r.body.result.entities.map((c: any) => [c.entity, c.title, c.severity])).toEqual([["case", "Pay by card", "critical"], ["case", "Login works", "critical"]]);
+  // Each entity is its API view: Qase's numbers (2 = critical), as qase-api-client's QqlTestCase declares.
+  expect(r.body.result.entities.map((c: any) => [c.entity, c.title, c.severity])).toEqual([["case", "Pay by card", 2], ["case", "Login works", 2]]);
   const logins = await search('entity = "case" and title ~ "log"', "&limit=1&offset=1");
   expect([logins.body.result.total, logins.body.result.count]).toEqual([3, 1]);
+});
+
+test("enum values by number, by Qase's label or alias, and a value outside the enum is a 400", async () => {
+  const names = async (query: string) => (await search(query)).body.result.entities.map((c: any) => c.title);
+  expect(await names('entity = "case" and project = "SRCH" and severity = 5')).toEqual(["Logout works"]);
+  expect(await names('entity = "case" and project = "SRCH" and severity in (2, "minor") order by id')).toEqual(["Login works", "Logout works", "Pay by card"]);
+  await h.api("POST", "/case/SRCH", { title: "Blocks release", severity: 1 });
+  expect(await names('entity = "case" and severity = "blocker"')).toEqual(["Blocks release"]); // stored as §6.3's "blocked"
+  expect((await search('entity = "result" and status = 2')).body.result.entities.map((r: any) => r.case_id)).toEqual([ids[0]]);
+  const bad = await search('entity = "case" and severity = "huge"');
+  expect([bad.status, bad.body.error.field]).toEqual([400, "query"]);
+  expect(bad.body.error.message).toContain("2 = critical");
 });
 
 test("runs, results and defects; or / not", async () => {

@@ -1,6 +1,5 @@
 import { expect, test } from "bun:test";
 import { isoMicro, secondsBetween } from "../../../src/tms/shared/time";
-import { enumValue, SEVERITIES, TYPES } from "../../../src/tms/shared/enums";
 
 test("isoMicro renders microseconds with a Z suffix", () => {
   expect(isoMicro(new Date(Date.UTC(2026, 10, 22, 10, 0, 0, 123)))).toBe("2026-11-22T10:00:00.123000Z");
@@ -10,13 +9,4 @@ test("isoMicro renders microseconds with a Z suffix", () => {
 test("secondsBetween rounds and never goes negative", () => {
   expect(secondsBetween("2026-11-22T10:00:00.000000Z", "2026-11-22T10:01:30.600000Z")).toBe(91);
   expect(secondsBetween("2026-11-22T10:00:05.000000Z", "2026-11-22T10:00:00.000000Z")).toBe(0);
-});
-
-test("enumValue takes Qase numbers or names and names the field on a bad value", () => {
-  expect(enumValue(SEVERITIES, 1, "severity")).toBe("blocked");
-  expect(enumValue(SEVERITIES, "Blocker", "severity")).toBe("blocked");
-  expect(enumValue(SEVERITIES, "4", "severity")).toBe("normal");
-  expect(enumValue(TYPES, 8, "type")).toBe("acceptance");
-  expect(() => enumValue(TYPES, 0, "type")).toThrow(/type/);
-  expect(() => enumValue(SEVERITIES, "huge", "severity")).toThrow(/severity/);
 });
