@@ -15736,7 +15736,7 @@ export interface operations {
                         /** @enum {string} */
                         priority: "undefined" | "high" | "medium" | "low";
                         /** @enum {string} */
-                        type: "other" | "functional" | "smoke" | "regression" | "security" | "usability" | "performance" | "acceptance";
+                        type: "other" | "smoke" | "regression" | "security" | "usability" | "performance" | "acceptance" | "functional";
                         /** @enum {string} */
                         behavior: "undefined" | "positive" | "negative" | "destructive";
                         suite_id: number | null;
