@@ -1,3 +1,4 @@
+import { Configuration } from "qase-api-client";
 import { Webhook } from "standardwebhooks";
 import { count } from "drizzle-orm";
 import { createTestApp } from "../helpers";
@@ -105,4 +106,19 @@ export type Harness = Awaited<ReturnType<typeof tmsHarness>>;
 /** The spec §6.1 envelope: exactly event, timestamp (Unix seconds, integer) and payload (object). */
 export function isEnvelope(e: Envelope): boolean {
   return Object.keys(e).sort().join(",") === "event,payload,timestamp" && Number.isInteger(e.timestamp) && Math.abs(e.timestamp - Date.now() / 1000) < 120 && typeof e.payload === "object" && e.payload !== null;
+}
+
+/**
+ * The harness's app on a real 127.0.0.1 port for the official Qase clients (they speak HTTP):
+ * `origin` is its address, `v1` a `qase-api-client` configuration with the harness's token.
+ */
+export async function qaseClientHarness() {
+  const h = await tmsHarness();
+  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => h.t.app.handle(req) });
+  const origin = `http://127.0.0.1:${server.port}`;
+  const close = async () => {
+    server.stop(true);
+    await h.close();
+  };
+  return { h, origin, v1: new Configuration({ apiKey: h.token, basePath: `${origin}/api/v1` }), close };
 }

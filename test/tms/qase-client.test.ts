@@ -1,25 +1,14 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
 import { CasesApi, Configuration, PlansApi, ProjectsApi, ResultsApi, RunsApi, SuitesApi } from "qase-api-client";
 import { Configuration as V2Configuration, ResultsApi as V2ResultsApi } from "qase-api-v2-client";
-import { isEnvelope, tmsHarness, type Harness } from "./harness";
+import { isEnvelope, qaseClientHarness } from "./harness";
 
 /**
  * Gatehouse driven by the official Qase clients (`qase-api-client` for v1, `qase-api-v2-client`
  * for the reporters' v2 results endpoint) over real HTTP, as an integrator would point them at it.
  */
-let h: Harness;
-let server: ReturnType<typeof Bun.serve>;
-let v1: Configuration;
-
-beforeAll(async () => {
-  h = await tmsHarness();
-  server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => h.t.app.handle(req) });
-  v1 = new Configuration({ apiKey: h.token, basePath: `http://127.0.0.1:${server.port}/api/v1` });
-});
-afterAll(async () => {
-  server.stop(true);
-  await h.close();
-});
+const { h, origin, v1, close } = await qaseClientHarness();
+afterAll(close);
 
 test("project, suite, cases, plan, run, v1 + v2 results, public report, complete — and the deliveries", async () => {
   const projects = new ProjectsApi(v1);
@@ -52,7 +41,7 @@ test("project, suite, cases, plan, run, v1 + v2 results, public report, complete
   await results.createResultBulk("QC", run, { results: [{ case_id: login, status: "passed", time_ms: 700 }, { case_id: logout, status: "blocked" }] });
 
   // The reporters' v2 endpoint: one linked by testops_id (overwrites logout), one unlinked (creates a case).
-  const v2 = new V2ResultsApi(new V2Configuration({ apiKey: h.token, basePath: `http://127.0.0.1:${server.port}/api/v2` }));
+  const v2 = new V2ResultsApi(new V2Configuration({ apiKey: h.token, basePath: `${origin}/api/v2` }));
   const bulk = await v2.createResultsV2("QC", run, {
     results: [
       { title: "Log out", testops_id: logout, execution: { status: "passed", duration: 120, start_time: Date.now() / 1000 } },
@@ -65,7 +54,7 @@ test("project, suite, cases, plan, run, v1 + v2 results, public report, complete
 
   const pub = await runs.updateRunPublicity("QC", run, { status: true });
   // The public report is served at the returned address, without a token.
-  const page = await fetch(pub.data.result!.url!.replace("https://gatehouse.test", `http://127.0.0.1:${server.port}`));
+  const page = await fetch(pub.data.result!.url!.replace("https://gatehouse.test", `${origin}`));
   expect([page.status, page.headers.get("content-type")]).toEqual([200, "text/html; charset=utf-8"]);
   expect(await page.text()).toContain("Nightly");
   const completed = await runs.completeRun("QC", run);
@@ -93,7 +82,7 @@ test("project, suite, cases, plan, run, v1 + v2 results, public report, complete
 });
 
 test("the client sees 401 for a bad token and 404 for an unknown project", async () => {
-  const bad = new ProjectsApi(new Configuration({ apiKey: "not-a-token", basePath: `http://127.0.0.1:${server.port}/api/v1` }));
+  const bad = new ProjectsApi(new Configuration({ apiKey: "not-a-token", basePath: `${origin}/api/v1` }));
   const e1 = await bad.getProjects().catch((e) => e);
   expect(e1.response?.status).toBe(401);
   expect(e1.response?.data?.status).toBe(false);

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
 import {
   CasesApi, Configuration, DefectsApi, PlansApi, ResultsApi, RunsApi, SearchApi, SystemFieldsApi, TestStepResultCreateStatusEnum,
   type Defect, type DefectCreate, type Result, type Run, type TestCase,
 } from "qase-api-client";
 import { Configuration as V2Configuration, ResultsApi as V2ResultsApi } from "qase-api-v2-client";
-import { tmsHarness, type Harness } from "./harness";
+import { qaseClientHarness } from "./harness";
 
 /**
  * Enums as the official Qase clients declare them (`qase-api-client` 1.1.15 models): TestCase's
@@ -14,20 +14,10 @@ import { tmsHarness, type Harness } from "./harness";
  * the models type what they deserialize, so a field of the wrong kind fails `tsc` here as well as
  * the assertions.
  */
-let h: Harness;
-let server: ReturnType<typeof Bun.serve>;
-let v1: Configuration;
+const { h, origin, v1, close } = await qaseClientHarness();
+afterAll(close);
+await h.api("POST", "/project", { title: "Enums", code: "EN" });
 
-beforeAll(async () => {
-  h = await tmsHarness();
-  server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => h.t.app.handle(req) });
-  v1 = new Configuration({ apiKey: h.token, basePath: `http://127.0.0.1:${server.port}/api/v1` });
-  await h.api("POST", "/project", { title: "Enums", code: "EN" });
-});
-afterAll(async () => {
-  server.stop(true);
-  await h.close();
-});
 
 test("cases: created with Qase's numbers, read back as the same numbers; the webhook payload carries the names", async () => {
   const cases = new CasesApi(v1);
@@ -132,7 +122,7 @@ test("runs (status + status_text), results (status name, step statuses numbers),
 
 test("qase-api-v2-client: the reporters' field names create a case that v1 answers with numbers", async () => {
   const run = (await new RunsApi(v1).createRun("EN", { title: "Reporter run" })).data.result!.id!;
-  const v2 = new V2ResultsApi(new V2Configuration({ apiKey: h.token, basePath: `http://127.0.0.1:${server.port}/api/v2` }));
+  const v2 = new V2ResultsApi(new V2Configuration({ apiKey: h.token, basePath: `${origin}/api/v2` }));
   const created = await v2.createResultV2("EN", run, {
     title: "Reporter-made case", execution: { status: "passed" },
     fields: { severity: "blocker", priority: "low", layer: "api", behavior: "destructive", type: "smoke", is_flaky: "true" },
