@@ -2,7 +2,7 @@
 // (for query coercion), which would let `{"id": "7"}` onto the wire.
 import { Type as t, type Static, type TLiteral, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
-import { BEHAVIOR, CASE_TYPE, PRIORITY, SEVERITY } from "../tms/shared/enums";
+import { BEHAVIOR, CASE_TYPE, CUSTOM_FIELD_TYPE, PRIORITY, SEVERITY } from "../tms/shared/enums";
 
 /**
  * The outbound event catalog: every event of spec §6.2 with its payload schema (one `t` schema
@@ -37,7 +37,7 @@ export const CaseSeverity = oneOf(SEVERITY.names);
 export const CasePriority = oneOf(PRIORITY.names);
 export const CaseType = oneOf(CASE_TYPE.names);
 export const CaseBehavior = oneOf(BEHAVIOR.names);
-export const CustomFieldType = oneOf(["number", "string", "text", "selectbox", "checkbox"]);
+export const CustomFieldType = oneOf(CUSTOM_FIELD_TYPE.names);
 
 export const CaseStep = t.Object(
   {

@@ -1,8 +1,7 @@
 import { t } from "elysia";
+import { EnumInput, EnumName } from "../shared/enum-schemas";
+import { CUSTOM_FIELD_ENTITY, CUSTOM_FIELD_TYPE } from "../shared/enums";
 import { AuthorId, Nullable, Opt, Timestamp } from "../shared/envelope";
-
-export const FIELD_TYPES = ["number", "string", "text", "selectbox", "checkbox"] as const;
-export const FIELD_ENTITIES = ["case", "run", "defect"] as const;
 
 /** Selectbox options; `id` is optional on create (assigned 1..n in order). */
 const Option = t.Object({ id: Opt(t.Integer({ minimum: 1 })), title: t.String({ minLength: 1, maxLength: 255 }) });
@@ -18,14 +17,11 @@ const fields = {
   projects_codes: Opt(t.Array(t.String({ maxLength: 32 }), { maxItems: 1000 })),
 };
 
-/**
- * Qase `CustomFieldCreate`: `entity` 0 case / 1 run / 2 defect and `type` 0 number / 1 string /
- * 2 text / 3 selectbox / 4 checkbox — as numbers (Qase clients) or names.
- */
+/** Qase `CustomFieldCreate`: `entity` and `type` as numbers (Qase clients) or names. */
 export const CustomFieldCreate = t.Object({
   title: t.String({ minLength: 1, maxLength: 255 }),
-  entity: t.Union([t.Integer({ minimum: 0, maximum: 2 }), t.Union(FIELD_ENTITIES.map((e) => t.Literal(e)))]),
-  type: t.Union([t.Integer({ minimum: 0, maximum: 4 }), t.Union(FIELD_TYPES.map((e) => t.Literal(e)))]),
+  entity: EnumInput(CUSTOM_FIELD_ENTITY),
+  type: EnumInput(CUSTOM_FIELD_TYPE),
   ...fields,
 }, { examples: [{"title": "Component", "entity": "case", "type": "selectbox", "value": [{"title": "Web"}, {"title": "API"}]}] });
 /** Qase `CustomFieldUpdate` (title optional here: a PATCH changes what it names). */
@@ -41,8 +37,8 @@ export const FieldIdParam = t.Object({ id: t.Numeric() });
 export const CustomFieldView = t.Object({
   id: t.Integer(),
   title: t.String(),
-  entity: t.UnionEnum(["case", "run", "defect"]),
-  type: t.UnionEnum(FIELD_TYPES),
+  entity: EnumName(CUSTOM_FIELD_ENTITY),
+  type: EnumName(CUSTOM_FIELD_TYPE),
   placeholder: Nullable(t.String()),
   default_value: Nullable(t.String()),
   value: Nullable(t.String({ description: "selectbox options as a JSON string, as Qase sends them" })),

@@ -4,7 +4,8 @@ import { badRequest, notFound } from "../../http/errors";
 import { publish } from "../../webhooks/publish";
 import type { Caller } from "../shared/auth";
 import { isoMicro } from "../shared/time";
-import { FIELD_ENTITIES, FIELD_TYPES, type CustomFieldCreateBody, type CustomFieldUpdateBody } from "./model";
+import { CUSTOM_FIELD_ENTITY, CUSTOM_FIELD_TYPE, enumName } from "../shared/enums";
+import type { CustomFieldCreateBody, CustomFieldUpdateBody } from "./model";
 import { customFields } from "./tables";
 
 type Row = typeof customFields.$inferSelect;
@@ -49,8 +50,8 @@ export function requireField(db: Db | Tx, id: number): Row {
 }
 
 export function createCustomField(db: Db, caller: Caller, body: CustomFieldCreateBody) {
-  const type = typeof body.type === "number" ? FIELD_TYPES[body.type]! : body.type;
-  const entity = typeof body.entity === "number" ? FIELD_ENTITIES[body.entity]! : body.entity;
+  const type = enumName(CUSTOM_FIELD_TYPE, body.type);
+  const entity = enumName(CUSTOM_FIELD_ENTITY, body.entity);
   let options: Option[] | null = null;
   if (type === "selectbox") {
     if (!body.value?.length) throw badRequest("A selectbox field needs its values in `value`", "value");

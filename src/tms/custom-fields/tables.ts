@@ -1,3 +1,4 @@
+import { CUSTOM_FIELD_ENTITY, CUSTOM_FIELD_TYPE } from "../shared/enums";
 import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { users } from "../../directory/tables";
 
@@ -5,8 +6,8 @@ import { users } from "../../directory/tables";
 export const customFields = sqliteTable("tms_custom_fields", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   title: text("title").notNull(),
-  entity: text("entity", { enum: ["case", "run", "defect"] }).notNull(),
-  type: text("type", { enum: ["number", "string", "text", "selectbox", "checkbox"] }).notNull(),
+  entity: text("entity", { enum: CUSTOM_FIELD_ENTITY.names }).notNull(),
+  type: text("type", { enum: CUSTOM_FIELD_TYPE.names }).notNull(),
   /** Selectbox options as JSON `[{id, title}]`; null for other types. */
   options: text("options", { mode: "json" }).$type<{ id: number; title: string }[] | null>(),
   placeholder: text("placeholder"),

@@ -78,6 +78,12 @@ export const RESULT_STATUS = qaseEnum("status", [
 export const RUN_STATUS = qaseEnum("status", [[0, "active", "Active"], [1, "completed", "Completed"], [2, "aborted", "Aborted"]], "active",
   { in_progress: "active", complete: "completed", abort: "aborted" });
 
+/** Custom fields: requests take the number (`CustomFieldCreate.type`/`entity` are numbers) or the name; answers and payloads carry the name (Qase's CustomField declares strings). Qase's types 5–9 (radio … datetime) are not supported. */
+export const CUSTOM_FIELD_TYPE = qaseEnum("type", [
+  [0, "number", "Number"], [1, "string", "String"], [2, "text", "Text"], [3, "selectbox", "Selectbox"], [4, "checkbox", "Checkbox"],
+], "string");
+export const CUSTOM_FIELD_ENTITY = qaseEnum("entity", [[0, "case", "Test case"], [1, "run", "Test run"], [2, "defect", "Defect"]], "case");
+
 /** Names compare case-insensitively, with spaces and hyphens read as underscores ("In progress", "to-be-automated"). */
 const slug = (s: string) => s.trim().toLowerCase().replace(/[\s-]+/g, "_");
 

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { ApiError } from "../../../src/http/errors";
 import {
-  AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, enumLegend, enumName, enumNumber, findEnumName, IS_FLAKY, LAYER, PRIORITY, RESULT_STATUS, RUN_STATUS, SEVERITY,
+  AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, CUSTOM_FIELD_ENTITY, CUSTOM_FIELD_TYPE, enumLegend, enumName, enumNumber, findEnumName, IS_FLAKY, LAYER, PRIORITY, RESULT_STATUS, RUN_STATUS, SEVERITY,
   type QaseEnum,
 } from "../../../src/tms/shared/enums";
 
@@ -17,6 +17,8 @@ const EXPECTED: [QaseEnum<string>, Record<number, string>][] = [
   [IS_FLAKY, { 0: "no", 1: "yes" }],
   [RESULT_STATUS, { 1: "passed", 2: "failed", 3: "blocked", 4: "retest", 5: "skipped", 7: "in_progress", 8: "invalid" }],
   [RUN_STATUS, { 0: "active", 1: "completed", 2: "aborted" }],
+  [CUSTOM_FIELD_TYPE, { 0: "number", 1: "string", 2: "text", 3: "selectbox", 4: "checkbox" }],
+  [CUSTOM_FIELD_ENTITY, { 0: "case", 1: "run", 2: "defect" }],
 ];
 
 test("every enum maps each number to its name and back, and nothing else", () => {
