@@ -103,7 +103,7 @@ export const OPENAPI_TAGS: { name: string; group: string; description: string }[
   { name: "Environments", group: "Test management", description: `Environments runs are made in (\`QASE_ENVIRONMENT\` finds one by slug). ${TMS_AUTH}` },
   { name: "Configurations", group: "Test management", description: `Configuration groups and their values, set on runs (\`QASE_TESTOPS_CONFIGURATIONS_VALUES\`). ${TMS_AUTH}` },
   { name: "Attachments", group: "Test management", description: `Files uploaded by the reporters and linked to results, steps and cases; the media type is sniffed from the bytes, downloads are always \`Content-Disposition: attachment\`. ${TMS_AUTH}` },
-  { name: "System fields", group: "Test management", description: `The case fields with fixed options (severity, priority, type, …) and the numbers the API takes for them. ${TMS_AUTH}` },
+  { name: "System fields", group: "Test management", description: `The case fields with fixed options (severity, priority, type, …) with the numbers the API takes and answers for them (docs/tms.md, "Enums"). ${TMS_AUTH}` },
   { name: "Users", group: "Test management", description: `The users of the token's workspace, as the identity provider provisioned them (read-only). ${TMS_AUTH}` },
   { name: "Authors", group: "Test management", description: `Authors of cases, runs and results: the directory's users (read-only). ${TMS_AUTH}` },
   { name: "Search", group: "Test management", description: `QQL search over cases, runs, results, defects and plans (a documented subset, compiled to bound SQL). ${TMS_AUTH}` },
