@@ -120,6 +120,16 @@ test("runs (status + status_text), results (status name, step statuses numbers),
   expect(ids("result_status")).toMatchObject({ passed: 1, failed: 2, skipped: 5, in_progress: 7, invalid: 8 });
 });
 
+test("a v1 result naming its case by title creates it with ResultCreateCase's slugs; a bad slug is a 400 naming it", async () => {
+  const run = (await new RunsApi(v1).createRun("EN", { title: "v1 titles" })).data.result!.id!;
+  const results = new ResultsApi(v1);
+  const made = await results.createResult("EN", run, { status: "passed", case: { title: "Made by a v1 result", severity: "critical", priority: "low", layer: "api", description: "from a script" } });
+  const got: TestCase = (await new CasesApi(v1).getCase("EN", made.data.result!.case_id!)).data.result!;
+  expect(got).toMatchObject({ title: "Made by a v1 result", severity: 2, priority: 3, layer: 2, description: "from a script" });
+  const bad = await h.api("POST", `/result/EN/${run}`, { status: "passed", case: { title: "Bad slug", layer: "ui" } });
+  expect([bad.status, bad.body.error.field]).toEqual([400, "case.layer"]);
+});
+
 test("qase-api-v2-client: the reporters' field names create a case that v1 answers with numbers", async () => {
   const run = (await new RunsApi(v1).createRun("EN", { title: "Reporter run" })).data.result!.id!;
   const v2 = new V2ResultsApi(new V2Configuration({ apiKey: h.token, basePath: `${origin}/api/v2` }));

@@ -19,7 +19,7 @@ import { requireInProject, type Reader } from "../shared/lookup";
 import { RowBudget } from "../shared/row-budget";
 import { isoMicro, secondsBetween } from "../shared/time";
 import { runCounts, type ResultStatus } from "./counts";
-import { enumName, enumNumber, RESULT_STATUS, RUN_STATUS } from "../shared/enums";
+import { enumName, enumNumber, LAYER, PRIORITY, RESULT_STATUS, RUN_STATUS, SEVERITY, type QaseEnum } from "../shared/enums";
 import type { CaseCreateBody } from "../cases/model";
 import { requireConfigurationIds } from "../configurations/service";
 import { environmentBySlug } from "../environments/service";
@@ -271,9 +271,18 @@ export type ResultInput = {
 /** A result or step status: its name (any case, "In progress" too) or Qase's number. */
 export const statusOf = (raw: string | number, field: string): ResultStatus => enumName(RESULT_STATUS, raw, field);
 
+/** Qase's ResultCreateCase: the texts and enum slugs of the case a v1 result creates (a bad slug is a 400 naming it). */
+function v1CaseFields(c: NonNullable<ResultCreateBody["case"]>, field: string): CaseCreateBody {
+  const pick = <N extends string>(e: QaseEnum<N>, v: string | null | undefined) => (v != null ? enumName(e, v, `${field}${e.field}`) : undefined);
+  return {
+    title: c.title ?? "", description: c.description, preconditions: c.preconditions, postconditions: c.postconditions,
+    severity: pick(SEVERITY, c.severity), priority: pick(PRIORITY, c.priority), layer: pick(LAYER, c.layer),
+  };
+}
+
 export function fromV1(b: ResultCreateBody, field: string): ResultInput {
   return {
-    caseId: b.case_id ?? null, caseTitle: b.case?.title ?? null, signature: null, clientId: null, caseFields: null, params: b.param ?? {},
+    caseId: b.case_id ?? null, caseTitle: b.case?.title ?? null, signature: null, clientId: null, caseFields: b.case ? v1CaseFields(b.case, `${field}case.`) : null, params: b.param ?? {},
     status: statusOf(b.status, `${field}status`),
     timeMs: b.time_ms != null ? Math.round(b.time_ms) : b.time != null ? Math.round(b.time * 1000) : null,
     comment: b.comment ?? null, stacktrace: b.stacktrace ?? null,
