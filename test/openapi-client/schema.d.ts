@@ -13254,11 +13254,13 @@ export interface operations {
                                 id: number;
                                 title: string;
                                 /**
+                                 * @description case, run, defect
                                  * @default case
                                  * @enum {string}
                                  */
                                 entity: "case" | "run" | "defect";
                                 /**
+                                 * @description number, string, text, selectbox, checkbox
                                  * @default number
                                  * @enum {string}
                                  */
@@ -13341,8 +13343,16 @@ export interface operations {
                  */
                 "application/json": {
                     title: string;
-                    entity: number | ("case" | "run" | "defect");
-                    type: number | ("number" | "string" | "text" | "selectbox" | "checkbox");
+                    /**
+                     * @description Qase's number or the name: 0 = case, 1 = run, 2 = defect
+                     * @example 2
+                     */
+                    entity: number | string;
+                    /**
+                     * @description Qase's number or the name: 0 = number, 1 = string, 2 = text, 3 = selectbox, 4 = checkbox
+                     * @example 2
+                     */
+                    type: number | string;
                     /** @description Selectbox values (required for selectbox, refused for other types) */
                     value?: {
                         id?: number | null;
@@ -13454,11 +13464,13 @@ export interface operations {
                             id: number;
                             title: string;
                             /**
+                             * @description case, run, defect
                              * @default case
                              * @enum {string}
                              */
                             entity: "case" | "run" | "defect";
                             /**
+                             * @description number, string, text, selectbox, checkbox
                              * @default number
                              * @enum {string}
                              */
