@@ -386,7 +386,7 @@ class DeliveryLoop {
       // A cached (IP-literal) target is used without a round through a promise.
       const target = this.literalTargets.get(sub.url) ?? (await this.target(sub.url, abort.signal));
       // Host names the URL's host: we connect to the address the guard checked.
-      const headers = deliveryHeaders({ userAgent: this.userAgent, webhookId: claim.uid, timestampSeconds: ts, signature, host: target.hostHeader, workspaceId: claim.workspaceId });
+      const headers = deliveryHeaders({ userAgent: this.userAgent, webhookId: claim.uid, timestampSeconds: ts, signature, host: target.hostHeader, workspaceId: claim.workspaceId, projectCode: claim.projectCode });
       let res: Response | undefined;
       sent = true; // past the guard: the request goes out (or at least its connection is tried)
       for (let i = 0; !res; i++) {

@@ -24,7 +24,10 @@ export type SubscriptionTarget = { id: number; url: string; secrets: string[] };
  * A leased delivery, ready to send. `attempts` counts the attempts made before this one in the
  * current cycle; `lastAttemptId` is the delivery's latest logged attempt (the next one links to it).
  */
-export type LeasedDelivery = { id: number; subscriptionId: number; attempts: number; lastAttemptId: number | null; uid: string; name: string; payload: string; createdAt: number; workspaceId: number | null };
+export type LeasedDelivery = {
+  id: number; subscriptionId: number; attempts: number; lastAttemptId: number | null; uid: string; name: string; payload: string; createdAt: number;
+  workspaceId: number | null; projectCode: string | null;
+};
 
 /** One HTTP attempt that finished, to record in the log and to decide the delivery's next state. */
 export type FinishedAttempt = {
@@ -80,7 +83,7 @@ export type LedgerOptions = {
 };
 
 type SubRow = { id: number; url: string; secret: string; previous_secret: string | null; previous_secret_expires_at: number | null };
-type DueRow = { id: number; attempts: number; last_attempt_id: number | null; uid: string; name: string; payload: string; created_at: number; workspace_id: number | null };
+type DueRow = { id: number; attempts: number; last_attempt_id: number | null; uid: string; name: string; payload: string; created_at: number; workspace_id: number | null; project_code: string | null };
 
 export class DeliveryLedger {
   private rotate = 0;
@@ -105,7 +108,7 @@ export class DeliveryLedger {
     this.q = {
       subs: db.query("SELECT id, url, secret, previous_secret, previous_secret_expires_at FROM webhook_subscriptions WHERE enabled = 1 ORDER BY id"),
       due: db.query(
-        `SELECT d.id, d.attempts, d.last_attempt_id, e.uid, e.name, e.payload, e.created_at, e.workspace_id
+        `SELECT d.id, d.attempts, d.last_attempt_id, e.uid, e.name, e.payload, e.created_at, e.workspace_id, e.project_code
            FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
           WHERE d.subscription_id = ?1 AND d.status = 'pending' AND d.next_attempt_at <= ?2
             AND (d.locked_until IS NULL OR d.locked_until <= ?2)
@@ -216,6 +219,7 @@ export class DeliveryLedger {
             payload: row.payload,
             createdAt: row.created_at,
             workspaceId: row.workspace_id,
+            projectCode: row.project_code,
           });
         }
         claimedBySub.set(sub.id, (claimedBySub.get(sub.id) ?? 0) + rows.length);

@@ -223,7 +223,7 @@ export function listDeliveries(
 
 export function getDelivery(ctx: AppContext, id: number): DeliveryDetail {
   const row = ctx.db
-    .select({ ...summaryColumns, payload: webhookEvents.payload, eventCreatedAt: webhookEvents.createdAt })
+    .select({ ...summaryColumns, payload: webhookEvents.payload, eventCreatedAt: webhookEvents.createdAt, workspaceId: webhookEvents.workspaceId, projectCode: webhookEvents.projectCode })
     .from(webhookDeliveries)
     .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
     .where(eq(webhookDeliveries.id, id))
@@ -248,6 +248,8 @@ export function getDelivery(ctx: AppContext, id: number): DeliveryDetail {
             timestampSeconds: Math.floor(a.started_at / 1000),
             signature: a.signature ?? "",
             host: hostOf(a.url),
+            workspaceId: row.workspaceId,
+            projectCode: row.projectCode,
           }),
       statusCode: a.status_code,
       error: a.error,

@@ -57,7 +57,7 @@ export function envelopeBody(event: string, timestampSeconds: number, payloadJso
  * The headers of one delivery request. The delivery log stores only the parts that cannot be
  * derived (user agent, signature) and rebuilds the rest with this same function.
  */
-export function deliveryHeaders(p: { userAgent: string; webhookId: string; timestampSeconds: number; signature: string; host: string; workspaceId?: number | null }): Record<string, string> {
+export function deliveryHeaders(p: { userAgent: string; webhookId: string; timestampSeconds: number; signature: string; host: string; workspaceId?: number | null; projectCode?: string | null }): Record<string, string> {
   const headers: Record<string, string> = {
     "content-type": "application/json",
     "user-agent": p.userAgent,
@@ -68,5 +68,7 @@ export function deliveryHeaders(p: { userAgent: string; webhookId: string; times
   };
   // The workspace the event came from: a header, because the envelope is exactly {event, timestamp, payload} (spec §6).
   if (p.workspaceId != null) headers["gatehouse-workspace"] = String(p.workspaceId);
+  // And its project: entity ids are numbers within a project ({"id": 5} is case 5 of this project).
+  if (p.projectCode != null) headers["gatehouse-project"] = p.projectCode;
   return headers;
 }

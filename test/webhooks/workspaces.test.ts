@@ -1,11 +1,11 @@
 import { expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
-import { createTestApp } from "../helpers";
+import { createTestApp, until } from "../helpers";
 import { startDeliveryLoop } from "../../src/webhooks/dispatcher";
 import { startReceiver } from "./harness";
 
 /** Subscriptions limited to a workspace; every delivery of a project's event names its workspace. */
-test("a subscription limited to a workspace receives only that workspace's events; deliveries carry gatehouse-workspace", async () => {
+test("a subscription limited to a workspace receives only that workspace's events; deliveries carry gatehouse-workspace and gatehouse-project", async () => {
   const t = createTestApp({ webhookAllowPrivateTargets: true, webhookPollIntervalMs: 20, webhookTimeoutMs: 2000 });
   const limitedReceiver = startReceiver();
   const allReceiver = startReceiver();
@@ -32,10 +32,15 @@ test("a subscription limited to a workspace receives only that workspace's event
     await allReceiver.waitFor(2);
     await limitedReceiver.waitFor(1);
     await Bun.sleep(200); // nothing more arrives at the limited one
-    const titles = (r: typeof allReceiver) => r.received.map((x) => [JSON.parse(x.body).payload.title, x.headers["gatehouse-workspace"]]);
-    expect(titles(limitedReceiver)).toEqual([["alpha case", String(ws.id)]]);
-    expect(titles(allReceiver).sort()).toEqual([["alpha case", String(ws.id)], ["main case", "1"]].sort());
-    // the signature still verifies: the header is not part of what is signed
+    const titles = (r: typeof allReceiver) => r.received.map((x) => [JSON.parse(x.body).payload.title, x.headers["gatehouse-workspace"], x.headers["gatehouse-project"]]);
+    expect(titles(limitedReceiver)).toEqual([["alpha case", String(ws.id), "ALP"]]);
+    expect(titles(allReceiver).sort()).toEqual([["alpha case", String(ws.id), "ALP"], ["main case", "1", "MAI"]].sort());
+    // the admin API's record of the attempt shows the headers as they were sent
+    const logged = await json(await t.admin("GET", `/api/admin/webhooks/${limitedSub.id}/deliveries`));
+    await until(async () => (await json(await t.admin("GET", `/api/admin/deliveries/${logged.items[0].id}`))).attempts.length === 1, "the attempt logged");
+    const attempt = (await json(await t.admin("GET", `/api/admin/deliveries/${logged.items[0].id}`))).attempts[0];
+    expect([attempt.requestHeaders["gatehouse-workspace"], attempt.requestHeaders["gatehouse-project"]]).toEqual([String(ws.id), "ALP"]);
+    // the signature still verifies: the headers are not part of what is signed
     const verifier = new Webhook(limitedSub.secret);
     expect(() => verifier.verify(limitedReceiver.received[0]!.body, limitedReceiver.received[0]!.headers)).not.toThrow();
   } finally {
