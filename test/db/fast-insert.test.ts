@@ -22,7 +22,7 @@ test("the row it answers is the row drizzle reads back: defaults, JSON and boole
   const p = await project("FASTA");
   const insertCase = fastInserter(cases);
   const now = "2026-11-25T10:00:00.000000Z";
-  const given = { projectId: p.id, position: 1, title: "plain", created: now, updated: now };
+  const given = { projectId: p.id, number: 1, position: 1, title: "plain", created: now, updated: now };
   const answered = t.ctx.db.transaction((tx) => insertCase(tx, given), { behavior: "immediate" });
   const stored = t.ctx.db.select().from(cases).where(eq(cases.id, answered.id)).get();
   expect(stored).toBeDefined();
@@ -31,7 +31,7 @@ test("the row it answers is the row drizzle reads back: defaults, JSON and boole
   expect(answered.steps).toEqual([]);
 
   const full = {
-    ...given, title: "full", severity: "critical" as const, isFlaky: true, tags: ["a", "b"], params: { browser: ["firefox"] },
+    ...given, number: 2, title: "full", severity: "critical" as const, isFlaky: true, tags: ["a", "b"], params: { browser: ["firefox"] },
     steps: [{ position: 1, action: "open", expected_result: "it opens", data: "", shared_hash: null, attachments: [] }],
   };
   const answeredFull = t.ctx.db.transaction((tx) => insertCase(tx, full), { behavior: "immediate" });
@@ -43,9 +43,9 @@ test("each row gets its own copy of a JSON default (no row shares another's arra
   const p = await project("FASTB");
   const insertDefect = fastInserter(defects);
   const now = "2026-11-25T10:00:00.000000Z";
-  const caseRow = t.ctx.db.transaction((tx) => fastInserter(cases)(tx, { projectId: p.id, position: 1, title: "c", created: now, updated: now }));
+  const caseRow = t.ctx.db.transaction((tx) => fastInserter(cases)(tx, { projectId: p.id, number: 1, position: 1, title: "c", created: now, updated: now }));
   const base = { projectId: p.id, title: "d", actualResult: "boom", caseId: caseRow.id, created: now, updated: now };
-  const [a, b] = t.ctx.db.transaction((tx) => [insertDefect(tx, base), insertDefect(tx, base)]);
+  const [a, b] = t.ctx.db.transaction((tx) => [insertDefect(tx, { ...base, number: 1 }), insertDefect(tx, { ...base, number: 2 })]);
   expect(a!.tags).toEqual([]);
   a!.tags.push("mutated");
   expect(b!.tags).toEqual([]);
@@ -58,7 +58,7 @@ test("a rolled-back transaction leaves no row behind", async () => {
   const now = "2026-11-25T10:00:00.000000Z";
   expect(() =>
     t.ctx.db.transaction((tx) => {
-      insertCase(tx, { projectId: p.id, position: 1, title: "rolled back", created: now, updated: now });
+      insertCase(tx, { projectId: p.id, number: 1, position: 1, title: "rolled back", created: now, updated: now });
       throw new Error("later step fails");
     }),
   ).toThrow("later step fails");

@@ -201,3 +201,68 @@ test("0010: events recorded before it name their project's workspace; subscripti
     expect(h.sqlite.query("SELECT workspace_id FROM webhook_subscriptions").all()).toEqual([{ workspace_id: null }]);
   });
 });
+
+test("0014: every entity's number is its old id; each project continues after its highest; old references still resolve; new projects number from 1", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "gatehouse-migrate-"));
+  const h = openDatabase(join(dir, "gatehouse.db"), { migrate: false });
+  runMigrations(h.db, migrations.findIndex((m) => m.tag === "0014_qase_per_project_numbers"));
+  const at = "2026-11-24T10:00:00.000000Z";
+  const run = (sql: string) => h.sqlite.run(sql.replaceAll("@", `'${at}'`));
+  run("INSERT INTO tms_projects (id, code, title, created, updated) VALUES (1, 'OLDA', 'A', @, @), (2, 'OLDB', 'B', @, @)");
+  // Global ids interleaved between the two projects, as the old numbering left them.
+  run("INSERT INTO tms_suites (id, project_id, title, position, created, updated) VALUES (1, 1, 'A suite', 1, @, @), (2, 2, 'B suite', 1, @, @), (3, 2, 'B gone', 2, @, @)");
+  run("DELETE FROM tms_suites WHERE id = 3"); // the highest suite id ever issued, deleted: its project is forgotten
+  run("INSERT INTO tms_milestones (id, project_id, title, created, updated) VALUES (1, 2, 'B milestone', @, @), (2, 1, 'A milestone', @, @)");
+  run(`INSERT INTO tms_cases (id, project_id, suite_id, milestone_id, position, title, created, updated) VALUES
+    (1, 1, 1, 2, 1, 'A case 1', @, @), (2, 2, 2, 1, 1, 'B case 2', @, @), (3, 1, 1, NULL, 2, 'A case 3', @, @), (4, 2, NULL, NULL, 1, 'B case 4', @, @)`);
+  run("INSERT INTO tms_plans (id, project_id, title, created, updated) VALUES (1, 2, 'B plan', @, @)");
+  run("INSERT INTO tms_plan_cases (plan_id, case_id, position) VALUES (1, 2, 1), (1, 4, 2)");
+  run("INSERT INTO tms_runs (id, project_id, plan_id, milestone_id, title, start_time) VALUES (1, 1, NULL, 2, 'A run', @), (2, 2, 1, 1, 'B run', @)");
+  run("INSERT INTO tms_run_cases (run_id, case_id, position) VALUES (1, 1, 1), (1, 3, 2), (2, 2, 1), (2, 4, 2)");
+  run("INSERT INTO tms_defects (id, project_id, title, actual_result, case_id, run_id, created, updated) VALUES (1, 2, 'B defect', 'x', 4, 2, @, @)");
+  closeDatabase(h);
+
+  const { createTestApp } = await import("../helpers");
+  const t = createTestApp({ dataDir: dir });
+  try {
+    const token = ((await (await t.admin("POST", "/api/admin/api-tokens", { name: "upgrade" })).json()) as { token: string }).token;
+    const api = async (method: string, path: string, body?: unknown) => {
+      const r = await t.request(method, `/api/v1${path}`, { body, headers: { token } });
+      const json = (await r.json()) as any;
+      if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${JSON.stringify(json)}`);
+      return json.result;
+    };
+    // numbers = the old ids, so every reference held before the upgrade names the same entity
+    for (const table of ["tms_cases", "tms_suites", "tms_milestones", "tms_plans", "tms_runs", "tms_defects"])
+      expect(t.ctx.sqlite.query(`SELECT count(*) AS n FROM ${table} WHERE number != id`).get()).toEqual({ n: 0 });
+    expect(await api("GET", "/case/OLDA/3")).toMatchObject({ id: 3, title: "A case 3", suite_id: 1 });
+    expect(await api("GET", "/case/OLDB/2")).toMatchObject({ id: 2, title: "B case 2", suite_id: 2, milestone_id: 1 });
+    expect(await api("GET", "/case/OLDA/1")).toMatchObject({ milestone_id: 2 });
+    expect((await api("GET", "/plan/OLDB/1")).cases.map((c: any) => c.case_id)).toEqual([2, 4]);
+    expect(await api("GET", "/run/OLDB/2")).toMatchObject({ title: "B run", plan_id: 1, milestone: 1, cases: [2, 4] });
+    expect(await api("GET", "/run/OLDA/1")).toMatchObject({ title: "A run", milestone: 2, cases: [1, 3] });
+    expect(await api("GET", "/defect/OLDB/1")).toMatchObject({ case_id: 4, runs: [2] });
+    // an old id of the other project is still not found
+    expect((await t.request("GET", "/api/v1/case/OLDA/2", { headers: { token } })).status).toBe(404);
+
+    // New entities continue after each project's highest old id...
+    expect(await api("POST", "/case/OLDA", { title: "A new" })).toEqual({ id: 4 });
+    expect(await api("POST", "/case/OLDB", { title: "B new" })).toEqual({ id: 5 });
+    expect(await api("POST", "/milestone/OLDA", { title: "m" })).toEqual({ id: 3 });
+    expect(await api("POST", "/milestone/OLDB", { title: "m" })).toEqual({ id: 2 });
+    expect(await api("POST", "/run/OLDA", { title: "r" })).toEqual({ id: 2 });
+    expect(await api("POST", "/run/OLDB", { title: "r" })).toEqual({ id: 3 });
+    expect(await api("POST", "/plan/OLDA", { title: "p", cases: [1] })).toEqual({ id: 1 });
+    expect(await api("POST", "/plan/OLDB", { title: "p", cases: [2] })).toEqual({ id: 2 });
+    expect(await api("POST", "/defect/OLDB", { title: "d", actual_result: "x", case_id: 2 })).toEqual({ id: 2 });
+    // ...and past the highest id ever deleted: suite 3 was deleted, and no project may reissue it
+    expect(await api("POST", "/suite/OLDA", { title: "s" })).toEqual({ id: 4 });
+    expect(await api("POST", "/suite/OLDB", { title: "s" })).toEqual({ id: 4 });
+    // a project created after the upgrade numbers from 1
+    await api("POST", "/project", { title: "New", code: "NEWP" });
+    expect(await api("POST", "/case/NEWP", { title: "first" })).toEqual({ id: 1 });
+    expect(await api("POST", "/suite/NEWP", { title: "first" })).toEqual({ id: 1 });
+  } finally {
+    t.close();
+  }
+});

@@ -8418,6 +8418,7 @@ export interface operations {
                             filtered: number;
                             count: number;
                             entities: {
+                                /** @description Number of the test case within the project */
                                 id: number;
                                 position: number;
                                 title: string;
@@ -8448,7 +8449,9 @@ export interface operations {
                                  * @enum {integer}
                                  */
                                 behavior: 1 | 2 | 3 | 4;
+                                /** @description Number of the suite within the project */
                                 suite_id: number | null;
+                                /** @description Number of the milestone within the project */
                                 milestone_id: number | null;
                                 /**
                                  * @description 0 = manual or "is_not_automated" or "not_automated", 1 = to_be_automated, 2 = automated
@@ -8602,7 +8605,9 @@ export interface operations {
                     type?: (number | string) | null;
                     layer?: (number | string) | null;
                     is_flaky?: (number | boolean) | null;
+                    /** @description Number of the suite within the project */
                     suite_id?: number | null;
+                    /** @description Number of the milestone within the project */
                     milestone_id?: number | null;
                     automation?: (number | string) | null;
                     isManual?: boolean | null;
@@ -8645,6 +8650,7 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the test case within the project */
                             id: number;
                         };
                     };
@@ -8753,7 +8759,9 @@ export interface operations {
                         type?: (number | string) | null;
                         layer?: (number | string) | null;
                         is_flaky?: (number | boolean) | null;
+                        /** @description Number of the suite within the project */
                         suite_id?: number | null;
+                        /** @description Number of the milestone within the project */
                         milestone_id?: number | null;
                         automation?: (number | string) | null;
                         isManual?: boolean | null;
@@ -8880,6 +8888,7 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the test case within the project */
                             id: number;
                             position: number;
                             title: string;
@@ -8910,7 +8919,9 @@ export interface operations {
                              * @enum {integer}
                              */
                             behavior: 1 | 2 | 3 | 4;
+                            /** @description Number of the suite within the project */
                             suite_id: number | null;
+                            /** @description Number of the milestone within the project */
                             milestone_id: number | null;
                             /**
                              * @description 0 = manual or "is_not_automated" or "not_automated", 1 = to_be_automated, 2 = automated
@@ -9045,6 +9056,7 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the test case within the project */
                             id: number;
                         };
                     };
@@ -9117,7 +9129,9 @@ export interface operations {
                     type?: (number | string) | null;
                     layer?: (number | string) | null;
                     is_flaky?: (number | boolean) | null;
+                    /** @description Number of the suite within the project */
                     suite_id?: number | null;
+                    /** @description Number of the milestone within the project */
                     milestone_id?: number | null;
                     automation?: (number | string) | null;
                     isManual?: boolean | null;
@@ -9160,6 +9174,7 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the test case within the project */
                             id: number;
                         };
                     };
@@ -9240,6 +9255,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Number of the suite within the project */
                     suite_id?: number | null;
                     title?: string | null;
                 };
@@ -9256,6 +9272,7 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the test case within the project */
                             id: number;
                         };
                     };
@@ -9345,12 +9362,14 @@ export interface operations {
                             filtered: number;
                             count: number;
                             entities: {
+                                /** @description Number of the suite within the project */
                                 id: number;
                                 title: string;
                                 description: string | null;
                                 preconditions: string | null;
                                 position: number;
                                 cases_count: number;
+                                /** @description Number of the parent suite within the project */
                                 parent_id: number | null;
                                 author_id: number | null;
                                 /** Format: date-time */
@@ -9426,6 +9445,7 @@ export interface operations {
                     title: string;
                     description?: string | null;
                     preconditions?: string | null;
+                    /** @description Number of the parent suite within the project */
                     parent_id?: number | null;
                 };
             };
@@ -9441,6 +9461,7 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the suite within the project */
                             id: number;
                         };
                     };
@@ -9524,12 +9545,14 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the suite within the project */
                             id: number;
                             title: string;
                             description: string | null;
                             preconditions: string | null;
                             position: number;
                             cases_count: number;
+                            /** @description Number of the parent suite within the project */
                             parent_id: number | null;
                             author_id: number | null;
                             /** Format: date-time */
@@ -9600,6 +9623,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Number of the suite the cases move to within the project */
                     destination_id?: number | null;
                 };
             };
@@ -9615,6 +9639,7 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the suite within the project */
                             id: number;
                         };
                     };
@@ -9697,6 +9722,7 @@ export interface operations {
                     title?: string;
                     description?: string | null;
                     preconditions?: string | null;
+                    /** @description Number of the parent suite within the project */
                     parent_id?: number | null;
                 };
             };
@@ -9712,6 +9738,7 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the suite within the project */
                             id: number;
                         };
                     };
@@ -9791,6 +9818,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Number of the parent suite within the project */
                     parent_id?: number | null;
                     title?: string | null;
                 };
@@ -9807,6 +9835,7 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the suite within the project */
                             id: number;
                         };
                     };
@@ -9896,6 +9925,7 @@ export interface operations {
                             filtered: number;
                             count: number;
                             entities: {
+                                /** @description Number of the milestone within the project */
                                 id: number;
                                 title: string;
                                 description: string | null;
@@ -9996,6 +10026,7 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the milestone within the project */
                             id: number;
                         };
                     };
@@ -10079,6 +10110,7 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the milestone within the project */
                             id: number;
                             title: string;
                             description: string | null;
@@ -10162,6 +10194,7 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the milestone within the project */
                             id: number;
                         };
                     };
@@ -10242,6 +10275,7 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the milestone within the project */
                             id: number;
                         };
                     };
@@ -10774,6 +10808,7 @@ export interface operations {
                             filtered: number;
                             count: number;
                             entities: {
+                                /** @description Number of the test plan within the project */
                                 id: number;
                                 title: string;
                                 description: string | null;
@@ -10854,7 +10889,7 @@ export interface operations {
                  */
                 "application/json": {
                     title: string;
-                    /** @description Test case ids of the same project */
+                    /** @description Numbers of test cases of the same project */
                     cases: number[];
                     description?: string | null;
                 };
@@ -10871,6 +10906,7 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the test plan within the project */
                             id: number;
                         };
                     };
@@ -10954,6 +10990,7 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the test plan within the project */
                             id: number;
                             title: string;
                             description: string | null;
@@ -10968,6 +11005,7 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                             cases: {
+                                /** @description Number of the test case within the project */
                                 case_id: number;
                                 assignee_id: null;
                             }[];
@@ -11035,6 +11073,7 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the test plan within the project */
                             id: number;
                         };
                     };
@@ -11103,7 +11142,7 @@ export interface operations {
                 "application/json": {
                     title?: string;
                     description?: string | null;
-                    /** @description Test case ids of the same project */
+                    /** @description Numbers of test cases of the same project */
                     cases?: number[] | null;
                 };
             };
@@ -11119,6 +11158,7 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the test plan within the project */
                             id: number;
                         };
                     };
@@ -11209,7 +11249,9 @@ export interface operations {
                             filtered: number;
                             count: number;
                             entities: {
+                                /** @description Number of the test run within the project */
                                 id: number;
+                                /** @description Number of the test run within the project */
                                 run_id: number;
                                 title: string;
                                 description: string;
@@ -11262,7 +11304,9 @@ export interface operations {
                                     type: string;
                                     link: string;
                                 } | null;
+                                /** @description Number of the milestone within the project */
                                 milestone: number | null;
+                                /** @description Number of the test plan within the project */
                                 plan_id: number | null;
                                 cases: number[];
                                 tags: {
@@ -11336,13 +11380,16 @@ export interface operations {
                     title: string;
                     description?: string | null;
                     include_all_cases?: boolean | null;
+                    /** @description Numbers of test cases of the same project */
                     cases?: number[] | null;
                     is_autotest?: boolean | null;
                     /** @description An environment of the project */
                     environment_id?: number | null;
                     /** @description Environment slug, e.g. "staging" (links the environment with that slug, if any) */
                     environment_slug?: string | null;
+                    /** @description Number of the milestone within the project */
                     milestone_id?: number | null;
+                    /** @description Number of the test plan within the project */
                     plan_id?: number | null;
                     author_id?: number | null;
                     tags?: string[] | null;
@@ -11369,6 +11416,7 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the test run within the project */
                             id: number;
                         };
                     };
@@ -11456,6 +11504,7 @@ export interface operations {
                     /** @enum {string} */
                     type: "jira-cloud" | "jira-server";
                     links: {
+                        /** @description Number of the test run within the project */
                         run_id: number;
                         external_issue?: string | null;
                     }[];
@@ -11554,7 +11603,9 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the test run within the project */
                             id: number;
+                            /** @description Number of the test run within the project */
                             run_id: number;
                             title: string;
                             description: string;
@@ -11607,7 +11658,9 @@ export interface operations {
                                 type: string;
                                 link: string;
                             } | null;
+                            /** @description Number of the milestone within the project */
                             milestone: number | null;
+                            /** @description Number of the test plan within the project */
                             plan_id: number | null;
                             cases: number[];
                             tags: {
@@ -11679,6 +11732,7 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the test run within the project */
                             id: number;
                         };
                     };
@@ -11744,6 +11798,7 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the test run within the project */
                             id: number;
                         };
                     };
@@ -11818,6 +11873,7 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the test run within the project */
                             id: number;
                         };
                     };
@@ -11989,6 +12045,7 @@ export interface operations {
                 "application/json": {
                     /** @description passed, failed, blocked, retest, skipped, in_progress, invalid (any case) */
                     status: string;
+                    /** @description Number of the test case within the project */
                     case_id?: number | null;
                     case?: {
                         title?: string | null;
@@ -12038,6 +12095,7 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the test case within the project */
                             case_id: number;
                             hash: string;
                         };
@@ -12143,6 +12201,7 @@ export interface operations {
                     results: {
                         /** @description passed, failed, blocked, retest, skipped, in_progress, invalid (any case) */
                         status: string;
+                        /** @description Number of the test case within the project */
                         case_id?: number | null;
                         case?: {
                             title?: string | null;
@@ -12290,7 +12349,9 @@ export interface operations {
                             count: number;
                             entities: {
                                 hash: string;
+                                /** @description Number of the test run within the project */
                                 run_id: number;
+                                /** @description Number of the test case within the project */
                                 case_id: number;
                                 /**
                                  * @description passed, failed, blocked, retest, skipped, in_progress, invalid
@@ -12393,7 +12454,9 @@ export interface operations {
                         status: true;
                         result: {
                             hash: string;
+                            /** @description Number of the test run within the project */
                             run_id: number;
+                            /** @description Number of the test case within the project */
                             case_id: number;
                             /**
                              * @description passed, failed, blocked, retest, skipped, in_progress, invalid
@@ -12514,7 +12577,9 @@ export interface operations {
                     id?: string | null;
                     /** @description What an unlinked result is matched to its case by (suite path + title + parameters) */
                     signature?: string | null;
+                    /** @description Number of the test case within the project */
                     testops_id?: number | null;
+                    /** @description Numbers of test cases of the same project */
                     testops_ids?: number[] | null;
                     /** @description Case fields (severity, priority, description, preconditions…) for a case this result creates */
                     fields?: {
@@ -12560,6 +12625,7 @@ export interface operations {
                     "application/json": {
                         status: boolean;
                         result: {
+                            /** @description Number of the test case within the project */
                             case_id: number;
                             hash: string;
                             unlinked_reason: string | null;
@@ -12688,6 +12754,7 @@ export interface operations {
                             results: {
                                 /** @description The item's position in the request */
                                 index: number;
+                                /** @description Number of the test case within the project */
                                 case_id: number;
                                 hash: string;
                                 unlinked_reason: string | null;
@@ -12803,6 +12870,7 @@ export interface operations {
                             filtered: number;
                             count: number;
                             entities: {
+                                /** @description Number of the defect within the project */
                                 id: number;
                                 title: string;
                                 actual_result: string;
@@ -12817,8 +12885,10 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 status: "open" | "resolved";
+                                /** @description Number of the test case within the project */
                                 case_id: number | null;
                                 step: number | null;
+                                /** @description Number of the milestone within the project */
                                 milestone_id: number | null;
                                 attachments: number[];
                                 runs: number[];
@@ -12903,12 +12973,14 @@ export interface operations {
                     title: string;
                     actual_result: string;
                     severity?: (number | string) | null;
+                    /** @description Number of the milestone within the project */
                     milestone_id?: number | null;
                     attachments?: (number | string)[] | null;
                     custom_field?: {
                         [key: string]: string;
                     } | null;
                     tags?: string[] | null;
+                    /** @description Number of the test case within the project */
                     case_id?: number | null;
                     /** @description Position of the step where the error occurred */
                     step?: number | null;
@@ -12927,6 +12999,7 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the defect within the project */
                             id: number;
                         };
                     };
@@ -13010,6 +13083,7 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the defect within the project */
                             id: number;
                             title: string;
                             actual_result: string;
@@ -13024,8 +13098,10 @@ export interface operations {
                              * @enum {string}
                              */
                             status: "open" | "resolved";
+                            /** @description Number of the test case within the project */
                             case_id: number | null;
                             step: number | null;
+                            /** @description Number of the milestone within the project */
                             milestone_id: number | null;
                             attachments: number[];
                             runs: number[];
@@ -13108,6 +13184,7 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the defect within the project */
                             id: number;
                         };
                     };
@@ -13173,6 +13250,7 @@ export interface operations {
                         /** @constant */
                         status: true;
                         result: {
+                            /** @description Number of the defect within the project */
                             id: number;
                         };
                     };

@@ -1,16 +1,19 @@
 import { t } from "elysia";
 import type { AppContext } from "../../context";
 import { TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
-import { CodeIdParams, CodeParam, Envelope, IdResult, ok, page, paging, PageOf } from "../shared/envelope";
+import { CodeNumberParams, CodeParam, NumberResult, Envelope, ok, page, paging, PageOf } from "../shared/envelope";
 import { CaseBulkCreate, CaseClone, CaseCreate, CaseListQuery, CaseUpdate, CaseView } from "./model";
 import { cloneCase, createCase, createCasesBulk, deleteCase, getCase, listCases, updateCase } from "./service";
 
+/** `{code}/{id}`: the test case's number within the project. */
+const NumberParams = CodeNumberParams("test case");
+const Numbered = NumberResult("test case");
 const detail = (summary: string) => ({ tags: ["Test cases"], summary });
 
 export function caseRoutes(ctx: AppContext) {
   return tmsApi(ctx)
     .post("/case/:code", ({ params, body, caller }) => ok(createCase(ctx.db, caller, params.code, body)), {
-      params: CodeParam, body: CaseCreate, response: tmsResponses({ 200: IdResult }, [404, ...TMS_BODY_ERRORS]), detail: detail("Create a test case (case.created)"),
+      params: CodeParam, body: CaseCreate, response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]), detail: detail("Create a test case (case.created)"),
     })
     .post("/case/:code/bulk", ({ params, body, caller }) => ok(createCasesBulk(ctx.db, caller, params.code, body.cases)), {
       params: CodeParam, body: CaseBulkCreate, response: tmsResponses({ 200: Envelope(t.Object({ ids: t.Array(t.Integer()) })) }, [404, ...TMS_BODY_ERRORS]),
@@ -20,15 +23,15 @@ export function caseRoutes(ctx: AppContext) {
       const r = listCases(ctx.db, params.code, { ...query, ...paging(query) });
       return page(r.entities, r.total, r.filtered);
     }, { params: CodeParam, query: CaseListQuery, response: tmsResponses({ 200: PageOf(CaseView) }, [404]), detail: detail("List test cases") })
-    .get("/case/:code/:id", ({ params }) => ok(getCase(ctx.db, params.code, params.id)), { params: CodeIdParams, response: tmsResponses({ 200: Envelope(CaseView) }, [404]), detail: detail("Get a test case") })
+    .get("/case/:code/:id", ({ params }) => ok(getCase(ctx.db, params.code, params.id)), { params: NumberParams, response: tmsResponses({ 200: Envelope(CaseView) }, [404]), detail: detail("Get a test case") })
     .patch("/case/:code/:id", ({ params, body }) => ok(updateCase(ctx.db, params.code, params.id, body)), {
-      params: CodeIdParams, body: CaseUpdate, response: tmsResponses({ 200: IdResult }, [404, ...TMS_BODY_ERRORS]), detail: detail("Update a test case; revision + 1 (case.updated)"),
+      params: NumberParams, body: CaseUpdate, response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]), detail: detail("Update a test case; revision + 1 (case.updated)"),
     })
     .delete("/case/:code/:id", ({ params }) => ok(deleteCase(ctx.db, params.code, params.id)), {
-      params: CodeIdParams, response: tmsResponses({ 200: IdResult }, [404]), detail: detail("Delete a test case (case.deleted)"),
+      params: NumberParams, response: tmsResponses({ 200: Numbered }, [404]), detail: detail("Delete a test case (case.deleted)"),
     })
     .post("/case/:code/:id/clone", ({ params, body, caller }) => ok(cloneCase(ctx.db, caller, params.code, params.id, body ?? {})), {
-      params: CodeIdParams, body: t.Optional(CaseClone), response: tmsResponses({ 200: IdResult }, [404, ...TMS_BODY_ERRORS]),
+      params: NumberParams, body: t.Optional(CaseClone), response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]),
       detail: detail("Clone a test case (Gatehouse extension; case.cloned with from_id)"),
     });
 }

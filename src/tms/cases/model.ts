@@ -3,7 +3,7 @@ import { Limit, Offset } from "../shared/envelope";
 import { AttachmentIds, Opt } from "../shared/envelope";
 import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, enumLegend, IS_FLAKY, LAYER, PRIORITY, SEVERITY } from "../shared/enums";
 import { EnumInput, EnumNumber } from "../shared/enum-schemas";
-import { AuthorId, Nullable, Tags, Timestamp } from "../shared/envelope";
+import { AuthorId, EntityNumber, Nullable, Tags, Timestamp } from "../shared/envelope";
 
 /** Qase `TestStepCreate`: either an `action` or `shared` (a shared step hash). */
 export const StepInput = t.Object({
@@ -25,8 +25,8 @@ const caseFields = {
   type: Opt(EnumInput(CASE_TYPE)),
   layer: Opt(EnumInput(LAYER)),
   is_flaky: Opt(t.Union([t.Integer({ minimum: 0, maximum: 1 }), t.Boolean()], { description: "0 or 1 (Qase), or a boolean" })),
-  suite_id: Opt(t.Integer({ minimum: 1 })),
-  milestone_id: Opt(t.Integer({ minimum: 1 })),
+  suite_id: Opt(EntityNumber("suite")),
+  milestone_id: Opt(EntityNumber("milestone")),
   automation: Opt(EnumInput(AUTOMATION)),
   isManual: Opt(t.Boolean()),
   isToBeAutomated: Opt(t.Boolean()),
@@ -50,15 +50,15 @@ export const CaseUpdate = t.Object({ title: t.Optional(t.String({ minLength: 1, 
 export const CaseBulkCreate = t.Object({ cases: t.Array(CaseCreate, { minItems: 1, maxItems: 1000 }) }, { examples: [{"cases": [{"title": "Apply a coupon at checkout", "severity": 3, "priority": 1, "suite_id": 1, "steps": [{"action": "Add an item and enter coupon SAVE10", "expected_result": "The total drops by 10%"}], "tags": ["checkout"]}, {"title": "Remove a coupon"}]}] });
 /** Gatehouse extension (Qase has no clone endpoint): copy a case, optionally into another suite / under a new title. */
 export const CaseClone = t.Object({
-  suite_id: Opt(t.Integer({ minimum: 1 })),
+  suite_id: Opt(EntityNumber("suite")),
   title: Opt(t.String({ minLength: 1, maxLength: 255 })),
 }, { examples: [{"suite_id": 2, "title": "Apply a coupon at checkout (mobile)"}] });
 export const CaseListQuery = t.Object({
   limit: Limit,
   offset: Offset,
   search: t.Optional(t.String({ maxLength: 255 })),
-  suite_id: t.Optional(t.Numeric()),
-  milestone_id: t.Optional(t.Numeric()),
+  suite_id: t.Optional(t.Numeric({ description: "Number of a suite within the project" })),
+  milestone_id: t.Optional(t.Numeric({ description: "Number of a milestone within the project" })),
   severity: t.Optional(t.String({ maxLength: 200, description: `Comma-separated names or numbers: ${enumLegend(SEVERITY)}` })),
   priority: t.Optional(t.String({ maxLength: 200, description: `Comma-separated names or numbers: ${enumLegend(PRIORITY)}` })),
   type: t.Optional(t.String({ maxLength: 200, description: `Comma-separated names or numbers: ${enumLegend(CASE_TYPE)}` })),
@@ -78,7 +78,7 @@ const CaseAuthor = t.Object({ id: t.Integer(), name: t.String(), email: t.String
  * keeps the names).
  */
 export const CaseView = t.Object({
-  id: t.Integer(),
+  id: EntityNumber("test case"),
   position: t.Integer(),
   title: t.String(),
   description: t.String(),
@@ -88,8 +88,8 @@ export const CaseView = t.Object({
   priority: EnumNumber(PRIORITY),
   type: EnumNumber(CASE_TYPE),
   behavior: EnumNumber(BEHAVIOR),
-  suite_id: Nullable(t.Integer()),
-  milestone_id: Nullable(t.Integer()),
+  suite_id: Nullable(EntityNumber("suite")),
+  milestone_id: Nullable(EntityNumber("milestone")),
   automation: EnumNumber(AUTOMATION),
   isManual: t.Boolean({ description: "automation 0 or 1" }),
   isToBeAutomated: t.Boolean({ description: "automation 1" }),

@@ -6,17 +6,16 @@ import { publish } from "../../webhooks/publish";
 import { caseFieldsFor } from "../custom-fields/service";
 import type { customFields } from "../custom-fields/tables";
 import { fastInserter } from "../../db/fast-insert";
-import { milestones } from "../milestones/tables";
 import { requireProject, type ProjectRow } from "../projects/service";
 import type { Caller } from "../shared/auth";
 import { attachmentIds } from "../shared/envelope";
 import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, enumName, enumNumber, LAYER, PRIORITY, SEVERITY } from "../shared/enums";
-import { requireInProject, type Reader } from "../shared/lookup";
+import type { Reader } from "../shared/lookup";
+import { findRowId, nextNumber, Numbers, numbersIn, optRefId, requireNumbered } from "../shared/numbers";
 import { isoMicro } from "../shared/time";
 import { sharedSteps } from "../shared-steps/tables";
 import { containsText } from "../../db/contains";
 import { RowBudget } from "../shared/row-budget";
-import { suites } from "../suites/tables";
 import type { CaseCloneBody, CaseCreateBody, CaseUpdateBody } from "./model";
 import { cases, type CaseCustomFieldValue, type CaseStep } from "./tables";
 
@@ -26,12 +25,12 @@ type CustomFieldRow = typeof customFields.$inferSelect;
 
 const notDeleted = isNull(cases.deleted);
 
-/** The full case.created payload (spec §6.3). */
-export function casePayload(c: CaseRow) {
+/** The full case.created payload (spec §6.3); `numbers` gives its suite's and milestone's. */
+export function casePayload(c: CaseRow, numbers: Numbers) {
   return {
-    id: c.id, position: c.position, title: c.title, description: c.description, preconditions: c.preconditions,
+    id: c.number, position: c.position, title: c.title, description: c.description, preconditions: c.preconditions,
     postconditions: c.postconditions, severity: c.severity, priority: c.priority, type: c.type, behavior: c.behavior,
-    suite_id: c.suiteId, milestone_id: c.milestoneId, is_automated: c.isAutomated, is_deprecated: c.isDeprecated,
+    suite_id: numbers.of("suite", c.suiteId), milestone_id: numbers.of("milestone", c.milestoneId), is_automated: c.isAutomated, is_deprecated: c.isDeprecated,
     revision: c.revision,
     steps: c.steps.map((s) => ({ position: s.position, action: s.action, expected_result: s.expected_result, shared_hash: s.shared_hash, attachments: s.attachments })),
     attachments: c.attachments, custom_fields: c.customFields, created: c.created, updated: c.updated,
@@ -47,10 +46,10 @@ const automationOf = (c: CaseRow) => enumNumber(AUTOMATION, c.isAutomated ? "aut
  * API view: the payload fields plus what Qase clients read (tags, author, Qase's aliases), the
  * enums as Qase's numbers (the payload keeps the names). Pure.
  */
-export function caseView(c: CaseRow, author: CaseAuthor | null) {
+export function caseView(c: CaseRow, author: CaseAuthor | null, numbers: Numbers) {
   const automation = automationOf(c);
   return {
-    ...casePayload(c),
+    ...casePayload(c, numbers),
     severity: enumNumber(SEVERITY, c.severity), priority: enumNumber(PRIORITY, c.priority), type: enumNumber(CASE_TYPE, c.type),
     behavior: enumNumber(BEHAVIOR, c.behavior), layer: enumNumber(LAYER, c.layer), status: enumNumber(CASE_STATUS, c.status),
     is_flaky: c.isFlaky ? 1 : 0, automation, isManual: automation !== 2, isToBeAutomated: automation === 1,
@@ -70,19 +69,16 @@ function authorsOf(db: Reader, rows: CaseRow[]): Map<number, CaseAuthor> {
   return new Map(found.map((a) => [a.id, a]));
 }
 
-/** Views of many cases: one query for all their authors. */
+/** Views of many cases: one query for all their authors, one each for their suites' and milestones' numbers. */
 export function caseViews(db: Reader, rows: CaseRow[]) {
   const authors = authorsOf(db, rows);
-  return rows.map((c) => caseView(c, c.authorId === null ? null : authors.get(c.authorId) ?? null));
+  const numbers = Numbers.load(db, { suite: rows.map((c) => c.suiteId), milestone: rows.map((c) => c.milestoneId) });
+  return rows.map((c) => caseView(c, c.authorId === null ? null : authors.get(c.authorId) ?? null, numbers));
 }
 
-export function requireCase(db: Reader, projectId: number, id: number): CaseRow {
-  return requireInProject(db, cases, projectId, id, "Test case", notDeleted);
-}
-
-function requireRef(tx: Reader, table: typeof suites | typeof milestones, projectId: number, id: number, field: string) {
-  const row = tx.select({ id: table.id }).from(table).where(and(eq(table.id, id), eq(table.projectId, projectId))).get();
-  if (!row) throw badRequest(`${field === "suite_id" ? "Suite" : "Milestone"} ${id} does not exist in this project`, field);
+/** The live case numbered `number` in the project, or 404. */
+export function requireCase(db: Reader, projectId: number, number: number): CaseRow {
+  return requireNumbered(db, "case", projectId, number, notDeleted);
 }
 
 function buildSteps(tx: Reader, projectId: number, input: NonNullable<CaseCreateBody["steps"]>): CaseStep[] {
@@ -150,14 +146,8 @@ function columnsFrom(tx: Reader, project: ProjectRow, body: CaseCreateBody | Cas
   if (body.behavior != null) c.behavior = enumName(BEHAVIOR, body.behavior);
   if (body.layer != null) c.layer = enumName(LAYER, body.layer);
   if (body.is_flaky != null) c.isFlaky = Boolean(body.is_flaky);
-  if (body.suite_id !== undefined) {
-    if (body.suite_id != null) requireRef(tx, suites, project.id, body.suite_id, "suite_id");
-    c.suiteId = body.suite_id;
-  }
-  if (body.milestone_id !== undefined) {
-    if (body.milestone_id != null) requireRef(tx, milestones, project.id, body.milestone_id, "milestone_id");
-    c.milestoneId = body.milestone_id;
-  }
+  if (body.suite_id !== undefined) c.suiteId = optRefId(tx, "suite", project.id, body.suite_id, "suite_id");
+  if (body.milestone_id !== undefined) c.milestoneId = optRefId(tx, "milestone", project.id, body.milestone_id, "milestone_id");
   // Qase: isManual/isToBeAutomated win over the deprecated `automation` when both are sent.
   if (body.is_automated != null) c.isAutomated = body.is_automated;
   else if (body.isManual != null) c.isAutomated = !body.isManual;
@@ -205,15 +195,15 @@ export function insertCase(tx: Tx, project: ProjectRow, caller: Caller, body: Ca
   const cols = columnsFrom(tx, project, body, null, batch.caseFields());
   const now = isoMicro();
   const row = insertCaseRow(tx, {
-    ...cols, ...reporter, title: body.title, projectId: project.id, position: batch.takePosition(cols.suiteId ?? null),
+    ...cols, ...reporter, title: body.title, projectId: project.id, number: nextNumber(tx, project.id, "case"), position: batch.takePosition(cols.suiteId ?? null),
     revision: 1, authorId: caller.userId, created: now, updated: now,
   });
-  publish(tx, "case.created", casePayload(row), { projectCode: project.code });
+  publish(tx, "case.created", casePayload(row, numbersIn(tx)), { projectCode: project.code });
   return row;
 }
 
 export function createCase(db: Db, caller: Caller, code: string, body: CaseCreateBody) {
-  return db.transaction((tx) => ({ id: insertCase(tx, requireProject(tx, code), caller, body).id }), { behavior: "immediate" });
+  return db.transaction((tx) => ({ id: insertCase(tx, requireProject(tx, code), caller, body).number }), { behavior: "immediate" });
 }
 
 export function createCasesBulk(db: Db, caller: Caller, code: string, bodies: CaseCreateBody[]) {
@@ -224,7 +214,7 @@ export function createCasesBulk(db: Db, caller: Caller, code: string, bodies: Ca
     const batch = new CaseBatch(tx, p);
     return { ids: bodies.map((b, i) => {
       try {
-        return insertCase(tx, p, caller, b, {}, batch).id;
+        return insertCase(tx, p, caller, b, {}, batch).number;
       } catch (e) {
         // Name the failing element so the client can find it among hundreds.
         if (e instanceof ApiError && e.field) throw new ApiError(e.status, e.code, e.message, `cases.${i}.${e.field}`);
@@ -234,59 +224,58 @@ export function createCasesBulk(db: Db, caller: Caller, code: string, bodies: Ca
   }, { behavior: "immediate" });
 }
 
-export function updateCase(db: Db, code: string, id: number, body: CaseUpdateBody) {
+export function updateCase(db: Db, code: string, number: number, body: CaseUpdateBody) {
   return db.transaction((tx) => {
     const p = requireProject(tx, code);
-    const prev = requireCase(tx, p.id, id);
+    const prev = requireCase(tx, p.id, number);
     const cols = columnsFrom(tx, p, body, prev);
-    tx.update(cases).set({ ...cols, revision: prev.revision + 1, updated: isoMicro() }).where(eq(cases.id, id)).run();
-    publish(tx, "case.updated", { id }, { projectCode: p.code });
-    return { id };
+    tx.update(cases).set({ ...cols, revision: prev.revision + 1, updated: isoMicro() }).where(eq(cases.id, prev.id)).run();
+    publish(tx, "case.updated", { id: number }, { projectCode: p.code });
+    return { id: number };
   }, { behavior: "immediate" });
 }
 
-export function deleteCase(db: Db, code: string, id: number) {
+export function deleteCase(db: Db, code: string, number: number) {
   return db.transaction((tx) => {
     const p = requireProject(tx, code);
-    requireCase(tx, p.id, id);
-    softDeleteCases(tx, p, [id]);
-    return { id };
+    softDeleteCases(tx, p, [requireCase(tx, p.id, number)]);
+    return { id: number };
   }, { behavior: "immediate" });
 }
 
-/** Soft-deletes cases (runs, results and defects keep their references) and publishes case.deleted for each. */
-export function softDeleteCases(tx: Tx, p: ProjectRow, ids: number[]): void {
+/** Soft-deletes cases (runs, results and defects keep their references; their numbers stay taken) and publishes case.deleted for each. */
+export function softDeleteCases(tx: Tx, p: ProjectRow, rows: { id: number; number: number }[]): void {
   const now = isoMicro();
-  for (const id of ids) {
-    tx.update(cases).set({ deleted: now }).where(eq(cases.id, id)).run();
-    publish(tx, "case.deleted", { id }, { projectCode: p.code });
+  for (const c of rows) {
+    tx.update(cases).set({ deleted: now }).where(eq(cases.id, c.id)).run();
+    publish(tx, "case.deleted", { id: c.number }, { projectCode: p.code });
   }
 }
 
 /** Copies a case (steps, fields, attachments) as revision 1 and publishes case.cloned; inside a transaction. */
 export function copyCase(tx: Tx, p: ProjectRow, caller: Caller, from: CaseRow, into: { suiteId: number | null; title?: string }): CaseRow {
   const now = isoMicro();
-  const { id: _id, created: _c, updated: _u, deleted: _d, ...rest } = from;
+  const { id: _id, number: _n, created: _c, updated: _u, deleted: _d, ...rest } = from;
   const row = tx.insert(cases).values({
-    ...rest, suiteId: into.suiteId, title: into.title ?? from.title, position: nextPosition(tx, p.id, into.suiteId),
+    ...rest, number: nextNumber(tx, p.id, "case"), suiteId: into.suiteId, title: into.title ?? from.title, position: nextPosition(tx, p.id, into.suiteId),
     revision: 1, authorId: caller.userId, created: now, updated: now,
   }).returning().get();
-  publish(tx, "case.cloned", { id: row.id, from_id: from.id }, { projectCode: p.code });
+  publish(tx, "case.cloned", { id: row.number, from_id: from.number }, { projectCode: p.code });
   return row;
 }
 
-export function cloneCase(db: Db, caller: Caller, code: string, id: number, body: CaseCloneBody) {
+export function cloneCase(db: Db, caller: Caller, code: string, number: number, body: CaseCloneBody) {
   return db.transaction((tx) => {
     const p = requireProject(tx, code);
-    const from = requireCase(tx, p.id, id);
-    if (body.suite_id != null) requireRef(tx, suites, p.id, body.suite_id, "suite_id");
-    return { id: copyCase(tx, p, caller, from, { suiteId: body.suite_id !== undefined ? body.suite_id : from.suiteId, title: body.title ?? undefined }).id };
+    const from = requireCase(tx, p.id, number);
+    const suiteId = optRefId(tx, "suite", p.id, body.suite_id, "suite_id");
+    return { id: copyCase(tx, p, caller, from, { suiteId: suiteId !== undefined ? suiteId : from.suiteId, title: body.title ?? undefined }).number };
   }, { behavior: "immediate" });
 }
 
-export function getCase(db: Db, code: string, id: number) {
+export function getCase(db: Db, code: string, number: number) {
   const p = requireProject(db, code);
-  return caseViews(db, [requireCase(db, p.id, id)])[0]!;
+  return caseViews(db, [requireCase(db, p.id, number)])[0]!;
 }
 
 type CaseFilters = { search?: string; suite_id?: number; milestone_id?: number; severity?: string; priority?: string; type?: string; behavior?: string; automation?: string; status?: string };
@@ -299,8 +288,9 @@ export function listCases(db: Db, code: string, q: CaseFilters & { limit: number
   const base = and(eq(cases.projectId, p.id), notDeleted)!;
   const filters: SQL[] = [base];
   if (q.search) filters.push(containsText(cases.title, q.search)); // %, _ and \ match themselves
-  if (q.suite_id) filters.push(eq(cases.suiteId, q.suite_id));
-  if (q.milestone_id) filters.push(eq(cases.milestoneId, q.milestone_id));
+  // Filters name suites and milestones by number; one of no such suite matches no case.
+  if (q.suite_id) filters.push(eq(cases.suiteId, findRowId(db, "suite", p.id, q.suite_id) ?? 0));
+  if (q.milestone_id) filters.push(eq(cases.milestoneId, findRowId(db, "milestone", p.id, q.milestone_id) ?? 0));
   if (q.severity) filters.push(inArray(cases.severity, csv(q.severity).map((v) => enumName(SEVERITY, v))));
   if (q.priority) filters.push(inArray(cases.priority, csv(q.priority).map((v) => enumName(PRIORITY, v))));
   if (q.type) filters.push(inArray(cases.type, csv(q.type).map((v) => enumName(CASE_TYPE, v))));
@@ -315,6 +305,6 @@ export function listCases(db: Db, code: string, q: CaseFilters & { limit: number
   const where = and(...filters);
   const total = db.select({ n: count() }).from(cases).where(base).get()!.n;
   const filtered = db.select({ n: count() }).from(cases).where(where).get()!.n;
-  const rows = db.select().from(cases).where(where).orderBy(cases.id).limit(q.limit).offset(q.offset).all();
+  const rows = db.select().from(cases).where(where).orderBy(cases.number).limit(q.limit).offset(q.offset).all();
   return { total, filtered, entities: caseViews(db, rows) };
 }

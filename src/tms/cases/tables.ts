@@ -1,5 +1,5 @@
 import type { BEHAVIOR, CASE_STATUS, CASE_TYPE, LAYER, PRIORITY, SEVERITY } from "../shared/enums";
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { users } from "../../directory/tables";
 import { milestones } from "../milestones/tables";
 import { projects } from "../projects/tables";
@@ -23,6 +23,8 @@ export type CaseCustomFieldValue = { field_id: string; value: string };
 export const cases = sqliteTable("tms_cases", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   projectId: integer("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+  /** The entity's number within its project: what the API and webhook payloads call its `id` (src/tms/shared/numbers.ts). */
+  number: integer("number").notNull(),
   suiteId: integer("suite_id").references(() => suites.id, { onDelete: "set null" }),
   milestoneId: integer("milestone_id").references(() => milestones.id, { onDelete: "set null" }),
   position: integer("position").notNull(),
@@ -52,4 +54,4 @@ export const cases = sqliteTable("tms_cases", {
   created: text("created").notNull(),
   updated: text("updated").notNull(),
   deleted: text("deleted"),
-}, (t) => [index("tms_cases_project").on(t.projectId, t.deleted), index("tms_cases_suite").on(t.suiteId), index("tms_cases_position").on(t.projectId, t.suiteId, t.position), index("tms_cases_signature").on(t.projectId, t.signature)]);
+}, (t) => [uniqueIndex("tms_cases_number").on(t.projectId, t.number), index("tms_cases_project").on(t.projectId, t.deleted), index("tms_cases_suite").on(t.suiteId), index("tms_cases_position").on(t.projectId, t.suiteId, t.position), index("tms_cases_signature").on(t.projectId, t.signature)]);

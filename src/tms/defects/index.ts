@@ -1,25 +1,28 @@
 import type { AppContext } from "../../context";
 import { TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
-import { CodeIdParams, CodeParam, IdResult, ok, page, paging, Envelope, PageOf } from "../shared/envelope";
+import { CodeNumberParams, CodeParam, NumberResult, ok, page, paging, Envelope, PageOf } from "../shared/envelope";
 import { DefectCreate, DefectListQuery, DefectView } from "./model";
 import { createDefect, deleteDefect, getDefect, listDefects, resolveDefect } from "./service";
 
+/** `{code}/{id}`: the defect's number within the project. */
+const NumberParams = CodeNumberParams("defect");
+const Numbered = NumberResult("defect");
 const detail = (summary: string) => ({ tags: ["Defects"], summary });
 
 export function defectRoutes(ctx: AppContext) {
   return tmsApi(ctx)
     .post("/defect/:code", ({ params, body, caller }) => ok(createDefect(ctx.db, caller, params.code, body)), {
-      params: CodeParam, body: DefectCreate, response: tmsResponses({ 200: IdResult }, [404, ...TMS_BODY_ERRORS]), detail: detail("Create a defect, directly or from a failed result (defect.created)"),
+      params: CodeParam, body: DefectCreate, response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]), detail: detail("Create a defect, directly or from a failed result (defect.created)"),
     })
     .get("/defect/:code", ({ params, query }) => {
       const r = listDefects(ctx.db, params.code, { ...paging(query), status: query.status });
       return page(r.entities, r.total, r.filtered);
     }, { params: CodeParam, query: DefectListQuery, response: tmsResponses({ 200: PageOf(DefectView) }, [404]), detail: detail("List defects") })
-    .get("/defect/:code/:id", ({ params }) => ok(getDefect(ctx.db, params.code, params.id)), { params: CodeIdParams, response: tmsResponses({ 200: Envelope(DefectView) }, [404]), detail: detail("Get a defect") })
+    .get("/defect/:code/:id", ({ params }) => ok(getDefect(ctx.db, params.code, params.id)), { params: NumberParams, response: tmsResponses({ 200: Envelope(DefectView) }, [404]), detail: detail("Get a defect") })
     .patch("/defect/:code/resolve/:id", ({ params }) => ok(resolveDefect(ctx.db, params.code, params.id)), {
-      params: CodeIdParams, response: tmsResponses({ 200: IdResult }, [404, 409]), detail: detail("Resolve a defect (defect.resolved; 409 if already resolved)"),
+      params: NumberParams, response: tmsResponses({ 200: Numbered }, [404, 409]), detail: detail("Resolve a defect (defect.resolved; 409 if already resolved)"),
     })
     .delete("/defect/:code/:id", ({ params }) => ok(deleteDefect(ctx.db, params.code, params.id)), {
-      params: CodeIdParams, response: tmsResponses({ 200: IdResult }, [404]), detail: detail("Delete a defect (defect.deleted)"),
+      params: NumberParams, response: tmsResponses({ 200: Numbered }, [404]), detail: detail("Delete a defect (defect.deleted)"),
     });
 }

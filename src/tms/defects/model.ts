@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { Limit, Offset } from "../shared/envelope";
-import { AttachmentIds, AuthorId, Nullable, Opt, Tags, Timestamp } from "../shared/envelope";
+import { AttachmentIds, AuthorId, EntityNumber, Nullable, Opt, Tags, Timestamp } from "../shared/envelope";
 import { EnumInput, EnumName } from "../shared/enum-schemas";
 import { SEVERITY } from "../shared/enums";
 
@@ -12,11 +12,11 @@ export const DefectCreate = t.Object({
   title: t.String({ minLength: 1, maxLength: 255 }),
   actual_result: t.String({ minLength: 1, maxLength: 100000 }),
   severity: Opt(EnumInput(SEVERITY)),
-  milestone_id: Opt(t.Integer({ minimum: 1 })),
+  milestone_id: Opt(EntityNumber("milestone")),
   attachments: AttachmentIds,
   custom_field: Opt(t.Record(t.String(), t.String())),
   tags: Opt(t.Array(t.String({ maxLength: 255 }), { maxItems: 100 })),
-  case_id: Opt(t.Integer({ minimum: 1 })),
+  case_id: Opt(EntityNumber("test case")),
   step: Opt(t.Integer({ minimum: 1, description: "Position of the step where the error occurred" })),
   result_hash: Opt(t.String({ minLength: 1, maxLength: 128 })),
 }, { examples: [{"title": "Total ignores the coupon", "actual_result": "The total stays 40.00", "severity": 3, "case_id": 1}] });
@@ -29,16 +29,16 @@ export const DefectListQuery = t.Object({
 
 /** Qase's Defect declares `severity` and `status` as strings: the names. */
 export const DefectView = t.Object({
-  id: t.Integer(),
+  id: EntityNumber("defect"),
   title: t.String(),
   actual_result: t.String(),
   severity: EnumName(SEVERITY),
   status: t.UnionEnum(["open", "resolved"]),
-  case_id: Nullable(t.Integer()),
+  case_id: Nullable(EntityNumber("test case")),
   step: Nullable(t.Integer()),
-  milestone_id: Nullable(t.Integer()),
+  milestone_id: Nullable(EntityNumber("milestone")),
   attachments: t.Array(t.Integer()),
-  runs: t.Array(t.Integer()),
+  runs: t.Array(EntityNumber("test run")),
   results: t.Array(t.String()),
   tags: Tags,
   resolved_at: Nullable(Timestamp),

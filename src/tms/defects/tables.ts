@@ -1,5 +1,5 @@
 import type { SEVERITY } from "../shared/enums";
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { users } from "../../directory/tables";
 import { cases } from "../cases/tables";
 import { milestones } from "../milestones/tables";
@@ -9,6 +9,8 @@ import { runs } from "../runs/tables";
 export const defects = sqliteTable("tms_defects", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   projectId: integer("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+  /** The entity's number within its project: what the API and webhook payloads call its `id` (src/tms/shared/numbers.ts). */
+  number: integer("number").notNull(),
   title: text("title").notNull(),
   actualResult: text("actual_result").notNull(),
   severity: text("severity").$type<(typeof SEVERITY.names)[number]>().notNull().default("normal"),
@@ -24,4 +26,4 @@ export const defects = sqliteTable("tms_defects", {
   created: text("created").notNull(),
   updated: text("updated").notNull(),
   resolvedAt: text("resolved_at"),
-}, (t) => [index("tms_defects_project").on(t.projectId)]);
+}, (t) => [uniqueIndex("tms_defects_number").on(t.projectId, t.number), index("tms_defects_project").on(t.projectId)]);

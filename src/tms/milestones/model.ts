@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { AuthorId, Nullable, Opt, Timestamp } from "../shared/envelope";
+import { AuthorId, EntityNumber, Nullable, Opt, Timestamp } from "../shared/envelope";
 
 const Status = t.Union([t.Literal("active"), t.Literal("completed")]);
 
@@ -20,7 +20,7 @@ export type MilestoneCreateBody = typeof MilestoneCreate.static;
 export type MilestoneUpdateBody = typeof MilestoneUpdate.static;
 
 export const MilestoneView = t.Object({
-  id: t.Integer(),
+  id: EntityNumber("milestone"),
   title: t.String(),
   description: Nullable(t.String()),
   status: t.UnionEnum(["active", "completed"]),

@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { AuthorId, Nullable, Opt, Timestamp } from "../shared/envelope";
+import { AuthorId, EntityNumber, EntityNumbers, Nullable, Opt, Timestamp } from "../shared/envelope";
 
-const CaseIds = t.Array(t.Integer({ minimum: 1 }), { maxItems: 10000, description: "Test case ids of the same project" });
+const CaseIds = EntityNumbers("test cases", 10000);
 
 /** Qase `PlanCreate`. */
 export const PlanCreate = t.Object({
@@ -19,7 +19,7 @@ export type PlanCreateBody = typeof PlanCreate.static;
 export type PlanUpdateBody = typeof PlanUpdate.static;
 
 const planFields = {
-  id: t.Integer(),
+  id: EntityNumber("test plan"),
   title: t.String(),
   description: Nullable(t.String()),
   cases_count: t.Integer(),
@@ -32,4 +32,4 @@ const planFields = {
 /** A plan in a list (without its cases). */
 export const PlanSummary = t.Object(planFields);
 /** One plan with its cases in order. */
-export const PlanView = t.Object({ ...planFields, cases: t.Array(t.Object({ case_id: t.Integer(), assignee_id: t.Null() })) });
+export const PlanView = t.Object({ ...planFields, cases: t.Array(t.Object({ case_id: EntityNumber("test case"), assignee_id: t.Null() })) });

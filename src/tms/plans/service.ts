@@ -6,31 +6,32 @@ import { requireProject } from "../projects/service";
 import { addCasesToRun } from "../runs/service";
 import { runs } from "../runs/tables";
 import type { Caller } from "../shared/auth";
-import { requireCaseIds } from "../shared/cases";
-import { requireInProject, type Reader } from "../shared/lookup";
+import type { Reader } from "../shared/lookup";
+import { nextNumber, refIds, requireNumbered } from "../shared/numbers";
 import { isoMicro } from "../shared/time";
 import type { PlanCreateBody, PlanUpdateBody } from "./model";
 import { planCases, plans } from "./tables";
 
 type Row = typeof plans.$inferSelect;
+type CaseRef = { id: number; number: number };
 
-/** The plan's live case ids in plan order. */
-export function planCaseIds(db: Reader, planId: number): number[] {
-  return db.select({ id: planCases.caseId }).from(planCases).innerJoin(cases, eq(cases.id, planCases.caseId))
-    .where(and(eq(planCases.planId, planId), isNull(cases.deleted))).orderBy(planCases.position).all().map((r) => r.id);
+/** The plan's live cases in plan order, with their numbers. */
+export function casesOfPlan(db: Reader, planId: number): CaseRef[] {
+  return db.select({ id: planCases.caseId, number: cases.number }).from(planCases).innerJoin(cases, eq(cases.id, planCases.caseId))
+    .where(and(eq(planCases.planId, planId), isNull(cases.deleted))).orderBy(planCases.position).all();
 }
 
 /** A plan as lists show it (no case list); `caseCount` comes from `planCaseCounts`. */
 export function planSummaryView(p: Row, caseCount: number) {
   return {
-    id: p.id, title: p.title, description: p.description, cases_count: caseCount,
+    id: p.number, title: p.title, description: p.description, cases_count: caseCount,
     author_id: p.authorId, created: p.created, updated: p.updated, created_at: p.created, updated_at: p.updated,
   };
 }
 
-/** One plan with its cases in order. */
-export function planView(p: Row, caseIds: number[]) {
-  return { ...planSummaryView(p, caseIds.length), cases: caseIds.map((case_id) => ({ case_id, assignee_id: null })) };
+/** One plan with its cases (their numbers) in order. */
+export function planView(p: Row, caseNumbers: number[]) {
+  return { ...planSummaryView(p, caseNumbers.length), cases: caseNumbers.map((case_id) => ({ case_id, assignee_id: null })) };
 }
 
 /** Case counts of many plans in one query. */
@@ -40,7 +41,10 @@ function planCaseCounts(db: Reader, planIds: number[]): Map<number, number> {
   return new Map(rows.map((r) => [r.planId, r.n]));
 }
 
-export const requirePlan = (db: Reader, projectId: number, id: number) => requireInProject(db, plans, projectId, id, "Plan");
+export const requirePlan = (db: Reader, projectId: number, number: number) => requireNumbered(db, "plan", projectId, number);
+
+/** The live cases of the project a body's `cases` numbers name (400 otherwise), de-duplicated in order. */
+const requireCases = (tx: Reader, projectId: number, numbers: number[]) => refIds(tx, "case", projectId, numbers, "cases", isNull(cases.deleted));
 
 function setPlanCases(tx: Tx, planId: number, ids: number[]) {
   tx.delete(planCases).where(eq(planCases.planId, planId)).run();
@@ -51,12 +55,14 @@ function setPlanCases(tx: Tx, planId: number, ids: number[]) {
 export function createPlan(db: Db, caller: Caller, code: string, body: PlanCreateBody) {
   return db.transaction((tx) => {
     const p = requireProject(tx, code);
-    const ids = requireCaseIds(tx, p.id, body.cases);
+    const refs = requireCases(tx, p.id, body.cases);
     const now = isoMicro();
-    const plan = tx.insert(plans).values({ projectId: p.id, title: body.title, description: body.description ?? null, authorId: caller.userId, created: now, updated: now }).returning().get();
-    setPlanCases(tx, plan.id, ids);
-    publish(tx, "plan.created", { id: plan.id, title: plan.title, description: plan.description ?? "", cases: ids }, { projectCode: p.code });
-    return { id: plan.id };
+    const plan = tx.insert(plans).values({
+      projectId: p.id, number: nextNumber(tx, p.id, "plan"), title: body.title, description: body.description ?? null, authorId: caller.userId, created: now, updated: now,
+    }).returning().get();
+    setPlanCases(tx, plan.id, refs.ids);
+    publish(tx, "plan.created", { id: plan.number, title: plan.title, description: plan.description ?? "", cases: refs.numbers }, { projectCode: p.code });
+    return { id: plan.number };
   }, { behavior: "immediate" });
 }
 
@@ -65,55 +71,56 @@ export function createPlan(db: Db, caller: Caller, code: string, body: PlanCreat
  * to every run of this plan still in progress, each such run announcing `run.updated` with the
  * number of cases it gained.
  */
-export function updatePlan(db: Db, code: string, id: number, body: PlanUpdateBody) {
+export function updatePlan(db: Db, code: string, number: number, body: PlanUpdateBody) {
   return db.transaction((tx) => {
     const p = requireProject(tx, code);
-    requirePlan(tx, p.id, id);
-    const before = planCaseIds(tx, id);
-    let ids = before;
+    const plan = requirePlan(tx, p.id, number);
+    const before = casesOfPlan(tx, plan.id);
+    let after = { ids: before.map((c) => c.id), numbers: before.map((c) => c.number) };
     if (body.cases != null) {
-      ids = requireCaseIds(tx, p.id, body.cases);
-      setPlanCases(tx, id, ids);
+      after = requireCases(tx, p.id, body.cases);
+      setPlanCases(tx, plan.id, after.ids);
     }
     tx.update(plans).set({
       ...(body.title != null ? { title: body.title } : {}),
       ...(body.description !== undefined ? { description: body.description } : {}),
       updated: isoMicro(),
-    }).where(eq(plans.id, id)).run();
-    publish(tx, "plan.updated", { id, cases: ids }, { projectCode: p.code });
-    const added = ids.filter((c) => !before.includes(c));
+    }).where(eq(plans.id, plan.id)).run();
+    publish(tx, "plan.updated", { id: number, cases: after.numbers }, { projectCode: p.code });
+    const had = new Set(before.map((c) => c.id));
+    const added = after.ids.filter((c) => !had.has(c));
     if (added.length) {
-      for (const run of tx.select({ id: runs.id }).from(runs).where(and(eq(runs.planId, id), eq(runs.status, "active"))).all()) {
+      for (const run of tx.select({ id: runs.id, number: runs.number }).from(runs).where(and(eq(runs.planId, plan.id), eq(runs.status, "active"))).all()) {
         const n = addCasesToRun(tx, run.id, added);
-        if (n > 0) publish(tx, "run.updated", { id: run.id, cases_added: n }, { projectCode: p.code });
+        if (n > 0) publish(tx, "run.updated", { id: run.number, cases_added: n }, { projectCode: p.code });
       }
     }
-    return { id };
+    return { id: number };
   }, { behavior: "immediate" });
 }
 
 /** Runs created from the plan keep their cases and results; their `plan_id` becomes null. */
-export function deletePlan(db: Db, code: string, id: number) {
+export function deletePlan(db: Db, code: string, number: number) {
   return db.transaction((tx) => {
     const p = requireProject(tx, code);
-    requirePlan(tx, p.id, id);
-    const ids = planCaseIds(tx, id);
-    tx.delete(plans).where(eq(plans.id, id)).run();
-    publish(tx, "plan.deleted", { id, cases: ids }, { projectCode: p.code });
-    return { id };
+    const plan = requirePlan(tx, p.id, number);
+    const caseNumbers = casesOfPlan(tx, plan.id).map((c) => c.number);
+    tx.delete(plans).where(eq(plans.id, plan.id)).run();
+    publish(tx, "plan.deleted", { id: number, cases: caseNumbers }, { projectCode: p.code });
+    return { id: number };
   }, { behavior: "immediate" });
 }
 
-export function getPlan(db: Db, code: string, id: number) {
+export function getPlan(db: Db, code: string, number: number) {
   const p = requireProject(db, code);
-  const plan = requirePlan(db, p.id, id);
-  return planView(plan, planCaseIds(db, plan.id));
+  const plan = requirePlan(db, p.id, number);
+  return planView(plan, casesOfPlan(db, plan.id).map((c) => c.number));
 }
 
 export function listPlans(db: Db, code: string, limit: number, offset: number) {
   const p = requireProject(db, code);
   const total = db.select({ n: count() }).from(plans).where(eq(plans.projectId, p.id)).get()!.n;
-  const rows = db.select().from(plans).where(eq(plans.projectId, p.id)).orderBy(plans.id).limit(limit).offset(offset).all();
+  const rows = db.select().from(plans).where(eq(plans.projectId, p.id)).orderBy(plans.number).limit(limit).offset(offset).all();
   const counts = planCaseCounts(db, rows.map((r) => r.id));
   return { total, entities: rows.map((r) => planSummaryView(r, counts.get(r.id) ?? 0)) };
 }

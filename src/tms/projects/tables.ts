@@ -1,4 +1,4 @@
-import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { users } from "../../directory/tables";
 
 /** Projects: every other test-management entity belongs to one, addressed by its `code`. */
@@ -14,3 +14,16 @@ export const projects = sqliteTable("tms_projects", {
   created: text("created").notNull(),
   updated: text("updated").notNull(),
 });
+
+/**
+ * The last number handed out per project and entity kind (`case`, `suite`, `milestone`, `plan`,
+ * `run`, `defect`; src/tms/shared/numbers.ts). A counter rather than `max(number) + 1`: a number
+ * is never handed out twice, even after its entity is deleted, so an old reference can never
+ * point at a newer entity. A table of its own rather than six columns on tms_projects: one upsert
+ * statement allocates for any kind, and a new numbered entity needs no change to projects.
+ */
+export const projectCounters = sqliteTable("tms_project_counters", {
+  projectId: integer("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+  entity: text("entity").notNull(),
+  last: integer("last").notNull(),
+}, (t) => [primaryKey({ columns: [t.projectId, t.entity] })]);

@@ -2,20 +2,23 @@ import { t } from "elysia";
 import type { AppContext } from "../../context";
 import { badRequest } from "../../http/errors";
 import { TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
-import { CodeHashParams, CodeIdParams, CodeParam, Envelope, IdResult, ok, page, paging, Limit, Offset, PageOf, StatusOnly } from "../shared/envelope";
+import { CodeHashParams, CodeNumberParams, CodeParam, EntityNumber, NumberResult, Envelope, ok, page, paging, Limit, Offset, PageOf, StatusOnly } from "../shared/envelope";
 import { ResultCreate, ResultCreateBulk, RunCreate, RunExternalIssues, RunIdParams, RunListQuery, RunPublic, V2ResultCreate, V2ResultCreated, V2ResultsCreate, V2ResultsCreated, V2RunParams, ResultView, RunPublicResult, RunView } from "./model";
 import { recordV2Results } from "./reporter";
 import { abortRun, completeRun, createRun, deleteRun, fromV1, getResult, getRun, listResults, listRuns, recordResults, setRunExternalIssues, setRunPublic } from "./service";
 
+/** `{code}/{id}`: the test run's number within the project. */
+const NumberParams = CodeNumberParams("test run");
+const Numbered = NumberResult("test run");
 const runDetail = (summary: string) => ({ tags: ["Runs"], summary });
 const resultDetail = (summary: string) => ({ tags: ["Results"], summary });
-const ResultCreated = Envelope(t.Object({ case_id: t.Integer(), hash: t.String() }));
+const ResultCreated = Envelope(t.Object({ case_id: EntityNumber("test case"), hash: t.String() }));
 
 export function runRoutes(ctx: AppContext) {
   const base = ctx.config.baseUrl;
   return tmsApi(ctx)
     .post("/run/:code", ({ params, body, caller }) => ok(createRun(ctx.db, caller, params.code, body)), {
-      params: CodeParam, body: RunCreate, response: tmsResponses({ 200: IdResult }, [404, ...TMS_BODY_ERRORS]), detail: runDetail("Start a test run from a plan and/or cases (run.started)"),
+      params: CodeParam, body: RunCreate, response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]), detail: runDetail("Start a test run from a plan and/or cases (run.started)"),
     })
     .post("/run/:code/external-issue", ({ params, body }) => ok(setRunExternalIssues(ctx.db, params.code, body)), {
       params: CodeParam, body: RunExternalIssues, response: tmsResponses({ 200: Envelope(t.Object({})) }, [404, ...TMS_BODY_ERRORS]), detail: runDetail("Link runs to external issues (Jira)"),
@@ -24,18 +27,18 @@ export function runRoutes(ctx: AppContext) {
       const r = listRuns(ctx.db, base, params.code, { ...paging(query), status: query.status });
       return page(r.entities, r.total, r.filtered);
     }, { params: CodeParam, query: RunListQuery, response: tmsResponses({ 200: PageOf(RunView) }, [404]), detail: runDetail("List test runs") })
-    .get("/run/:code/:id", ({ params }) => ok(getRun(ctx.db, base, params.code, params.id)), { params: CodeIdParams, response: tmsResponses({ 200: Envelope(RunView) }, [404]), detail: runDetail("Get a test run with its stats") })
+    .get("/run/:code/:id", ({ params }) => ok(getRun(ctx.db, base, params.code, params.id)), { params: NumberParams, response: tmsResponses({ 200: Envelope(RunView) }, [404]), detail: runDetail("Get a test run with its stats") })
     .delete("/run/:code/:id", ({ params }) => ok(deleteRun(ctx.db, params.code, params.id)), {
-      params: CodeIdParams, response: tmsResponses({ 200: IdResult }, [404]), detail: runDetail("Delete a test run and its results (run.deleted)"),
+      params: NumberParams, response: tmsResponses({ 200: Numbered }, [404]), detail: runDetail("Delete a test run and its results (run.deleted)"),
     })
     .post("/run/:code/:id/complete", ({ params }) => ok(completeRun(ctx.db, params.code, params.id)), {
-      params: CodeIdParams, response: tmsResponses({ 200: IdResult }, [404, 409]), detail: runDetail("Complete an active run (run.completed; 409 unless active)"),
+      params: NumberParams, response: tmsResponses({ 200: Numbered }, [404, 409]), detail: runDetail("Complete an active run (run.completed; 409 unless active)"),
     })
     .post("/run/:code/:id/abort", ({ params }) => ok(abortRun(ctx.db, params.code, params.id)), {
-      params: CodeIdParams, response: tmsResponses({ 200: IdResult }, [404, 409]), detail: runDetail("Abort an active run (Gatehouse extension; run.aborted; 409 unless active)"),
+      params: NumberParams, response: tmsResponses({ 200: Numbered }, [404, 409]), detail: runDetail("Abort an active run (Gatehouse extension; run.aborted; 409 unless active)"),
     })
     .patch("/run/:code/:id/public", ({ params, body }) => ok(setRunPublic(ctx.db, base, params.code, params.id, body.status)), {
-      params: CodeIdParams, body: RunPublic, response: tmsResponses({ 200: Envelope(RunPublicResult) }, [404, ...TMS_BODY_ERRORS]), detail: runDetail("Show or hide the public report (run.report_changed when it changes)"),
+      params: NumberParams, body: RunPublic, response: tmsResponses({ 200: Envelope(RunPublicResult) }, [404, ...TMS_BODY_ERRORS]), detail: runDetail("Show or hide the public report (run.report_changed when it changes)"),
     })
     .post("/result/:code/:id", ({ params, body, caller }) => ok(recordResults(ctx.db, ctx.sqlite, caller, params.code, params.id, (f) => [fromV1(body, f)])[0]!), {
       params: RunIdParams, body: ResultCreate, response: tmsResponses({ 200: ResultCreated }, [404, 409, ...TMS_BODY_ERRORS]), detail: resultDetail("Add a result to an active run (409 otherwise)"),
@@ -49,7 +52,7 @@ export function runRoutes(ctx: AppContext) {
       return page(r.entities, r.total, r.filtered);
     }, {
       params: CodeParam,
-      query: t.Object({ limit: Limit, offset: Offset, run: t.Optional(t.Numeric()) }),
+      query: t.Object({ limit: Limit, offset: Offset, run: t.Optional(t.Numeric({ description: "Number of a test run within the project" })) }),
       response: tmsResponses({ 200: PageOf(ResultView) }, [404]),
       detail: resultDetail("List results"),
     })

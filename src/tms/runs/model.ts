@@ -1,10 +1,10 @@
 import { t } from "elysia";
 import { Limit, Offset } from "../shared/envelope";
-import { AttachmentIds, AuthorId, Nullable, Opt, Tags, Timestamp } from "../shared/envelope";
+import { AttachmentIds, AuthorId, EntityNumber, EntityNumbers, Nullable, Opt, Tags, Timestamp } from "../shared/envelope";
 import { EnumName, EnumNumber } from "../shared/enum-schemas";
 import { enumLegend, RESULT_STATUS, RUN_STATUS } from "../shared/enums";
 
-const CaseIds = t.Array(t.Integer({ minimum: 1 }), { maxItems: 10000 });
+const CaseIds = EntityNumbers("test cases", 10000);
 
 /** Qase `RunCreate`. Cases come from `plan_id`, `cases` and/or `include_all_cases` (union). */
 export const RunCreate = t.Object({
@@ -15,8 +15,8 @@ export const RunCreate = t.Object({
   is_autotest: Opt(t.Boolean()),
   environment_id: Opt(t.Integer({ minimum: 1, description: "An environment of the project" })),
   environment_slug: Opt(t.String({ pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$", description: "Environment slug, e.g. \"staging\" (links the environment with that slug, if any)" })),
-  milestone_id: Opt(t.Integer({ minimum: 1 })),
-  plan_id: Opt(t.Integer({ minimum: 1 })),
+  milestone_id: Opt(EntityNumber("milestone")),
+  plan_id: Opt(EntityNumber("test plan")),
   author_id: Opt(t.Integer()),
   tags: Opt(t.Array(t.String({ maxLength: 255 }), { maxItems: 100 })),
   configurations: Opt(t.Array(t.Integer({ minimum: 1 }), { maxItems: 100, description: "Configuration ids of the project" })),
@@ -31,7 +31,7 @@ export type RunCreateBody = typeof RunCreate.static;
 /** Qase `RunExternalIssues`: link runs to issues in Jira (an empty `external_issue` unlinks). */
 export const RunExternalIssues = t.Object({
   type: t.Union([t.Literal("jira-cloud"), t.Literal("jira-server")]),
-  links: t.Array(t.Object({ run_id: t.Integer({ minimum: 1 }), external_issue: Opt(t.String({ maxLength: 2000 })) }), { minItems: 1, maxItems: 100 }),
+  links: t.Array(t.Object({ run_id: EntityNumber("test run"), external_issue: Opt(t.String({ maxLength: 2000 })) }), { minItems: 1, maxItems: 100 }),
 }, { examples: [{ type: "jira-cloud", links: [{ run_id: 1, external_issue: "https://example.atlassian.net/browse/SHOP-42" }] }] });
 export type RunExternalIssuesBody = typeof RunExternalIssues.static;
 
@@ -60,7 +60,7 @@ const StepResult = t.Object({
 /** Qase v1 `ResultCreate`. `case` (a title) instead of `case_id` finds or creates the case. */
 export const ResultCreate = t.Object({
   status: StatusInput,
-  case_id: Opt(t.Integer({ minimum: 1 })),
+  case_id: Opt(EntityNumber("test case")),
   case: Opt(t.Object({ title: Opt(t.String({ minLength: 1, maxLength: 255 })), suite_title: Opt(t.String()), description: Opt(t.String()), preconditions: Opt(t.String()), postconditions: Opt(t.String()), layer: Opt(t.String()), severity: Opt(t.String()), priority: Opt(t.String()) })),
   start_time: Opt(t.Number()),
   time: Opt(t.Number({ minimum: 0 })),
@@ -100,8 +100,8 @@ export const V2ResultCreate = t.Object({
   }),
   id: Opt(t.String({ maxLength: 128, description: "Idempotency key: a result already stored under this id in the run is not stored again" })),
   signature: Opt(t.String({ maxLength: 2000, description: "What an unlinked result is matched to its case by (suite path + title + parameters)" })),
-  testops_id: Opt(t.Integer({ minimum: 1 })),
-  testops_ids: Opt(t.Array(t.Integer({ minimum: 1 }), { maxItems: 100 })),
+  testops_id: Opt(EntityNumber("test case")),
+  testops_ids: Opt(EntityNumbers("test cases", 100)),
   fields: Opt(t.Record(t.String(), t.Any(), { description: "Case fields (severity, priority, description, preconditions…) for a case this result creates" })),
   attachments: AttachmentIds,
   steps: Opt(t.Array(V2Step, { maxItems: 500 })),
@@ -121,11 +121,11 @@ export type V2ResultCreateBody = typeof V2ResultCreate.static;
 export const V2ResultsCreate = t.Object({
   results: t.Array(t.Unknown({ description: "A V2ResultCreate (see POST /v2/{code}/run/{id}/result)" }), { minItems: 1, maxItems: 2000 }),
 }, { examples: [{ results: [{ title: "Apply a coupon at checkout", testops_id: 1, execution: { status: "passed", start_time: 1764072000, end_time: 1764072002, duration: 1830 }, steps: [] }] }] });
-const StoredResultView = t.Object({ case_id: t.Integer(), hash: t.String(), unlinked_reason: t.Union([t.String(), t.Null()]), duplicate: t.Boolean() });
+const StoredResultView = t.Object({ case_id: EntityNumber("test case"), hash: t.String(), unlinked_reason: t.Union([t.String(), t.Null()]), duplicate: t.Boolean() });
 const ItemProblem = t.Object({ index: t.Integer(), field: t.Optional(t.String()), message: t.String() });
 export const V2ResultCreated = t.Object({
   status: t.Boolean(),
-  result: t.Object({ case_id: t.Integer(), hash: t.String(), unlinked_reason: t.Union([t.String(), t.Null()]), duplicate: t.Boolean(), warnings: t.Array(ItemProblem) }),
+  result: t.Object({ case_id: EntityNumber("test case"), hash: t.String(), unlinked_reason: t.Union([t.String(), t.Null()]), duplicate: t.Boolean(), warnings: t.Array(ItemProblem) }),
 });
 export const V2ResultsCreated = t.Object({
   status: t.Boolean(),
@@ -136,13 +136,13 @@ export const V2ResultsCreated = t.Object({
     warnings: t.Array(ItemProblem, { description: "Stored items with something ignored (an unknown case field…)" }),
   }),
 });
-export const RunIdParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), id: t.Numeric() });
-export const V2RunParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), runId: t.Numeric() });
+export const RunIdParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), id: t.Numeric({ description: "Number of the test run within the project" }) });
+export const V2RunParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), runId: t.Numeric({ description: "Number of the test run within the project" }) });
 
 const per = t.Integer({ minimum: 0 });
 export const RunView = t.Object({
-  id: t.Integer(),
-  run_id: t.Integer(),
+  id: EntityNumber("test run"),
+  run_id: EntityNumber("test run"),
   title: t.String(),
   description: t.String(),
   status: EnumNumber(RUN_STATUS),
@@ -162,9 +162,9 @@ export const RunView = t.Object({
   })),
   configurations: t.Array(t.Integer(), { description: "Configuration ids" }),
   external_issue: Nullable(t.Object({ id: t.String(), type: t.String(), link: t.String() })),
-  milestone: Nullable(t.Integer()),
-  plan_id: Nullable(t.Integer()),
-  cases: t.Array(t.Integer()),
+  milestone: Nullable(EntityNumber("milestone")),
+  plan_id: Nullable(EntityNumber("test plan")),
+  cases: t.Array(EntityNumber("test case")),
   tags: Tags,
   is_autotest: t.Boolean(),
   author_id: AuthorId,
@@ -172,8 +172,8 @@ export const RunView = t.Object({
 
 export const ResultView = t.Object({
   hash: t.String(),
-  run_id: t.Integer(),
-  case_id: t.Integer(),
+  run_id: EntityNumber("test run"),
+  case_id: EntityNumber("test case"),
   status: EnumName(RESULT_STATUS),
   time_spent_ms: Nullable(t.Integer()),
   comment: Nullable(t.String()),

@@ -88,14 +88,14 @@ function stepsOf(input: V2StepBody[], field: string, depth: number): ResultStep[
   });
 }
 
-/** A v2 result may name several cases (`testops_ids`); it is recorded once per case. */
+/** A v2 result may name several cases (`testops_ids`, numbers within the project); it is recorded once per case. */
 export function fromV2(b: V2ResultCreateBody, index: number, field: string, warn: (p: ItemProblem) => void): ResultInput[] {
   const ids = b.testops_ids?.length ? b.testops_ids : b.testops_id != null ? [b.testops_id] : [null];
   const suitePath = ((b.relations as { suite?: { data?: { title?: unknown }[] } } | null | undefined)?.suite?.data ?? [])
     .map((d) => (typeof d?.title === "string" ? d.title.trim().slice(0, 255) : ""))
     .filter(Boolean);
   const params = b.params ?? {};
-  const base: Omit<ResultInput, "caseId"> = {
+  const base: Omit<ResultInput, "caseNumber"> = {
     caseTitle: b.title, suitePath,
     signature: b.signature?.trim() || signatureOf(suitePath, b.title, params),
     clientId: b.id?.trim() || null,
@@ -107,7 +107,7 @@ export function fromV2(b: V2ResultCreateBody, index: number, field: string, warn
     steps: stepsOf(b.steps ?? [], `${field}steps.`, 1),
     attachments: attachmentIds(b.attachments), defect: b.defect ?? false,
   };
-  return ids.map((caseId) => ({ ...base, caseId }));
+  return ids.map((caseNumber) => ({ ...base, caseNumber }));
 }
 
 /** The field path of a schema error, in the API's dotted form. */
@@ -120,12 +120,12 @@ const dotted = (path: string) => path.replace(/^\//, "").replace(/\//g, ".");
  * stored, matched by its signature, and carries `unlinked_reason`. The project and run must
  * exist and the run be active, or the whole request is refused (nothing could be stored).
  */
-export function recordV2Results(db: Db, sqlite: Database, log: Logger, caller: Caller, code: string, runId: number, items: unknown[]) {
+export function recordV2Results(db: Db, sqlite: Database, log: Logger, caller: Caller, code: string, runNumber: number, items: unknown[]) {
   const q = resultStatements(sqlite);
   const errors: ItemProblem[] = [];
   const warnings: ItemProblem[] = [];
   const out = db.transaction((tx) => {
-    const p = requireActiveRun(tx, code, runId);
+    const { p, run } = requireActiveRun(tx, code, runNumber);
     const budget = new RowBudget();
     // Positions taken by a rolled-back item leave a gap, never a duplicate.
     const newCases = new CaseBatch(tx, p);
@@ -138,7 +138,7 @@ export function recordV2Results(db: Db, sqlite: Database, log: Logger, caller: C
       }
       const itemWarnings: ItemProblem[] = [];
       try {
-        const stored = tx.transaction((sp) => storeResults(sp, q, p, caller, runId, fromV2(item, index, field, (w) => itemWarnings.push(w)), field, budget, newCases));
+        const stored = tx.transaction((sp) => storeResults(sp, q, p, caller, run.id, fromV2(item, index, field, (w) => itemWarnings.push(w)), field, budget, newCases));
         warnings.push(...itemWarnings);
         return stored[0]!;
       } catch (e) {
@@ -149,7 +149,7 @@ export function recordV2Results(db: Db, sqlite: Database, log: Logger, caller: C
       }
     });
   }, { behavior: "immediate" });
-  if (errors.length) log.warn("v2 results: items not stored", { project: code, runId, rejected: errors.length, of: items.length, first: errors[0] });
+  if (errors.length) log.warn("v2 results: items not stored", { project: code, run: runNumber, rejected: errors.length, of: items.length, first: errors[0] });
   const stored = out.flatMap((r, index) => (r ? [{ index, ...r }] : []));
   return { stored: stored.filter((r) => !r.duplicate).length, results: stored, errors, warnings };
 }

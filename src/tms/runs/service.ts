@@ -8,14 +8,12 @@ import { CaseBatch, insertCase } from "../cases/service";
 import { ensureSuitePath } from "../suites/service";
 import { cases } from "../cases/tables";
 import { insertDefect } from "../defects/service";
-import { milestones } from "../milestones/tables";
-import { planCaseIds } from "../plans/service";
-import { plans } from "../plans/tables";
+import { casesOfPlan } from "../plans/service";
 import { requireProject, type ProjectRow } from "../projects/service";
 import type { Caller } from "../shared/auth";
-import { requireCaseIds } from "../shared/cases";
 import { attachmentIds } from "../shared/envelope";
-import { requireInProject, type Reader } from "../shared/lookup";
+import type { Reader } from "../shared/lookup";
+import { nextNumber, Numbers, optRefId, refId, refIds, requireNumbered } from "../shared/numbers";
 import { RowBudget } from "../shared/row-budget";
 import { isoMicro, secondsBetween } from "../shared/time";
 import { runCounts, type ResultStatus } from "./counts";
@@ -29,7 +27,7 @@ import { results, runCases, runs, type ResultStep } from "./tables";
 
 type RunRow = typeof runs.$inferSelect;
 
-export const requireRun = (db: Reader, projectId: number, id: number) => requireInProject(db, runs, projectId, id, "Run");
+export const requireRun = (db: Reader, projectId: number, number: number) => requireNumbered(db, "run", projectId, number);
 
 /** Latest-result status of each case of the run, in run order. */
 const latestStatuses = (db: Reader, runId: number) =>
@@ -39,10 +37,17 @@ const latestStatuses = (db: Reader, runId: number) =>
 /** The run's environment as the API shows it: the linked entity, or the free-form slug it was started with. */
 type RunEnvironment = { id: number | null; title: string; slug: string; description: string; host: string } | null;
 
-/** What a run's view reads beyond its row: its cases (in run order, with their latest status), time spent and environment. */
-type RunDetail = { cases: { caseId: number; status: string | null }[]; timeSpentMs: number; environment: RunEnvironment };
+/**
+ * What a run's view reads beyond its row: its cases (their numbers, in run order, with their
+ * latest status), time spent, environment, and its plan's and milestone's numbers.
+ */
+type RunDetail = { cases: { caseNumber: number; status: string | null }[]; timeSpentMs: number; environment: RunEnvironment; plan: number | null; milestone: number | null };
 
-/** Cases, time spent and environments of many runs: one query for all their cases, one for all their results' time, one for their environments. */
+/**
+ * Cases, time spent, environments, plans and milestones of many runs: one query for all their
+ * cases, one for all their results' time, one for their environments, one each for their plans'
+ * and milestones' numbers.
+ */
 export function runDetails(db: Reader, rows: RunRow[]): Map<number, RunDetail> {
   const envIds = [...new Set(rows.flatMap((r) => (r.environmentId != null ? [r.environmentId] : [])))];
   const envs = new Map(envIds.length ? db.select().from(environments).where(inArray(environments.id, envIds)).all().map((e) => [e.id, e] as const) : []);
@@ -51,12 +56,15 @@ export function runDetails(db: Reader, rows: RunRow[]): Map<number, RunDetail> {
     if (e) return { id: e.id, title: e.title, slug: e.slug, description: e.description ?? "", host: e.host ?? "" };
     return r.environment ? { id: null, title: r.environment, slug: r.environment, description: "", host: "" } : null;
   };
-  const out = new Map<number, RunDetail>(rows.map((r) => [r.id, { cases: [], timeSpentMs: 0, environment: environmentOf(r) }]));
+  const numbers = Numbers.load(db, { plan: rows.map((r) => r.planId), milestone: rows.map((r) => r.milestoneId) });
+  const out = new Map<number, RunDetail>(rows.map((r) => [r.id, {
+    cases: [], timeSpentMs: 0, environment: environmentOf(r), plan: numbers.of("plan", r.planId), milestone: numbers.of("milestone", r.milestoneId),
+  }]));
   const ids = rows.map((r) => r.id);
   if (ids.length === 0) return out;
-  for (const x of db.select({ runId: runCases.runId, caseId: runCases.caseId, status: runCases.status }).from(runCases)
+  for (const x of db.select({ runId: runCases.runId, caseNumber: cases.number, status: runCases.status }).from(runCases).innerJoin(cases, eq(cases.id, runCases.caseId))
     .where(inArray(runCases.runId, ids)).orderBy(runCases.runId, runCases.position).all())
-    out.get(x.runId)!.cases.push({ caseId: x.caseId, status: x.status });
+    out.get(x.runId)!.cases.push({ caseNumber: x.caseNumber, status: x.status });
   for (const x of db.select({ runId: results.runId, ms: sum(results.timeMs) }).from(results).where(inArray(results.runId, ids)).groupBy(results.runId).all())
     out.get(x.runId)!.timeSpentMs = Number(x.ms ?? 0);
   return out;
@@ -75,7 +83,7 @@ export function runView(r: RunRow, d: RunDetail, baseUrl: string, projectCode: s
   // payloads fold these into passed/failed/blocked/untested, see runCounts.)
   const per = (s: string | null) => rows.filter((x) => x.status === s).length;
   return {
-    id: r.id, run_id: r.id, title: r.title, description: r.description,
+    id: r.number, run_id: r.number, title: r.title, description: r.description,
     status: enumNumber(RUN_STATUS, r.status), status_text: r.status,
     start_time: r.startTime, end_time: r.endTime, public: r.isPublic,
     public_url: r.isPublic && r.publicToken ? publicReportUrl(baseUrl, r.publicToken) : null,
@@ -84,7 +92,7 @@ export function runView(r: RunRow, d: RunDetail, baseUrl: string, projectCode: s
     environment: d.environment,
     configurations: r.configurations,
     external_issue: r.externalIssue ? { id: r.externalIssue.link, type: r.externalIssue.type, link: r.externalIssue.link } : null,
-    milestone: r.milestoneId, plan_id: r.planId, cases: rows.map((x) => x.caseId), tags: r.tags.map((title) => ({ title })),
+    milestone: d.milestone, plan_id: d.plan, cases: rows.map((x) => x.caseNumber), tags: r.tags.map((title) => ({ title })),
     is_autotest: r.isAutotest, author_id: r.authorId,
   };
 }
@@ -105,17 +113,13 @@ export function createRun(db: Db, caller: Caller, code: string, body: RunCreateB
   return db.transaction((tx) => {
     const p = requireProject(tx, code);
     let ids: number[] = [];
-    if (body.plan_id != null) {
-      if (!tx.select({ id: plans.id }).from(plans).where(and(eq(plans.id, body.plan_id), eq(plans.projectId, p.id))).get())
-        throw badRequest(`Plan ${body.plan_id} does not exist in this project`, "plan_id");
-      ids.push(...planCaseIds(tx, body.plan_id));
-    }
-    if (body.cases?.length) ids.push(...requireCaseIds(tx, p.id, body.cases));
+    const planId = optRefId(tx, "plan", p.id, body.plan_id, "plan_id") ?? null;
+    if (planId !== null) ids.push(...casesOfPlan(tx, planId).map((c) => c.id));
+    if (body.cases?.length) ids.push(...refIds(tx, "case", p.id, body.cases, "cases", isNull(cases.deleted)).ids);
     if (body.include_all_cases)
-      ids.push(...tx.select({ id: cases.id }).from(cases).where(and(eq(cases.projectId, p.id), isNull(cases.deleted))).orderBy(cases.id).all().map((r) => r.id));
+      ids.push(...tx.select({ id: cases.id }).from(cases).where(and(eq(cases.projectId, p.id), isNull(cases.deleted))).orderBy(cases.number).all().map((r) => r.id));
     ids = [...new Set(ids)];
-    if (body.milestone_id != null && !tx.select({ id: milestones.id }).from(milestones).where(and(eq(milestones.id, body.milestone_id), eq(milestones.projectId, p.id))).get())
-      throw badRequest(`Milestone ${body.milestone_id} does not exist in this project`, "milestone_id");
+    const milestoneId = optRefId(tx, "milestone", p.id, body.milestone_id, "milestone_id") ?? null;
     // environment_id must name an environment of the project; a slug links one when it exists and
     // is kept as given otherwise (runs could name environments before they were an entity).
     let environment: { id: number | null; slug: string } | null = null;
@@ -128,48 +132,48 @@ export function createRun(db: Db, caller: Caller, code: string, body: RunCreateB
     }
     const configurationIds = requireConfigurationIds(tx, p.id, body.configurations ?? []);
     const run = tx.insert(runs).values({
-      projectId: p.id, planId: body.plan_id ?? null, milestoneId: body.milestone_id ?? null, title: body.title,
+      projectId: p.id, number: nextNumber(tx, p.id, "run"), planId, milestoneId, title: body.title,
       description: body.description ?? "", environment: environment?.slug ?? null, environmentId: environment?.id ?? null,
       configurations: configurationIds, isAutotest: body.is_autotest ?? false,
       tags: body.tags ?? [], authorId: caller.userId, startTime: isoMicro(),
     }).returning().get();
     addCasesToRun(tx, run.id, ids);
     publish(tx, "run.started", {
-      id: run.id, title: run.title, description: run.description, plan_id: run.planId, cases_count: ids.length, environment: run.environment,
+      id: run.number, title: run.title, description: run.description, plan_id: body.plan_id ?? null, cases_count: ids.length, environment: run.environment,
     }, { projectCode: p.code });
-    return { id: run.id };
+    return { id: run.number };
   }, { behavior: "immediate" });
 }
 
 function requireActive(run: RunRow, doing: string) {
-  if (run.status !== "active") throw conflict(`Run ${run.id} is ${run.status}; cannot ${doing}`);
+  if (run.status !== "active") throw conflict(`Run ${run.number} is ${run.status}; cannot ${doing}`);
 }
 
 /** Completes an active run: run.completed with the counts of the latest result per case. */
-export function completeRun(db: Db, code: string, id: number) {
+export function completeRun(db: Db, code: string, number: number) {
   return db.transaction((tx) => {
     const p = requireProject(tx, code);
-    const run = requireRun(tx, p.id, id);
+    const run = requireRun(tx, p.id, number);
     requireActive(run, "complete it");
     const end = isoMicro();
-    tx.update(runs).set({ status: "completed", endTime: end }).where(eq(runs.id, id)).run();
-    const c = runCounts(latestStatuses(tx, id));
-    publish(tx, "run.completed", { id, cases: c.cases, passed: c.passed, failed: c.failed, blocked: c.blocked, duration: secondsBetween(run.startTime, end) }, { projectCode: p.code });
-    return { id };
+    tx.update(runs).set({ status: "completed", endTime: end }).where(eq(runs.id, run.id)).run();
+    const c = runCounts(latestStatuses(tx, run.id));
+    publish(tx, "run.completed", { id: number, cases: c.cases, passed: c.passed, failed: c.failed, blocked: c.blocked, duration: secondsBetween(run.startTime, end) }, { projectCode: p.code });
+    return { id: number };
   }, { behavior: "immediate" });
 }
 
 /** Aborts an active run (Gatehouse extension: Qase v1 has no abort endpoint): run.aborted with untested. */
-export function abortRun(db: Db, code: string, id: number) {
+export function abortRun(db: Db, code: string, number: number) {
   return db.transaction((tx) => {
     const p = requireProject(tx, code);
-    const run = requireRun(tx, p.id, id);
+    const run = requireRun(tx, p.id, number);
     requireActive(run, "abort it");
     const end = isoMicro();
-    tx.update(runs).set({ status: "aborted", endTime: end }).where(eq(runs.id, id)).run();
-    const c = runCounts(latestStatuses(tx, id));
-    publish(tx, "run.aborted", { id, cases: c.cases, passed: c.passed, failed: c.failed, untested: c.untested, blocked: c.blocked, duration: secondsBetween(run.startTime, end) }, { projectCode: p.code });
-    return { id };
+    tx.update(runs).set({ status: "aborted", endTime: end }).where(eq(runs.id, run.id)).run();
+    const c = runCounts(latestStatuses(tx, run.id));
+    publish(tx, "run.aborted", { id: number, cases: c.cases, passed: c.passed, failed: c.failed, untested: c.untested, blocked: c.blocked, duration: secondsBetween(run.startTime, end) }, { projectCode: p.code });
+    return { id: number };
   }, { behavior: "immediate" });
 }
 
@@ -180,14 +184,11 @@ export function abortRun(db: Db, code: string, id: number) {
 export function setRunExternalIssues(db: Db, code: string, body: RunExternalIssuesBody) {
   return db.transaction((tx) => {
     const p = requireProject(tx, code);
+    const runIds = body.links.map((l, i) => refId(tx, "run", p.id, l.run_id, `links.${i}.run_id`));
     body.links.forEach((l, i) => {
-      if (!tx.select({ id: runs.id }).from(runs).where(and(eq(runs.id, l.run_id), eq(runs.projectId, p.id))).get())
-        throw badRequest(`Run ${l.run_id} does not exist in this project`, `links.${i}.run_id`);
-    });
-    for (const l of body.links) {
       const link = l.external_issue?.trim();
-      tx.update(runs).set({ externalIssue: link ? { type: body.type, link } : null }).where(eq(runs.id, l.run_id)).run();
-    }
+      tx.update(runs).set({ externalIssue: link ? { type: body.type, link } : null }).where(eq(runs.id, runIds[i]!)).run();
+    });
     return {};
   }, { behavior: "immediate" });
 }
@@ -199,33 +200,33 @@ export const publicReportUrl = (baseUrl: string, token: string) => `${baseUrl}/p
  * report public issues a new random address; making it private forgets it, so a shared link
  * stops working and is never valid again.
  */
-export function setRunPublic(db: Db, baseUrl: string, code: string, id: number, visible: boolean) {
+export function setRunPublic(db: Db, baseUrl: string, code: string, number: number, visible: boolean) {
   return db.transaction((tx) => {
     const p = requireProject(tx, code);
-    const run = requireRun(tx, p.id, id);
+    const run = requireRun(tx, p.id, number);
     let token = run.publicToken;
     if (run.isPublic !== visible || (visible && !token)) {
       token = visible ? randomBytes(24).toString("base64url") : null;
-      tx.update(runs).set({ isPublic: visible, publicToken: token }).where(eq(runs.id, id)).run();
-      if (run.isPublic !== visible) publish(tx, "run.report_changed", { id, visible }, { projectCode: p.code });
+      tx.update(runs).set({ isPublic: visible, publicToken: token }).where(eq(runs.id, run.id)).run();
+      if (run.isPublic !== visible) publish(tx, "run.report_changed", { id: number, visible }, { projectCode: p.code });
     }
     return visible && token ? { url: publicReportUrl(baseUrl, token) } : {};
   }, { behavior: "immediate" });
 }
 
-export function deleteRun(db: Db, code: string, id: number) {
+export function deleteRun(db: Db, code: string, number: number) {
   return db.transaction((tx) => {
     const p = requireProject(tx, code);
-    requireRun(tx, p.id, id);
-    tx.delete(runs).where(eq(runs.id, id)).run();
-    publish(tx, "run.deleted", { id }, { projectCode: p.code });
-    return { id };
+    const run = requireRun(tx, p.id, number);
+    tx.delete(runs).where(eq(runs.id, run.id)).run();
+    publish(tx, "run.deleted", { id: number }, { projectCode: p.code });
+    return { id: number };
   }, { behavior: "immediate" });
 }
 
-export function getRun(db: Db, baseUrl: string, code: string, id: number) {
+export function getRun(db: Db, baseUrl: string, code: string, number: number) {
   const p = requireProject(db, code);
-  return runViews(db, [requireRun(db, p.id, id)], baseUrl, p.code)[0]!;
+  return runViews(db, [requireRun(db, p.id, number)], baseUrl, p.code)[0]!;
 }
 
 export function listRuns(db: Db, baseUrl: string, code: string, q: { limit: number; offset: number; status?: string }) {
@@ -236,7 +237,7 @@ export function listRuns(db: Db, baseUrl: string, code: string, q: { limit: numb
   const where = wanted?.length ? and(base, inArray(runs.status, wanted)) : base;
   const total = db.select({ n: count() }).from(runs).where(base).get()!.n;
   const filtered = db.select({ n: count() }).from(runs).where(where).get()!.n;
-  const rows = db.select().from(runs).where(where).orderBy(runs.id).limit(q.limit).offset(q.offset).all();
+  const rows = db.select().from(runs).where(where).orderBy(runs.number).limit(q.limit).offset(q.offset).all();
   return { total, filtered, entities: runViews(db, rows, baseUrl, p.code) };
 }
 
@@ -244,7 +245,8 @@ export function listRuns(db: Db, baseUrl: string, code: string, q: { limit: numb
 
 /** One result, normalised from the v1 or v2 request shape. */
 export type ResultInput = {
-  caseId: number | null;
+  /** The number of the case it names (v1 `case_id`, v2 `testops_id`), if any. */
+  caseNumber: number | null;
   /** Title used to find or create the case when there is no id (reporters' unlinked tests). */
   caseTitle: string | null;
   /** Suite path (root first) for a case created from an unlinked result. */
@@ -282,7 +284,7 @@ function v1CaseFields(c: NonNullable<ResultCreateBody["case"]>, field: string): 
 
 export function fromV1(b: ResultCreateBody, field: string): ResultInput {
   return {
-    caseId: b.case_id ?? null, caseTitle: b.case?.title ?? null, signature: null, clientId: null, caseFields: b.case ? v1CaseFields(b.case, `${field}case.`) : null, params: b.param ?? {},
+    caseNumber: b.case_id ?? null, caseTitle: b.case?.title ?? null, signature: null, clientId: null, caseFields: b.case ? v1CaseFields(b.case, `${field}case.`) : null, params: b.param ?? {},
     status: statusOf(b.status, `${field}status`),
     timeMs: b.time_ms != null ? Math.round(b.time_ms) : b.time != null ? Math.round(b.time * 1000) : null,
     comment: b.comment ?? null, stacktrace: b.stacktrace ?? null,
@@ -294,8 +296,11 @@ export function fromV1(b: ResultCreateBody, field: string): ResultInput {
   };
 }
 
-/** Where a result landed: its case, its hash, and why it is not on the case it named (if so). */
+/** Where a result landed: its case (by number), its hash, and why it is not on the case it named (if so). */
 export type StoredResult = { case_id: number; hash: string; unlinked_reason: string | null; duplicate: boolean };
+
+/** A case a result resolved to: its key, its number, its title. */
+type ResolvedCase = { id: number; number: number; title: string };
 
 /** A failed (or invalid) result sent with `defect: true` also creates a defect. */
 const makesDefect = (r: ResultInput) => r.defect && (r.status === "failed" || r.status === "invalid");
@@ -307,13 +312,13 @@ const makesDefect = (r: ResultInput) => r.defect && (r.status === "failed" || r.
  * A v2 result naming a case id that does not exist is matched as unlinked and says so
  * (`unlinkedReason`): a reporter's batch must not be lost over one stale annotation.
  */
-function resolveCase(tx: Tx, q: ResultStatements, p: ProjectRow, caller: Caller, r: ResultInput, field: string, budget: RowBudget, newCases: CaseBatch): { id: number; title: string; unlinkedReason: string | null } {
+function resolveCase(tx: Tx, q: ResultStatements, p: ProjectRow, caller: Caller, r: ResultInput, field: string, budget: RowBudget, newCases: CaseBatch): ResolvedCase & { unlinkedReason: string | null } {
   let unlinkedReason: string | null = null;
-  if (r.caseId != null) {
-    const c = q.caseById.get(r.caseId, p.id);
+  if (r.caseNumber != null) {
+    const c = q.caseByNumber.get(p.id, r.caseNumber);
     if (c) return { ...c, unlinkedReason };
-    if (r.signature === null) throw badRequest(`Test case ${r.caseId} does not exist in this project`, `${field}case_id`);
-    unlinkedReason = `Test case ${r.caseId} does not exist in this project; the result was matched by its signature instead`;
+    if (r.signature === null) throw badRequest(`Test case ${r.caseNumber} does not exist in this project`, `${field}case_id`);
+    unlinkedReason = `Test case ${r.caseNumber} does not exist in this project; the result was matched by its signature instead`;
   }
   if (!r.caseTitle) throw badRequest("A result needs `case_id` (or a case title to find or create the case)", `${field}case_id`);
   if (r.signature !== null) {
@@ -328,11 +333,11 @@ function resolveCase(tx: Tx, q: ResultStatements, p: ProjectRow, caller: Caller,
     const found = q.caseByTitle.get(p.id, r.caseTitle);
     if (found) return { ...found, unlinkedReason };
   }
-  const suiteId = r.suitePath?.length ? ensureSuitePath(tx, p, caller, r.suitePath, () => budget.spend(1, 1)) : null;
+  const suite = r.suitePath?.length ? ensureSuitePath(tx, p, caller, r.suitePath, () => budget.spend(1, 1)) : null;
   budget.spend(1, 1);
   const params = Object.fromEntries(Object.entries(r.params).map(([k, v]) => [k, [v]]));
-  const c = insertCase(tx, p, caller, { ...r.caseFields, title: r.caseTitle, is_automated: true, suite_id: suiteId }, { signature: r.signature, params }, newCases);
-  return { id: c.id, title: c.title, unlinkedReason };
+  const c = insertCase(tx, p, caller, { ...r.caseFields, title: r.caseTitle, is_automated: true, suite_id: suite?.number ?? null }, { signature: r.signature, params }, newCases);
+  return { id: c.id, number: c.number, title: c.title, unlinkedReason };
 }
 
 /**
@@ -343,12 +348,13 @@ function resolveCase(tx: Tx, q: ResultStatements, p: ProjectRow, caller: Caller,
 export type ResultStatements = ReturnType<typeof resultStatements>;
 export function resultStatements(sqlite: Database) {
   return {
-    caseById: sqlite.query<{ id: number; title: string }, [number, number]>("SELECT id, title FROM tms_cases WHERE id = ? AND project_id = ? AND deleted IS NULL"),
-    caseByTitle: sqlite.query<{ id: number; title: string }, [number, string]>("SELECT id, title FROM tms_cases WHERE project_id = ? AND title = ? AND deleted IS NULL ORDER BY id LIMIT 1"),
-    caseBySignature: sqlite.query<{ id: number; title: string }, [number, string]>("SELECT id, title FROM tms_cases WHERE project_id = ? AND signature = ? AND deleted IS NULL ORDER BY id LIMIT 1"),
-    caseByTitleUnsigned: sqlite.query<{ id: number; title: string }, [number, string]>("SELECT id, title FROM tms_cases WHERE project_id = ? AND title = ? AND signature IS NULL AND deleted IS NULL ORDER BY id LIMIT 1"),
+    caseByNumber: sqlite.query<ResolvedCase, [number, number]>("SELECT id, number, title FROM tms_cases WHERE project_id = ? AND number = ? AND deleted IS NULL"),
+    caseByTitle: sqlite.query<ResolvedCase, [number, string]>("SELECT id, number, title FROM tms_cases WHERE project_id = ? AND title = ? AND deleted IS NULL ORDER BY id LIMIT 1"),
+    caseBySignature: sqlite.query<ResolvedCase, [number, string]>("SELECT id, number, title FROM tms_cases WHERE project_id = ? AND signature = ? AND deleted IS NULL ORDER BY id LIMIT 1"),
+    caseByTitleUnsigned: sqlite.query<ResolvedCase, [number, string]>("SELECT id, number, title FROM tms_cases WHERE project_id = ? AND title = ? AND signature IS NULL AND deleted IS NULL ORDER BY id LIMIT 1"),
     adoptSignature: sqlite.query<unknown, [string, number]>("UPDATE tms_cases SET signature = ? WHERE id = ?"),
-    resultByClientId: sqlite.query<{ hash: string; case_id: number; unlinked_reason: string | null }, [number, string]>("SELECT hash, case_id, unlinked_reason FROM tms_results WHERE run_id = ? AND client_id = ? ORDER BY rowid"),
+    resultByClientId: sqlite.query<{ hash: string; case_number: number; unlinked_reason: string | null }, [number, string]>(
+      "SELECT r.hash, c.number AS case_number, r.unlinked_reason FROM tms_results r JOIN tms_cases c ON c.id = r.case_id WHERE r.run_id = ? AND r.client_id = ? ORDER BY r.rowid"),
     insertResult: sqlite.query<unknown, [string, number, number, string, number | null, string | null, string | null, string, string, string, string | null, string | null, number | null, string]>(
       "INSERT INTO tms_results (hash, run_id, case_id, status, time_ms, comment, stacktrace, steps, attachments, params, client_id, unlinked_reason, author_id, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
     setLatest: sqlite.query<unknown, [string, number, number]>("UPDATE tms_run_cases SET status = ? WHERE run_id = ? AND case_id = ?"),
@@ -357,12 +363,12 @@ export function resultStatements(sqlite: Database) {
   };
 }
 
-/** The project and the active run results go into; inside the caller's transaction. */
-export function requireActiveRun(tx: Tx, code: string, runId: number) {
+/** The project and the active run (numbered `runNumber`) results go into; inside the caller's transaction. */
+export function requireActiveRun(tx: Tx, code: string, runNumber: number) {
   const p = requireProject(tx, code);
-  const run = requireRun(tx, p.id, runId);
+  const run = requireRun(tx, p.id, runNumber);
   requireActive(run, "add results");
-  return p;
+  return { p, run };
 }
 
 /**
@@ -377,7 +383,7 @@ export function storeResults(tx: Tx, q: ResultStatements, p: ProjectRow, caller:
   const clientId = items[0]?.clientId ?? null;
   if (clientId !== null) {
     const stored = q.resultByClientId.all(runId, clientId);
-    if (stored.length) return stored.map((s) => ({ case_id: s.case_id, hash: s.hash, unlinked_reason: s.unlinked_reason, duplicate: true }));
+    if (stored.length) return stored.map((s) => ({ case_id: s.case_number, hash: s.hash, unlinked_reason: s.unlinked_reason, duplicate: true }));
   }
   for (const r of items) budget.spend(2 + r.steps.length + (makesDefect(r) ? 1 : 0), makesDefect(r) ? 1 : 0);
   const now = isoMicro();
@@ -393,19 +399,19 @@ export function storeResults(tx: Tx, q: ResultStatements, p: ProjectRow, caller:
         severity: "normal", caseId: c.id, step: failedStep?.position ?? 0, runId, resultHash: hash, attachments: r.attachments,
       });
     }
-    return { case_id: c.id, hash, unlinked_reason: c.unlinkedReason, duplicate: false };
+    return { case_id: c.number, hash, unlinked_reason: c.unlinkedReason, duplicate: false };
   });
 }
 
-/** Records v1 results into an active run in one transaction (one bad item rejects the request). */
-export function recordResults(db: Db, sqlite: Database, caller: Caller, code: string, runId: number, inputs: (field: string) => ResultInput[]) {
+/** Records v1 results into an active run (numbered `runNumber`) in one transaction (one bad item rejects the request). */
+export function recordResults(db: Db, sqlite: Database, caller: Caller, code: string, runNumber: number, inputs: (field: string) => ResultInput[]) {
   const q = resultStatements(sqlite);
   return db.transaction((tx) => {
-    const p = requireActiveRun(tx, code, runId);
+    const { p, run } = requireActiveRun(tx, code, runNumber);
     const items = inputs("");
     const budget = new RowBudget();
     const newCases = new CaseBatch(tx, p);
-    return items.flatMap((r, i) => storeResults(tx, q, p, caller, runId, [r], items.length > 1 ? `results.${i}.` : "", budget, newCases));
+    return items.flatMap((r, i) => storeResults(tx, q, p, caller, run.id, [r], items.length > 1 ? `results.${i}.` : "", budget, newCases));
   }, { behavior: "immediate" });
 }
 
@@ -413,28 +419,37 @@ export function recordResults(db: Db, sqlite: Database, caller: Caller, code: st
 type StepView = Omit<ResultStep, "status" | "steps"> & { status: number; steps: StepView[] };
 const stepView = (s: ResultStep): StepView => ({ ...s, status: enumNumber(RESULT_STATUS, s.status), steps: s.steps.map(stepView) });
 
-/** The API view of a result: `status` the name (Qase's Result.status is a string), step statuses numbers. */
-export function resultView(r: typeof results.$inferSelect) {
+type ResultRow = typeof results.$inferSelect;
+
+/** The API view of a result: `status` the name (Qase's Result.status is a string), step statuses numbers; `numbers` gives its run's and case's. Pure. */
+export function resultView(r: ResultRow, numbers: Numbers) {
   return {
-    hash: r.hash, run_id: r.runId, case_id: r.caseId, status: r.status, time_spent_ms: r.timeMs, comment: r.comment,
+    hash: r.hash, run_id: numbers.of("run", r.runId), case_id: numbers.of("case", r.caseId), status: r.status, time_spent_ms: r.timeMs, comment: r.comment,
     stacktrace: r.stacktrace, steps: r.steps.map(stepView), attachments: r.attachments, param: r.params, author_id: r.authorId, end_time: r.created,
     id: r.clientId, unlinked_reason: r.unlinkedReason,
   };
+}
+
+/** Views of many results: their runs' and cases' numbers in one query each. */
+export function resultViews(db: Reader, rows: ResultRow[]) {
+  const numbers = Numbers.load(db, { run: rows.map((r) => r.runId), case: rows.map((r) => r.caseId) });
+  return rows.map((r) => resultView(r, numbers));
 }
 
 export function getResult(db: Db, code: string, hash: string) {
   const p = requireProject(db, code);
   const r = db.select({ r: results }).from(results).innerJoin(runs, eq(runs.id, results.runId)).where(and(eq(results.hash, hash), eq(runs.projectId, p.id))).get();
   if (!r) throw new ApiError(404, "not_found", `Result ${hash} not found`);
-  return resultView(r.r);
+  return resultViews(db, [r.r])[0]!;
 }
 
+/** Results of the project; `run` (a run's number) narrows to one run. */
 export function listResults(db: Db, code: string, q: { limit: number; offset: number; run?: number }) {
   const p = requireProject(db, code);
   const base = eq(runs.projectId, p.id);
-  const where = q.run ? and(base, eq(results.runId, q.run)) : base;
+  const where = q.run ? and(base, eq(runs.number, q.run)) : base;
   const total = db.select({ n: count() }).from(results).innerJoin(runs, eq(runs.id, results.runId)).where(base).get()!.n;
   const filtered = db.select({ n: count() }).from(results).innerJoin(runs, eq(runs.id, results.runId)).where(where).get()!.n;
   const rows = db.select({ r: results }).from(results).innerJoin(runs, eq(runs.id, results.runId)).where(where).orderBy(results.created, results.hash).limit(q.limit).offset(q.offset).all();
-  return { total, filtered, entities: rows.map((x) => resultView(x.r)) };
+  return { total, filtered, entities: resultViews(db, rows.map((x) => x.r)) };
 }

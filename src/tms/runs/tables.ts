@@ -14,6 +14,8 @@ export const RUN_STATUSES = RUN_STATUS.names;
 export const runs = sqliteTable("tms_runs", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   projectId: integer("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+  /** The entity's number within its project: what the API and webhook payloads call its `id` (src/tms/shared/numbers.ts). */
+  number: integer("number").notNull(),
   planId: integer("plan_id").references(() => plans.id, { onDelete: "set null" }),
   milestoneId: integer("milestone_id").references(() => milestones.id, { onDelete: "set null" }),
   title: text("title").notNull(),
@@ -34,7 +36,7 @@ export const runs = sqliteTable("tms_runs", {
   authorId: integer("author_id").references(() => users.id),
   startTime: text("start_time").notNull(),
   endTime: text("end_time"),
-}, (t) => [index("tms_runs_project").on(t.projectId), index("tms_runs_plan").on(t.planId, t.status), uniqueIndex("tms_runs_public_token").on(t.publicToken)]);
+}, (t) => [uniqueIndex("tms_runs_number").on(t.projectId, t.number), index("tms_runs_project").on(t.projectId), index("tms_runs_plan").on(t.planId, t.status), uniqueIndex("tms_runs_public_token").on(t.publicToken)]);
 
 /**
  * The cases of a run with the status of their latest result (null = no result yet). Keeping the

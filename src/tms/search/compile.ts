@@ -1,4 +1,5 @@
 import { BEHAVIOR, CASE_STATUS, CASE_TYPE, enumLegend, findEnumName, LAYER, PRIORITY, RESULT_STATUS, RUN_STATUS, SEVERITY, type QaseEnum } from "../shared/enums";
+import { numberSql } from "../shared/numbers";
 import { QqlError, type Expr, type Query, type Value } from "./qql";
 
 type FieldType = "number" | "text" | "enum" | "bool";
@@ -8,44 +9,48 @@ type Entity = { from: string; base: string; key: string; order: string; fields: 
 
 const projectField: Record<string, Field> = { project: ["p.code", "text"] };
 
-/** What each searchable entity exposes to QQL: field name → column (whitelisted; never from the query). */
+/**
+ * What each searchable entity exposes to QQL: field name → column (whitelisted; never from the
+ * query). Ids are numbers within the project, as the API shows them: an entity's `id` is its
+ * `number`, and references (`suite_id`, `run_id`…) compare the referenced entity's number.
+ */
 export const QQL_ENTITIES: Record<string, Entity> = {
   case: {
     from: "tms_cases e JOIN tms_projects p ON p.id = e.project_id", base: "e.deleted IS NULL", key: "e.id", order: "e.id",
     fields: {
-      id: ["e.id", "number"], title: ["e.title", "text"], description: ["e.description", "text"], preconditions: ["e.preconditions", "text"],
+      id: ["e.number", "number"], title: ["e.title", "text"], description: ["e.description", "text"], preconditions: ["e.preconditions", "text"],
       postconditions: ["e.postconditions", "text"], severity: ["e.severity", "enum", SEVERITY], priority: ["e.priority", "enum", PRIORITY], type: ["e.type", "enum", CASE_TYPE],
       behavior: ["e.behavior", "enum", BEHAVIOR], layer: ["e.layer", "enum", LAYER], status: ["e.status", "enum", CASE_STATUS], isflaky: ["e.is_flaky", "bool"],
-      is_flaky: ["e.is_flaky", "bool"], automated: ["e.is_automated", "bool"], suite: ["e.suite_id", "number"], suite_id: ["e.suite_id", "number"],
-      milestone_id: ["e.milestone_id", "number"], created: ["e.created", "text"], updated: ["e.updated", "text"], ...projectField,
+      is_flaky: ["e.is_flaky", "bool"], automated: ["e.is_automated", "bool"], suite: [numberSql("suite", "e.suite_id"), "number"], suite_id: [numberSql("suite", "e.suite_id"), "number"],
+      milestone_id: [numberSql("milestone", "e.milestone_id"), "number"], created: ["e.created", "text"], updated: ["e.updated", "text"], ...projectField,
     },
   },
   run: {
     from: "tms_runs e JOIN tms_projects p ON p.id = e.project_id", base: "1", key: "e.id", order: "e.id",
     fields: {
-      id: ["e.id", "number"], title: ["e.title", "text"], description: ["e.description", "text"], status: ["e.status", "enum", RUN_STATUS],
-      environment: ["e.environment", "text"], started: ["e.start_time", "text"], ended: ["e.end_time", "text"], plan_id: ["e.plan_id", "number"],
-      milestone_id: ["e.milestone_id", "number"], ...projectField,
+      id: ["e.number", "number"], title: ["e.title", "text"], description: ["e.description", "text"], status: ["e.status", "enum", RUN_STATUS],
+      environment: ["e.environment", "text"], started: ["e.start_time", "text"], ended: ["e.end_time", "text"], plan_id: [numberSql("plan", "e.plan_id"), "number"],
+      milestone_id: [numberSql("milestone", "e.milestone_id"), "number"], ...projectField,
     },
   },
   result: {
     from: "tms_results e JOIN tms_runs r ON r.id = e.run_id JOIN tms_projects p ON p.id = r.project_id", base: "1", key: "e.hash", order: "e.created, e.hash",
     fields: {
-      hash: ["e.hash", "text"], status: ["e.status", "enum", RESULT_STATUS], run: ["e.run_id", "number"], run_id: ["e.run_id", "number"], case_id: ["e.case_id", "number"],
+      hash: ["e.hash", "text"], status: ["e.status", "enum", RESULT_STATUS], run: ["r.number", "number"], run_id: ["r.number", "number"], case_id: [numberSql("case", "e.case_id"), "number"],
       ended: ["e.created", "text"], duration: ["e.time_ms", "number"], comment: ["e.comment", "text"], ...projectField,
     },
   },
   defect: {
     from: "tms_defects e JOIN tms_projects p ON p.id = e.project_id", base: "1", key: "e.id", order: "e.id",
     fields: {
-      id: ["e.id", "number"], title: ["e.title", "text"], actual_result: ["e.actual_result", "text"], severity: ["e.severity", "enum", SEVERITY],
-      status: ["e.status", "enum"], case_id: ["e.case_id", "number"], run_id: ["e.run_id", "number"], created: ["e.created", "text"],
+      id: ["e.number", "number"], title: ["e.title", "text"], actual_result: ["e.actual_result", "text"], severity: ["e.severity", "enum", SEVERITY],
+      status: ["e.status", "enum"], case_id: [numberSql("case", "e.case_id"), "number"], run_id: [numberSql("run", "e.run_id"), "number"], created: ["e.created", "text"],
       updated: ["e.updated", "text"], ...projectField,
     },
   },
   plan: {
     from: "tms_plans e JOIN tms_projects p ON p.id = e.project_id", base: "1", key: "e.id", order: "e.id",
-    fields: { id: ["e.id", "number"], title: ["e.title", "text"], description: ["e.description", "text"], created: ["e.created", "text"], updated: ["e.updated", "text"], ...projectField },
+    fields: { id: ["e.number", "number"], title: ["e.title", "text"], description: ["e.description", "text"], created: ["e.created", "text"], updated: ["e.updated", "text"], ...projectField },
   },
 };
 

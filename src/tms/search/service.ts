@@ -4,12 +4,12 @@ import type { Db } from "../../db/connection";
 import { badRequest } from "../../http/errors";
 import { caseViews } from "../cases/service";
 import { cases } from "../cases/tables";
-import { defectView } from "../defects/service";
+import { defectViews } from "../defects/service";
 import { defects } from "../defects/tables";
-import { planCaseIds, planView } from "../plans/service";
+import { casesOfPlan, planView } from "../plans/service";
 import { plans } from "../plans/tables";
 import { projects } from "../projects/tables";
-import { resultView, runDetails, runView } from "../runs/service";
+import { resultViews, runDetails, runView } from "../runs/service";
 import { results, runs } from "../runs/tables";
 import { compileQql } from "./compile";
 import { parseQql, QqlError } from "./qql";
@@ -31,11 +31,11 @@ function render(db: Db, baseUrl: string, entity: string, keys: (string | number)
       return rows.map((r) => runView(r.run, details.get(r.run.id)!, baseUrl, r.code));
     }
     case "result":
-      return inOrder(db.select().from(results).where(inArray(results.hash, keys.map(String))).all(), (r) => r.hash).map(resultView);
+      return resultViews(db, inOrder(db.select().from(results).where(inArray(results.hash, keys.map(String))).all(), (r) => r.hash));
     case "defect":
-      return inOrder(db.select().from(defects).where(inArray(defects.id, ids)).all(), (r) => r.id).map(defectView);
+      return defectViews(db, inOrder(db.select().from(defects).where(inArray(defects.id, ids)).all(), (r) => r.id));
     default:
-      return inOrder(db.select().from(plans).where(inArray(plans.id, ids)).all(), (r) => r.id).map((r) => planView(r, planCaseIds(db, r.id)));
+      return inOrder(db.select().from(plans).where(inArray(plans.id, ids)).all(), (r) => r.id).map((r) => planView(r, casesOfPlan(db, r.id).map((c) => c.number)));
   }
 }
 

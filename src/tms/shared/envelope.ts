@@ -39,6 +39,8 @@ export const AuthorId = Nullable(t.Integer());
 /** Qase's `[{title}]` tag list. */
 export const Tags = t.Array(t.Object({ title: t.String() }));
 export const IdResult = Envelope(t.Object({ id: t.Integer() }));
+/** `{id}` of an entity numbered per project: its number. */
+export const NumberResult = (what: string) => Envelope(t.Object({ id: EntityNumber(what) }));
 export const HashResult = Envelope(t.Object({ hash: t.String() }));
 
 /**
@@ -54,7 +56,20 @@ export const Opt = <T extends TSchema>(schema: T) => t.Optional(t.Union([schema,
 export const AttachmentIds = Opt(t.Array(t.Union([t.Integer({ minimum: 1 }), t.String({ pattern: "^[1-9][0-9]{0,15}$" })]), { maxItems: 1000 }));
 export const attachmentIds = (v: (number | string)[] | null | undefined): number[] => (v ?? []).map((x) => Number(x));
 
+/**
+ * An entity's number within its project — what the API calls its `id` (cases, suites,
+ * milestones, plans, runs and defects are numbered per project, src/tms/shared/numbers.ts).
+ */
+export const EntityNumber = (what: string) => t.Integer({ minimum: 1, description: `Number of the ${what} within the project` });
+/** A list of `EntityNumber`s. */
+export const EntityNumbers = (what: string, maxItems: number) =>
+  t.Array(t.Integer({ minimum: 1 }), { maxItems, description: `Numbers of ${what} of the same project` });
+
 /** Path params shared by project-scoped routes. */
 export const CodeParam = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }) });
+/** `/{code}/{id}` of an entity that is not numbered per project (its id is global). */
 export const CodeIdParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), id: t.Numeric() });
+/** `/{code}/{id}` where `id` is the entity's number within the project. */
+export const CodeNumberParams = (what: string) =>
+  t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), id: t.Numeric({ description: `Number of the ${what} within the project` }) });
 export const CodeHashParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), hash: t.String({ minLength: 1, maxLength: 128 }) });

@@ -1,32 +1,35 @@
 import { t } from "elysia";
 import type { AppContext } from "../../context";
 import { TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
-import { CodeIdParams, CodeParam, IdResult, ok, page, paging, Paging, Envelope, PageOf } from "../shared/envelope";
+import { CodeNumberParams, CodeParam, NumberResult, ok, page, paging, Paging, Envelope, PageOf } from "../shared/envelope";
 import { SuiteClone, SuiteCreate, SuiteDelete, SuiteUpdate, SuiteView } from "./model";
 import { cloneSuite, createSuite, deleteSuite, getSuite, listSuites, updateSuite } from "./service";
 
+/** `{code}/{id}`: the suite's number within the project. */
+const NumberParams = CodeNumberParams("suite");
+const Numbered = NumberResult("suite");
 const detail = (summary: string) => ({ tags: ["Suites"], summary });
 
 export function suiteRoutes(ctx: AppContext) {
   return tmsApi(ctx)
     .post("/suite/:code", ({ params, body, caller }) => ok(createSuite(ctx.db, caller, params.code, body)), {
-      params: CodeParam, body: SuiteCreate, response: tmsResponses({ 200: IdResult }, [404, ...TMS_BODY_ERRORS]), detail: detail("Create a suite (suite.created)"),
+      params: CodeParam, body: SuiteCreate, response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]), detail: detail("Create a suite (suite.created)"),
     })
     .get("/suite/:code", ({ params, query }) => {
       const { limit, offset } = paging(query);
       const r = listSuites(ctx.db, params.code, limit, offset);
       return page(r.entities, r.total);
     }, { params: CodeParam, query: Paging, response: tmsResponses({ 200: PageOf(SuiteView) }, [404]), detail: detail("List suites") })
-    .get("/suite/:code/:id", ({ params }) => ok(getSuite(ctx.db, params.code, params.id)), { params: CodeIdParams, response: tmsResponses({ 200: Envelope(SuiteView) }, [404]), detail: detail("Get a suite") })
+    .get("/suite/:code/:id", ({ params }) => ok(getSuite(ctx.db, params.code, params.id)), { params: NumberParams, response: tmsResponses({ 200: Envelope(SuiteView) }, [404]), detail: detail("Get a suite") })
     .patch("/suite/:code/:id", ({ params, body }) => ok(updateSuite(ctx.db, params.code, params.id, body)), {
-      params: CodeIdParams, body: SuiteUpdate, response: tmsResponses({ 200: IdResult }, [404, ...TMS_BODY_ERRORS]), detail: detail("Update or move a suite (suite.updated)"),
+      params: NumberParams, body: SuiteUpdate, response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]), detail: detail("Update or move a suite (suite.updated)"),
     })
     .delete("/suite/:code/:id", ({ params, body }) => ok(deleteSuite(ctx.db, params.code, params.id, body?.destination_id)), {
-      params: CodeIdParams, body: t.Optional(SuiteDelete), response: tmsResponses({ 200: IdResult }, [404, ...TMS_BODY_ERRORS]),
+      params: NumberParams, body: t.Optional(SuiteDelete), response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]),
       detail: detail("Delete a suite and its sub-suites (suite.deleted each; cases moved to destination_id or deleted)"),
     })
     .post("/suite/:code/:id/clone", ({ params, body, caller }) => ok(cloneSuite(ctx.db, caller, params.code, params.id, body ?? {})), {
-      params: CodeIdParams, body: t.Optional(SuiteClone), response: tmsResponses({ 200: IdResult }, [404, ...TMS_BODY_ERRORS]),
+      params: NumberParams, body: t.Optional(SuiteClone), response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]),
       detail: detail("Clone a suite with its sub-suites and cases (Gatehouse extension; suite.cloned, case.cloned)"),
     });
 }

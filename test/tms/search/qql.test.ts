@@ -19,7 +19,7 @@ test("parses the subset: entity conjunct, and/or/not, parentheses, in, is empty,
 
 test("compiles to bound SQL over whitelisted columns, scoped to the workspace", () => {
   const c = compileQql(parseQql('entity = "case" and project = "DEMO" and status = "Actual" and title ~ "50%_off" and id >= 3'), 7);
-  expect(c.where).toBe("e.deleted IS NULL AND p.workspace_id = ? AND (((lower(p.code) = ? AND lower(e.status) = ?) AND lower(e.title) LIKE ? ESCAPE '\\') AND e.id >= ?)");
+  expect(c.where).toBe("e.deleted IS NULL AND p.workspace_id = ? AND (((lower(p.code) = ? AND lower(e.status) = ?) AND lower(e.title) LIKE ? ESCAPE '\\') AND e.number >= ?)");
   expect(c.params).toEqual([7, "demo", "actual", "%50\\%\\_off%", 3]);
   // A value never becomes SQL text.
   const evil = compileQql(parseQql(`entity = "run" and title = "x'); DROP TABLE tms_runs; --"`), 1);

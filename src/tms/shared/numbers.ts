@@ -1,0 +1,194 @@
+/**
+ * Per-project numbers: Qase numbers cases, suites, milestones, plans, runs and defects per
+ * project (project A has case 1, project B its own case 1), and so does Gatehouse. Inside, every
+ * table keeps its global integer key and every foreign key stays on it; the API's `id` — in paths,
+ * bodies, answers, QQL and webhook payloads — is the entity's `number` within its project.
+ *
+ * This module is where the two meet, one place per direction:
+ * - in: a number the client sent → the row (`requireNumbered`, 404 for a path) or its key
+ *   (`refId`, `refIds`: 400 naming the field for a body) — always within one project, so a number
+ *   of another project's entity is refused, never linked;
+ * - out: a row key → its number (`Numbers`): loaded in batches for views (one query per kind),
+ *   looked up (and remembered) one by one in write paths for event payloads;
+ * - and allocation (`nextNumber`).
+ * A row's number never changes and row keys are never reused (AUTOINCREMENT), so a key → number
+ * pair, once read, stays true.
+ */
+import type { Database, Statement } from "bun:sqlite";
+import { and, eq, getTableName, inArray, type SQL } from "drizzle-orm";
+import type { Tx } from "../../db/connection";
+import { badRequest, notFound } from "../../http/errors";
+import { cases } from "../cases/tables";
+import { defects } from "../defects/tables";
+import { milestones } from "../milestones/tables";
+import { plans } from "../plans/tables";
+import { runs } from "../runs/tables";
+import { suites } from "../suites/tables";
+import type { Reader } from "./lookup";
+
+const TABLES = { case: cases, suite: suites, milestone: milestones, plan: plans, run: runs, defect: defects } as const;
+type Tables = typeof TABLES;
+export type Numbered = keyof Tables;
+type RowOf<K extends Numbered> = Tables[K]["$inferSelect"];
+
+/** How errors name each kind. */
+const NAMES: Record<Numbered, string> = { case: "Test case", suite: "Suite", milestone: "Milestone", plan: "Plan", run: "Run", defect: "Defect" };
+
+/** SQLite binds at most 32766 variables; lists are looked up in chunks well below that. */
+const CHUNK = 500;
+
+/** Prepared statements per connection (the write paths call these once per entity). */
+type Statements = { allocate: Statement<{ last: number }, [number, string]>; numberOf: Record<Numbered, Statement<{ number: number }, [number]>> };
+const statements = new WeakMap<Database, Statements>();
+
+/** The connection under a drizzle handle: the same one, inside the same BEGIN, for a transaction. */
+const clientOf = (db: Reader) => (db as unknown as { session: { client: Database } }).session.client;
+
+function statementsFor(db: Reader): Statements {
+  const client = clientOf(db);
+  let s = statements.get(client);
+  if (!s) {
+    const numberOf = Object.fromEntries(
+      (Object.keys(TABLES) as Numbered[]).map((k) => [k, client.query<{ number: number }, [number]>(`SELECT number FROM ${getTableName(TABLES[k])} WHERE id = ?`)]),
+    ) as Statements["numberOf"];
+    s = {
+      allocate: client.query(
+        `INSERT INTO tms_project_counters (project_id, entity, last) VALUES (?1, ?2, 1)
+         ON CONFLICT (project_id, entity) DO UPDATE SET last = last + 1 RETURNING last`,
+      ),
+      numberOf,
+    };
+    statements.set(client, s);
+  }
+  return s;
+}
+
+/**
+ * The next number of `kind` in the project; inside the inserting transaction. Every write runs
+ * in a BEGIN IMMEDIATE transaction on the one connection, so the counter's read-and-increment is
+ * one statement no other writer can interleave with; the counter only grows, so a number is
+ * never handed out twice, even after its entity is deleted.
+ */
+export function nextNumber(tx: Tx, projectId: number, kind: Numbered): number {
+  return statementsFor(tx).allocate.get(projectId, kind)!.last;
+}
+
+// ---- in: numbers the client sent -----------------------------------------------------------
+
+/** The project's `kind` numbered `number`, or 404 (a path names it). `extra` narrows (e.g. live cases only). */
+export function requireNumbered<K extends Numbered>(db: Reader, kind: K, projectId: number, number: number, extra?: SQL): RowOf<K> {
+  const table = TABLES[kind];
+  const where = and(eq(table.projectId, projectId), eq(table.number, number), extra);
+  const row = db.select().from(table).where(where).get() as RowOf<K> | undefined;
+  if (!row) throw notFound(`${NAMES[kind]} ${number}`);
+  return row;
+}
+
+/** The key of the project's `kind` numbered `number`, or null. */
+export function findRowId(db: Reader, kind: Numbered, projectId: number, number: number, extra?: SQL): number | null {
+  const table = TABLES[kind];
+  return db.select({ id: table.id }).from(table).where(and(eq(table.projectId, projectId), eq(table.number, number), extra)).get()?.id ?? null;
+}
+
+/** The key of a body's reference (`suite_id`, `plan_id`…), or 400 naming `field`: it must be of the same project. */
+export function refId(db: Reader, kind: Numbered, projectId: number, number: number, field: string, extra?: SQL): number {
+  const id = findRowId(db, kind, projectId, number, extra);
+  if (id === null) throw badRequest(`${NAMES[kind]} ${number} does not exist in this project`, field);
+  return id;
+}
+
+/** `refId` for an optional field: null and undefined (not given) pass through. */
+export function optRefId(db: Reader, kind: Numbered, projectId: number, number: number | null | undefined, field: string): number | null | undefined {
+  return number == null ? number : refId(db, kind, projectId, number, field);
+}
+
+/**
+ * The keys of a body's list of references (`cases`, `links[].run_id`…), de-duplicated in the
+ * order given, with their numbers; 400 naming `field` and the first missing numbers otherwise.
+ */
+export function refIds(db: Reader, kind: Numbered, projectId: number, numbers: number[], field: string, extra?: SQL): { ids: number[]; numbers: number[] } {
+  const table = TABLES[kind];
+  const unique = [...new Set(numbers)];
+  const found = new Map<number, number>();
+  for (let i = 0; i < unique.length; i += CHUNK) {
+    const chunk = unique.slice(i, i + CHUNK);
+    for (const r of db.select({ id: table.id, number: table.number }).from(table).where(and(eq(table.projectId, projectId), inArray(table.number, chunk), extra)).all())
+      found.set(r.number, r.id);
+  }
+  const missing = unique.filter((n) => !found.has(n));
+  if (missing.length) {
+    const many = missing.length > 1;
+    throw badRequest(`${NAMES[kind]}${many ? "s" : ""} ${missing.slice(0, 10).join(", ")} do${many ? "" : "es"} not exist in this project`, field);
+  }
+  return { ids: unique.map((n) => found.get(n)!), numbers: unique };
+}
+
+// ---- out: row keys → the numbers the API shows ---------------------------------------------
+
+/**
+ * SQL for the number of the `kind` row whose key is in `keyColumn` (null when it is null), for
+ * queries that compare or show numbers in SQL (QQL). `keyColumn` is a whitelisted column name,
+ * never input.
+ */
+export function numberSql(kind: Numbered, keyColumn: string): string {
+  return `(SELECT number FROM ${getTableName(TABLES[kind])} WHERE id = ${keyColumn})`;
+}
+
+/**
+ * Row keys → numbers, per kind. `Numbers.load` reads a batch in one query per kind (views);
+ * `numbersIn(tx)` looks each one up as it is asked for and remembers it (event payloads in
+ * write paths).
+ */
+export class Numbers {
+  private readonly known: Record<Numbered, Map<number, number>> = { case: new Map(), suite: new Map(), milestone: new Map(), plan: new Map(), run: new Map(), defect: new Map() };
+
+  /** `lenient`: a key not loaded is looked up on its own; otherwise asking for one is a programming error (views load in batches). */
+  private constructor(private readonly db: Reader, private readonly lenient: boolean) {}
+
+  /** Numbers for views: the keys of each kind in `wanted` read in one query per kind. */
+  static load(db: Reader, wanted: Partial<Record<Numbered, Iterable<number | null>>>): Numbers {
+    const n = new Numbers(db, false);
+    for (const [kind, keys] of Object.entries(wanted) as [Numbered, Iterable<number | null>][]) n.loadKind(kind, keys);
+    return n;
+  }
+
+  static lookingUp(db: Reader): Numbers {
+    return new Numbers(db, true);
+  }
+
+  private loadKind(kind: Numbered, keys: Iterable<number | null>): void {
+    const table = TABLES[kind];
+    const known = this.known[kind];
+    const wanted = [...new Set([...keys].filter((k): k is number => k !== null && !known.has(k)))];
+    for (let i = 0; i < wanted.length; i += CHUNK)
+      for (const r of this.db.select({ id: table.id, number: table.number }).from(table).where(inArray(table.id, wanted.slice(i, i + CHUNK))).all()) known.set(r.id, r.number);
+  }
+
+  /** The number of the `kind` row with key `rowId` (null stays null: an unset reference). */
+  of(kind: Numbered, rowId: number): number;
+  of(kind: Numbered, rowId: number | null): number | null;
+  of(kind: Numbered, rowId: number | null): number | null {
+    if (rowId === null) return null;
+    let n = this.known[kind].get(rowId);
+    if (n === undefined && this.lenient) {
+      n = statementsFor(this.db).numberOf[kind].get(rowId)?.number;
+      if (n !== undefined) this.known[kind].set(rowId, n);
+    }
+    if (n === undefined) throw new Error(`${kind} ${rowId}: number not loaded`);
+    return n;
+  }
+
+  /** Each key's number, in order. */
+  all(kind: Numbered, rowIds: number[]): number[] {
+    return rowIds.map((id) => this.of(kind, id));
+  }
+}
+
+const inTransaction = new WeakMap<Tx, Numbers>();
+
+/** The numbers a write transaction looks up for its event payloads, remembered for the transaction (bulk writes repeat them). */
+export function numbersIn(tx: Tx): Numbers {
+  let n = inTransaction.get(tx);
+  if (!n) inTransaction.set(tx, (n = Numbers.lookingUp(tx)));
+  return n;
+}
