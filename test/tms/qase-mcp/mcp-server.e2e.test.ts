@@ -49,10 +49,14 @@ test("case (enum by name via system fields), run, results, read back, QQL search
   expect(tools).toEqual(expect.arrayContaining(["qase_case_upsert", "qase_run_upsert", "qase_result_record", "qase_get", "qase_project_context", "qql_search"]));
   // Project creation is not among the server's default tools; the project comes from the API.
   const api = (path: string, init: RequestInit = {}) => fetch(`${bin.url}/v1${path}`, { ...init, headers: { token, "content-type": "application/json" } }).then((r) => r.json() as Promise<any>);
+  // Another project's case comes first: ids are numbers within each project.
+  await api("/project", { method: "POST", body: JSON.stringify({ code: "OTH", title: "Someone else" }) });
+  await api("/case/OTH", { method: "POST", body: JSON.stringify({ title: "Someone else's case" }) });
   await api("/project", { method: "POST", body: JSON.stringify({ code: "MCP", title: "Driven by an agent" }) });
   const created = JSON.stringify(await call("qase_case_upsert", { code: "MCP", title: "Agent writes a case", severity: "critical", priority: "high" }));
   const caseId = Number(/"id":\s*(\d+)/.exec(created)?.[1]);
-  expect(caseId).toBeGreaterThan(0);
+  expect(caseId).toBe(1);
+  expect(JSON.stringify(await call("qase_get", { entity: "case", code: "OTH", id: 1 }))).toContain("Someone else's case");
   // The server turned the names into Qase's numbers through /system_field; the case answers those numbers.
   const got = JSON.stringify(await call("qase_get", { entity: "case", code: "MCP", id: caseId }));
   expect(got).toContain('"severity":2'); // critical
@@ -65,6 +69,7 @@ test("case (enum by name via system fields), run, results, read back, QQL search
 
   const results = (await api(`/result/MCP?run=${runId}`)).result.entities;
   expect(results).toMatchObject([{ case_id: caseId, status: "failed", comment: "seen by the agent" }]);
+  expect((await api("/result/OTH")).result.total).toBe(0);
   const found = JSON.stringify(await call("qql_search", { query: 'entity = "case" and project = "MCP" and severity = "critical"' }));
   expect(found).toContain("Agent writes a case");
   const context = JSON.stringify(await call("qase_project_context", { code: "MCP" }));

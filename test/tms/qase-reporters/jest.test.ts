@@ -6,15 +6,20 @@ import { reporterHarness, ROOT } from "./run-reporter";
  * jest + jest-qase-reporter (real packages, run by node as a team would) against a listening
  * Gatehouse, with the options that used to break a run: an environment, configurations, an
  * external link, fields, parameters, nested steps, the same title in two describe blocks and a
- * case id that does not exist. Everything is read back through the API.
+ * case id that does not exist — in a project whose case numbers another project also uses.
+ * Everything is read back through the API.
  */
 let r: Awaited<ReturnType<typeof reporterHarness>>;
 let linked: number;
 beforeAll(async () => {
   r = await reporterHarness();
   const { h } = r;
+  // Another project's cases come first: qase.id(1) must still mean case 1 of the reporter's project.
+  await h.api("POST", "/project", { title: "Other", code: "JO" });
+  for (const title of ["Other project's case 1", "Other project's case 2"]) await h.api("POST", "/case/JO", { title });
   await h.api("POST", "/project", { title: "Jest", code: "JR" });
   linked = (await h.api("POST", "/case/JR", { title: "Pay with a card" })).body.result.id;
+  expect(linked).toBe(1);
   await h.api("POST", "/environment/JR", { title: "Staging", slug: "staging" });
 });
 afterAll(() => r.close());
@@ -65,6 +70,9 @@ test("a jest run reports every result with its environment, configurations, link
   const logins = byTitle("logs in");
   expect(logins).toHaveLength(2);
   expect(new Set(logins.map((r) => r.case_id)).size).toBe(2);
+
+  // The other project's case 1 got nothing.
+  expect((await ok("/result/JO")).total).toBe(0);
 
   const [stale] = byTitle("has a stale annotation");
   expect(stale.status).toBe("failed");
