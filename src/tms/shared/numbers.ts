@@ -177,11 +177,6 @@ export class Numbers {
     if (n === undefined) throw new Error(`${kind} ${rowId}: number not loaded`);
     return n;
   }
-
-  /** Each key's number, in order. */
-  all(kind: Numbered, rowIds: number[]): number[] {
-    return rowIds.map((id) => this.of(kind, id));
-  }
 }
 
 const inTransaction = new WeakMap<Tx, Numbers>();

@@ -54,18 +54,18 @@ function insertSuite(tx: Tx, p: ProjectRow, caller: Caller, v: { title: string; 
   }).returning().get();
 }
 
-/** A suite and its parent (null at the root), as the API numbers them. */
-type Numbered = { id: number; number: number };
+/** A suite's key and its number. */
+type SuiteRef = { id: number; number: number };
 
 /**
  * Finds or creates the chain of suites named by `titles` (root first), publishing suite.created
  * for each one created; returns the leaf. Used for results of reporters' unlinked tests, which
  * name their suite path (`relations.suite.data`) instead of an id.
  */
-export function ensureSuitePath(tx: Tx, p: ProjectRow, caller: Caller, titles: string[], onCreated: () => void = () => {}): Numbered | null {
-  let parent: Numbered | null = null;
+export function ensureSuitePath(tx: Tx, p: ProjectRow, caller: Caller, titles: string[], onCreated: () => void = () => {}): SuiteRef | null {
+  let parent: SuiteRef | null = null;
   for (const title of titles) {
-    const existing: Numbered | undefined = tx.select({ id: suites.id, number: suites.number }).from(suites)
+    const existing: SuiteRef | undefined = tx.select({ id: suites.id, number: suites.number }).from(suites)
       .where(and(eq(suites.projectId, p.id), parent == null ? isNull(suites.parentId) : eq(suites.parentId, parent.id), eq(suites.title, title)))
       .orderBy(suites.id).get();
     if (existing) {
