@@ -44,6 +44,27 @@ test("cases: created with Qase's numbers, read back as the same numbers; the web
   expect((await cases.getCase("EN", plain)).data.result).toMatchObject({ severity: 4, priority: 0, type: 1, layer: 0, behavior: 1, status: 0, automation: 0, is_flaky: 0 });
 });
 
+test("automation keeps Qase's three states, set by `automation` or by isManual/isToBeAutomated, and filters by them", async () => {
+  const cases = new CasesApi(v1);
+  const planned = (await cases.createCase("EN", { title: "Planned", automation: 1 })).data.result!.id!;
+  expect((await cases.getCase("EN", planned)).data.result).toMatchObject({ automation: 1, isManual: true, isToBeAutomated: true });
+  expect((await h.expectEvent("case.created", (p) => p.id === planned)).payload.is_automated).toBe(false);
+  const viaFlags = (await cases.createCase("EN", { title: "Planned by flags", isManual: true, isToBeAutomated: true, automation: 2 })).data.result!.id!; // the flags win, as in Qase
+  expect((await cases.getCase("EN", viaFlags)).data.result).toMatchObject({ automation: 1 });
+  await cases.updateCase("EN", viaFlags, { isManual: false });
+  expect((await cases.getCase("EN", viaFlags)).data.result).toMatchObject({ automation: 2, isManual: false, isToBeAutomated: false });
+  const manual = (await cases.createCase("EN", { title: "Manual", automation: 0 })).data.result!.id!;
+  await cases.updateCase("EN", manual, { isToBeAutomated: true });
+  expect((await cases.getCase("EN", manual)).data.result!.automation).toBe(1);
+
+  // getCases(code, search, milestone, suite, severity, priority, type, behavior, automation)
+  const titles = async (automation: string) => (await cases.getCases("EN", "Plan", undefined, undefined, undefined, undefined, undefined, undefined, automation)).data.result!.entities!.map((c: TestCase) => c.title);
+  expect(await titles("to-be-automated")).toEqual(["Planned"]);
+  expect(await titles("1")).toEqual(["Planned"]);
+  expect(await titles("automated")).toEqual(["Planned by flags"]);
+  expect(await titles("is-not-automated")).toEqual(["Planned"]);
+});
+
 test("bulk create and list filters take numbers; lists answer numbers", async () => {
   const cases = new CasesApi(v1);
   const bulk = await cases.bulk("EN", { cases: [{ title: "Bulk smoke", type: 2, severity: 5 }, { title: "Bulk security", type: 4, severity: 5, priority: 1 }] });

@@ -1,4 +1,4 @@
-import { and, count, eq, inArray, isNull, max, type SQL } from "drizzle-orm";
+import { and, count, eq, inArray, isNull, max, or, type SQL } from "drizzle-orm";
 import type { Db, Tx } from "../../db/connection";
 import { ApiError, badRequest } from "../../http/errors";
 import { users } from "../../directory/tables";
@@ -40,7 +40,7 @@ export function casePayload(c: CaseRow, numbers: Numbers) {
 type CaseAuthor = { id: number; name: string; email: string; active: boolean };
 
 /** Qase's automation state of a case (0 manual, 1 to be automated, 2 automated). */
-const automationOf = (c: CaseRow) => enumNumber(AUTOMATION, c.isAutomated ? "automated" : "manual");
+const automationOf = (c: CaseRow) => enumNumber(AUTOMATION, c.isAutomated ? "automated" : c.toBeAutomated ? "to_be_automated" : "manual");
 
 /**
  * API view: the payload fields plus what Qase clients read (tags, author, Qase's aliases), the
@@ -133,6 +133,19 @@ function buildCustomFields(fields: CustomFieldRow[], input: Record<string, strin
   return [...values].map(([field_id, value]) => ({ field_id, value }));
 }
 
+/**
+ * The automation state a request sets, if any. Qase: `isManual`/`isToBeAutomated` win over the
+ * deprecated `automation`; `is_automated` (the webhook payload's field) wins over both;
+ * `isToBeAutomated` alone applies to a manual case.
+ */
+function automationFrom(body: CaseCreateBody | CaseUpdateBody, previous: CaseRow | null): (typeof AUTOMATION.names)[number] | null {
+  if (body.is_automated != null) return body.is_automated ? "automated" : body.isToBeAutomated ? "to_be_automated" : "manual";
+  if (body.isManual != null) return !body.isManual ? "automated" : body.isToBeAutomated ? "to_be_automated" : "manual";
+  if (body.automation != null) return enumName(AUTOMATION, body.automation);
+  if (body.isToBeAutomated != null && !previous?.isAutomated) return body.isToBeAutomated ? "to_be_automated" : "manual";
+  return null;
+}
+
 /** Request fields → columns (only those given). Shared by create and update. */
 function columnsFrom(tx: Reader, project: ProjectRow, body: CaseCreateBody | CaseUpdateBody, previous: CaseRow | null, fields?: CustomFieldRow[]): Columns {
   const c: Columns = {};
@@ -148,10 +161,8 @@ function columnsFrom(tx: Reader, project: ProjectRow, body: CaseCreateBody | Cas
   if (body.is_flaky != null) c.isFlaky = Boolean(body.is_flaky);
   if (body.suite_id !== undefined) c.suiteId = optRefId(tx, "suite", project.id, body.suite_id, "suite_id");
   if (body.milestone_id !== undefined) c.milestoneId = optRefId(tx, "milestone", project.id, body.milestone_id, "milestone_id");
-  // Qase: isManual/isToBeAutomated win over the deprecated `automation` when both are sent.
-  if (body.is_automated != null) c.isAutomated = body.is_automated;
-  else if (body.isManual != null) c.isAutomated = !body.isManual;
-  else if (body.automation != null) c.isAutomated = enumName(AUTOMATION, body.automation) === "automated";
+  const automation = automationFrom(body, previous);
+  if (automation) [c.isAutomated, c.toBeAutomated] = [automation === "automated", automation === "to_be_automated"];
   if (body.status != null) c.status = enumName(CASE_STATUS, body.status);
   if (body.is_deprecated != null) c.isDeprecated = body.is_deprecated;
   else if (c.status) c.isDeprecated = c.status === "deprecated";
@@ -297,10 +308,14 @@ export function listCases(db: Db, code: string, q: CaseFilters & { limit: number
   if (q.behavior) filters.push(inArray(cases.behavior, csv(q.behavior).map((v) => enumName(BEHAVIOR, v))));
   if (q.status) filters.push(inArray(cases.status, csv(q.status).map((v) => enumName(CASE_STATUS, v))));
   if (q.automation) {
-    const wanted = csv(q.automation).map((v) => enumName(AUTOMATION, v));
-    const automated = wanted.includes("automated");
-    const manual = wanted.includes("manual") || wanted.includes("to_be_automated");
-    if (automated !== manual) filters.push(eq(cases.isAutomated, automated));
+    // Qase's words: "is-not-automated" is every case that is not automated (planned ones too);
+    // a number or state name selects that state only.
+    const states = csv(q.automation).map((v) => {
+      if (v.trim().toLowerCase() === "is-not-automated") return eq(cases.isAutomated, false);
+      const s = enumName(AUTOMATION, v, "automation");
+      return s === "automated" ? eq(cases.isAutomated, true) : and(eq(cases.isAutomated, false), eq(cases.toBeAutomated, s === "to_be_automated"))!;
+    });
+    filters.push(or(...states)!);
   }
   const where = and(...filters);
   const total = db.select({ n: count() }).from(cases).where(base).get()!.n;

@@ -39,6 +39,8 @@ export const cases = sqliteTable("tms_cases", {
   layer: text("layer").$type<(typeof LAYER.names)[number]>().notNull().default("unknown"),
   isFlaky: integer("is_flaky", { mode: "boolean" }).notNull().default(false),
   isAutomated: integer("is_automated", { mode: "boolean" }).notNull().default(false),
+  /** Qase's third automation state: a manual case planned for automation (`automation` 1, `isToBeAutomated`); never set on an automated case. */
+  toBeAutomated: integer("to_be_automated", { mode: "boolean" }).notNull().default(false),
   isDeprecated: integer("is_deprecated", { mode: "boolean" }).notNull().default(false),
   status: text("status").$type<(typeof CASE_STATUS.names)[number]>().notNull().default("actual"),
   revision: integer("revision").notNull().default(1),

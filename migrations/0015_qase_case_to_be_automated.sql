@@ -1,0 +1,1 @@
+ALTER TABLE `tms_cases` ADD `to_be_automated` integer DEFAULT false NOT NULL;
