@@ -63,6 +63,13 @@ test("automation keeps Qase's three states, set by `automation` or by isManual/i
   expect(await titles("1")).toEqual(["Planned"]);
   expect(await titles("automated")).toEqual(["Planned by flags"]);
   expect(await titles("is-not-automated")).toEqual(["Planned"]);
+
+  // QQL, with Qase's labels or the numbers.
+  const search = new SearchApi(v1);
+  const qql = async (cond: string) => ((await search.search(`entity = "case" and project = "EN" and title ~ "Plan" and ${cond}`)).data.result!.entities! as TestCase[]).map((c) => c.title);
+  expect(await qql('automation = "To be automated"')).toEqual(["Planned"]);
+  expect(await qql("automation = 2")).toEqual(["Planned by flags"]);
+  expect(await qql('automation != "Not automated" order by id')).toEqual(["Planned", "Planned by flags"]);
 });
 
 test("bulk create and list filters take numbers; lists answer numbers", async () => {

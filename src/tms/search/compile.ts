@@ -1,4 +1,4 @@
-import { BEHAVIOR, CASE_STATUS, CASE_TYPE, enumLegend, findEnumName, LAYER, PRIORITY, RESULT_STATUS, RUN_STATUS, SEVERITY, type QaseEnum } from "../shared/enums";
+import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, enumLegend, findEnumName, LAYER, PRIORITY, RESULT_STATUS, RUN_STATUS, SEVERITY, type QaseEnum } from "../shared/enums";
 import { numberSql } from "../shared/numbers";
 import { QqlError, type Expr, type Query, type Value } from "./qql";
 
@@ -21,7 +21,8 @@ export const QQL_ENTITIES: Record<string, Entity> = {
       id: ["e.number", "number"], title: ["e.title", "text"], description: ["e.description", "text"], preconditions: ["e.preconditions", "text"],
       postconditions: ["e.postconditions", "text"], severity: ["e.severity", "enum", SEVERITY], priority: ["e.priority", "enum", PRIORITY], type: ["e.type", "enum", CASE_TYPE],
       behavior: ["e.behavior", "enum", BEHAVIOR], layer: ["e.layer", "enum", LAYER], status: ["e.status", "enum", CASE_STATUS], isflaky: ["e.is_flaky", "bool"],
-      is_flaky: ["e.is_flaky", "bool"], automated: ["e.is_automated", "bool"], suite: [numberSql("suite", "e.suite_id"), "number"], suite_id: [numberSql("suite", "e.suite_id"), "number"],
+      is_flaky: ["e.is_flaky", "bool"], automated: ["e.is_automated", "bool"],
+      automation: ["(CASE WHEN e.is_automated THEN 'automated' WHEN e.to_be_automated THEN 'to_be_automated' ELSE 'manual' END)", "enum", AUTOMATION], suite: [numberSql("suite", "e.suite_id"), "number"], suite_id: [numberSql("suite", "e.suite_id"), "number"],
       milestone_id: [numberSql("milestone", "e.milestone_id"), "number"], created: ["e.created", "text"], updated: ["e.updated", "text"], ...projectField,
     },
   },
