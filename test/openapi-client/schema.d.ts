@@ -12875,11 +12875,11 @@ export interface operations {
                                 title: string;
                                 actual_result: string;
                                 /**
-                                 * @description undefined, blocked, critical, major, normal, minor, trivial
+                                 * @description undefined, blocker, critical, major, normal, minor, trivial
                                  * @default undefined
                                  * @enum {string}
                                  */
-                                severity: "undefined" | "blocked" | "critical" | "major" | "normal" | "minor" | "trivial";
+                                severity: "undefined" | "blocker" | "critical" | "major" | "normal" | "minor" | "trivial";
                                 /**
                                  * @default open
                                  * @enum {string}
@@ -13088,11 +13088,11 @@ export interface operations {
                             title: string;
                             actual_result: string;
                             /**
-                             * @description undefined, blocked, critical, major, normal, minor, trivial
+                             * @description undefined, blocker, critical, major, normal, minor, trivial
                              * @default undefined
                              * @enum {string}
                              */
-                            severity: "undefined" | "blocked" | "critical" | "major" | "normal" | "minor" | "trivial";
+                            severity: "undefined" | "blocker" | "critical" | "major" | "normal" | "minor" | "trivial";
                             /**
                              * @default open
                              * @enum {string}

@@ -122,7 +122,7 @@ test("runs (status + status_text), results (status name, step statuses numbers),
   expect([filed.severity, filed.status]).toEqual(["normal", "open"]);
   const body: DefectCreate = { title: "Pay button dead", actual_result: "Nothing happens", severity: 1 };
   const own = (await defects.createDefect("EN", { ...body, case_id: a } as DefectCreate)).data.result!.id!; // case_id: Gatehouse's defects name their case
-  expect((await defects.getDefect("EN", own)).data.result).toMatchObject({ severity: "blocked", status: "open" });
+  expect((await defects.getDefect("EN", own)).data.result).toMatchObject({ severity: "blocker", status: "open" }); // Qase's spelling (§6.3's case payload says "blocked")
 
   await runs.completeRun("EN", run);
   const done: Run = (await runs.getRun("EN", run)).data.result!;
@@ -143,7 +143,7 @@ test("runs (status + status_text), results (status name, step statuses numbers),
   // /system_field's option ids are exactly the numbers above.
   const fields = (await new SystemFieldsApi(v1).getSystemFields()).data.result!;
   const ids = (slug: string) => Object.fromEntries(fields.find((f) => f.slug === slug)!.options!.map((o) => [o.slug, o.id]));
-  expect(ids("severity")).toEqual({ undefined: 0, blocked: 1, critical: 2, major: 3, normal: 4, minor: 5, trivial: 6 });
+  expect(ids("severity")).toEqual({ undefined: 0, blocker: 1, critical: 2, major: 3, normal: 4, minor: 5, trivial: 6 });
   expect(ids("type")).toMatchObject({ other: 1, smoke: 2, regression: 3, functional: 8 });
   expect(ids("result_status")).toMatchObject({ passed: 1, failed: 2, skipped: 5, in_progress: 7, invalid: 8 });
 });

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { EnumInput, EnumName } from "../shared/enum-schemas";
+import { EnumInput, EnumSlug } from "../shared/enum-schemas";
 import { CUSTOM_FIELD_ENTITY, CUSTOM_FIELD_TYPE } from "../shared/enums";
 import { AuthorId, Nullable, Opt, Timestamp } from "../shared/envelope";
 
@@ -37,8 +37,8 @@ export const FieldIdParam = t.Object({ id: t.Numeric() });
 export const CustomFieldView = t.Object({
   id: t.Integer(),
   title: t.String(),
-  entity: EnumName(CUSTOM_FIELD_ENTITY),
-  type: EnumName(CUSTOM_FIELD_TYPE),
+  entity: EnumSlug(CUSTOM_FIELD_ENTITY),
+  type: EnumSlug(CUSTOM_FIELD_TYPE),
   placeholder: Nullable(t.String()),
   default_value: Nullable(t.String()),
   value: Nullable(t.String({ description: "selectbox options as a JSON string, as Qase sends them" })),

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { Limit, Offset } from "../shared/envelope";
 import { AttachmentIds, AuthorId, EntityNumber, Nullable, Opt, Tags, Timestamp } from "../shared/envelope";
-import { EnumInput, EnumName } from "../shared/enum-schemas";
+import { EnumInput, EnumSlug } from "../shared/enum-schemas";
 import { SEVERITY } from "../shared/enums";
 
 /**
@@ -27,12 +27,12 @@ export const DefectListQuery = t.Object({
   status: t.Optional(t.Union([t.Literal("open"), t.Literal("resolved")])),
 });
 
-/** Qase's Defect declares `severity` and `status` as strings: the names. */
+/** Qase's Defect declares `severity` and `status` as strings: Qase's spelling (`"blocker"`, `"critical"`…). */
 export const DefectView = t.Object({
   id: EntityNumber("defect"),
   title: t.String(),
   actual_result: t.String(),
-  severity: EnumName(SEVERITY),
+  severity: EnumSlug(SEVERITY),
   status: t.UnionEnum(["open", "resolved"]),
   case_id: Nullable(EntityNumber("test case")),
   step: Nullable(t.Integer()),

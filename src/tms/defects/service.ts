@@ -8,7 +8,7 @@ import { requireProject, type ProjectRow } from "../projects/service";
 import { results, runs } from "../runs/tables";
 import type { Caller } from "../shared/auth";
 import { attachmentIds } from "../shared/envelope";
-import { enumName, SEVERITY } from "../shared/enums";
+import { enumName, enumSlug, SEVERITY } from "../shared/enums";
 import type { Reader } from "../shared/lookup";
 import { nextNumber, Numbers, numbersIn, optRefId, requireNumbered } from "../shared/numbers";
 import { isoMicro } from "../shared/time";
@@ -26,7 +26,7 @@ export type DefectInput = {
 
 /** The API view of a defect; `numbers` gives its case's, run's and milestone's. Pure. */
 export const defectView = (d: Row, numbers: Numbers) => ({
-  id: d.number, title: d.title, actual_result: d.actualResult, severity: d.severity, status: d.status, case_id: numbers.of("case", d.caseId), step: d.step,
+  id: d.number, title: d.title, actual_result: d.actualResult, severity: enumSlug(SEVERITY, d.severity), status: d.status, case_id: numbers.of("case", d.caseId), step: d.step,
   milestone_id: numbers.of("milestone", d.milestoneId), attachments: d.attachments, runs: d.runId ? [numbers.of("run", d.runId)] : [], results: d.resultHash ? [d.resultHash] : [],
   tags: d.tags.map((title) => ({ title })), resolved_at: d.resolvedAt, author_id: d.authorId,
   created: d.created, updated: d.updated, created_at: d.created, updated_at: d.updated,

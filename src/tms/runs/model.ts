@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { Limit, Offset } from "../shared/envelope";
 import { AttachmentIds, AuthorId, EntityNumber, EntityNumbers, Nullable, Opt, Tags, Timestamp } from "../shared/envelope";
-import { EnumName, EnumNumber } from "../shared/enum-schemas";
+import { EnumSlug, EnumNumber } from "../shared/enum-schemas";
 import { enumLegend, RESULT_STATUS, RUN_STATUS } from "../shared/enums";
 
 const CaseIds = EntityNumbers("test cases", 10000);
@@ -146,7 +146,7 @@ export const RunView = t.Object({
   title: t.String(),
   description: t.String(),
   status: EnumNumber(RUN_STATUS),
-  status_text: EnumName(RUN_STATUS),
+  status_text: EnumSlug(RUN_STATUS),
   start_time: Timestamp,
   end_time: Nullable(Timestamp),
   public: t.Boolean(),
@@ -174,7 +174,7 @@ export const ResultView = t.Object({
   hash: t.String(),
   run_id: EntityNumber("test run"),
   case_id: EntityNumber("test case"),
-  status: EnumName(RESULT_STATUS),
+  status: EnumSlug(RESULT_STATUS),
   time_spent_ms: Nullable(t.Integer()),
   comment: Nullable(t.String()),
   stacktrace: Nullable(t.String()),

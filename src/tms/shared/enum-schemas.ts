@@ -17,5 +17,8 @@ export const EnumInput = <N extends string>(e: QaseEnum<N>) =>
 export const EnumNumber = <N extends string>(e: QaseEnum<N>) =>
   t.Integer({ enum: [...e.ids], description: enumLegend(e), examples: [e.ids[0]] });
 
-/** Response side where Qase's model declares a string: the name. */
-export const EnumName = <N extends string>(e: QaseEnum<N>) => t.UnionEnum(e.names, { description: e.names.join(", ") });
+/** Response side where Qase's model declares a string: Qase's spelling (`enumSlug`), the name wherever the two agree. */
+export const EnumSlug = <N extends string>(e: QaseEnum<N>) => {
+  const slugs = e.options.map((o) => o.slug) as [string, ...string[]];
+  return t.UnionEnum(slugs, { description: slugs.join(", ") });
+};

@@ -10,7 +10,8 @@ import { badRequest } from "../../http/errors";
  *
  * Numbers follow Qase's defaults (docs/tms.md "Enums" lists each with the source it was taken from).
  */
-export type EnumOption<N extends string> = { readonly id: number; readonly name: N; readonly title: string };
+/** `slug` is Qase's own spelling, where it differs from the name (severity 1: Qase "blocker", §6.3 "blocked"). */
+export type EnumOption<N extends string> = { readonly id: number; readonly name: N; readonly title: string; readonly slug: string };
 export type QaseEnum<N extends string> = {
   /** The request/response field, used in error messages. */
   readonly field: string;
@@ -19,12 +20,12 @@ export type QaseEnum<N extends string> = {
   readonly ids: readonly [number, ...number[]];
   /** What a case gets when the field is not given. */
   readonly defaultName: N;
-  /** Other spellings Qase clients use for a name (Qase's UI says "blocker" where §6.3 says "blocked"). */
+  /** Other spellings clients use for a name ("Not set", Qase's filter words). */
   readonly aliases: Readonly<Record<string, N>>;
 };
 
-function qaseEnum<const N extends string>(field: string, options: readonly (readonly [id: number, name: N, title: string])[], defaultName: N, aliases: Record<string, N> = {}): QaseEnum<N> {
-  const opts = options.map(([id, name, title]) => ({ id, name, title }));
+function qaseEnum<const N extends string>(field: string, options: readonly (readonly [id: number, name: N, title: string, slug?: string])[], defaultName: N, aliases: Record<string, N> = {}): QaseEnum<N> {
+  const opts = options.map(([id, name, title, slug]) => ({ id, name, title, slug: slug ?? name }));
   return {
     field, options: opts, defaultName, aliases,
     names: opts.map((o) => o.name) as unknown as [N, ...N[]],
@@ -33,9 +34,9 @@ function qaseEnum<const N extends string>(field: string, options: readonly (read
 }
 
 export const SEVERITY = qaseEnum("severity", [
-  [0, "undefined", "Not set"], [1, "blocked", "Blocker"], [2, "critical", "Critical"], [3, "major", "Major"],
+  [0, "undefined", "Not set"], [1, "blocked", "Blocker", "blocker"], [2, "critical", "Critical"], [3, "major", "Major"],
   [4, "normal", "Normal"], [5, "minor", "Minor"], [6, "trivial", "Trivial"],
-], "normal", { blocker: "blocked", not_set: "undefined" });
+], "normal", { not_set: "undefined" });
 
 export const PRIORITY = qaseEnum("priority", [
   [0, "undefined", "Not set"], [1, "high", "High"], [2, "medium", "Medium"], [3, "low", "Low"],
@@ -89,15 +90,15 @@ const slug = (s: string) => s.trim().toLowerCase().replace(/[\s-]+/g, "_");
 
 /** "0 = undefined or \"not_set\", 1 = blocked or \"blocker\", …": the legend error messages and the OpenAPI descriptions show. */
 export function enumLegend<N extends string>(e: QaseEnum<N>): string {
-  const aliases = (n: N) => Object.keys(e.aliases).filter((a) => e.aliases[a] === n).map((a) => ` or "${a}"`).join("");
-  return e.options.map((o) => `${o.id} = ${o.name}${aliases(o.name)}`).join(", ");
+  const others = (o: EnumOption<N>) => [...(o.slug !== o.name ? [o.slug] : []), ...Object.keys(e.aliases).filter((a) => e.aliases[a] === o.name)];
+  return e.options.map((o) => `${o.id} = ${o.name}${others(o).map((a) => ` or "${a}"`).join("")}`).join(", ");
 }
 
-/** The name for a request value: a number (or numeric string) by Qase's number, a string by name, title or alias (any case); null when it is none of them. */
+/** The name for a request value: a number (or numeric string) by Qase's number, a string by name, Qase's slug, title or alias (any case); null when it is none of them. */
 export function findEnumName<N extends string>(e: QaseEnum<N>, input: number | string): N | null {
   if (typeof input === "number" || /^\s*\d+\s*$/.test(input)) return e.options.find((o) => o.id === Number(input))?.name ?? null;
   const s = slug(input);
-  return e.options.find((o) => o.name === s || slug(o.title) === s)?.name ?? e.aliases[s] ?? null;
+  return e.options.find((o) => o.name === s || o.slug === s || slug(o.title) === s)?.name ?? e.aliases[s] ?? null;
 }
 
 /** As `findEnumName`, but an unknown value is a 400 naming `field` and listing what it takes. */
@@ -107,9 +108,18 @@ export function enumName<N extends string>(e: QaseEnum<N>, input: number | strin
   return name;
 }
 
+/** Qase's spelling of a stored name (where its model declares a string). */
+export function enumSlug<N extends string>(e: QaseEnum<N>, name: N): string {
+  return optionOf(e, name).slug;
+}
+
 /** Qase's number for a stored name. */
 export function enumNumber<N extends string>(e: QaseEnum<N>, name: N): number {
+  return optionOf(e, name).id;
+}
+
+function optionOf<N extends string>(e: QaseEnum<N>, name: N): EnumOption<N> {
   const o = e.options.find((x) => x.name === name);
-  if (!o) throw new Error(`${e.field}: no number for "${name}"`); // a stored name is always one of the table's
-  return o.id;
+  if (!o) throw new Error(`${e.field}: no option "${name}"`); // a stored name is always one of the table's
+  return o;
 }

@@ -11,7 +11,7 @@ import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, IS_FLAKY, LAYER, PRIORITY
 
 /** One selectbox system field: its options are the enum's, with Qase's numbers as option ids. */
 function field<N extends string>(title: string, slug: string, e: QaseEnum<N>, entity: 0 | 1, defaultName: N | null) {
-  const options = e.options.map((o) => ({ id: o.id, title: o.title, slug: o.name, color: null, icon: null, is_default: o.name === defaultName, read_only: false }));
+  const options = e.options.map((o) => ({ id: o.id, title: o.title, slug: o.slug, color: null, icon: null, is_default: o.name === defaultName, read_only: false }));
   const def = options.find((o) => o.is_default);
   return { title, slug, default_value: def ? String(def.id) : null, is_required: false, entity, type: 3, options };
 }

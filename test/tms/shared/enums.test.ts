@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { ApiError } from "../../../src/http/errors";
 import {
-  AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, CUSTOM_FIELD_ENTITY, CUSTOM_FIELD_TYPE, enumLegend, enumName, enumNumber, findEnumName, IS_FLAKY, LAYER, PRIORITY, RESULT_STATUS, RUN_STATUS, SEVERITY,
+  AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, CUSTOM_FIELD_ENTITY, CUSTOM_FIELD_TYPE, enumLegend, enumName, enumNumber, enumSlug, findEnumName, IS_FLAKY, LAYER, PRIORITY, RESULT_STATUS, RUN_STATUS, SEVERITY,
   type QaseEnum,
 } from "../../../src/tms/shared/enums";
 
@@ -63,6 +63,12 @@ test("an unknown number or name is a 400 naming the field and listing the values
 test("the legend lists each number with its name and aliases", () => {
   expect(enumLegend(PRIORITY)).toBe('0 = undefined or "not_set", 1 = high, 2 = medium, 3 = low');
   expect(enumLegend(SEVERITY)).toContain('1 = blocked or "blocker"');
+});
+
+test("Qase's spelling of a name, where its models declare strings", () => {
+  expect(enumSlug(SEVERITY, "blocked")).toBe("blocker");
+  expect(enumSlug(SEVERITY, "critical")).toBe("critical");
+  expect(enumSlug(RESULT_STATUS, "in_progress")).toBe("in_progress");
 });
 
 test("a stored name outside the table is a programming error, not a silent number", () => {
