@@ -104,7 +104,7 @@ test("runs (status + status_text), results (status name, step statuses numbers),
   const runs = new RunsApi(v1);
   const run = (await runs.createRun("EN", { title: "Nightly", plan_id: plan })).data.result!.id!;
   const active: Run = (await runs.getRun("EN", run)).data.result!;
-  expect([active.status, active.status_text]).toEqual([0, "active"]);
+  expect([active.status, active.status_text]).toEqual([0, "in_progress"]); // Qase's word for an active run
 
   const results = new ResultsApi(v1);
   const hash = (await results.createResult("EN", run, {
@@ -126,19 +126,19 @@ test("runs (status + status_text), results (status name, step statuses numbers),
 
   await runs.completeRun("EN", run);
   const done: Run = (await runs.getRun("EN", run)).data.result!;
-  expect([done.status, done.status_text]).toEqual([1, "completed"]);
+  expect([done.status, done.status_text]).toEqual([1, "failed"]); // completed with a failed case: Qase's run outcome
   // Qase's run filter words and numbers both select it.
-  for (const status of ["completed", "1", "complete", "aborted,completed"]) {
+  for (const status of ["completed", "1", "complete", "aborted,completed", "failed", "passed,failed"]) {
     expect((await runs.getRuns("EN", undefined, status)).data.result!.entities!.map((r: Run) => r.id)).toEqual([run]);
   }
-  expect((await runs.getRuns("EN", undefined, "in_progress")).data.result!.entities).toEqual([]);
+  for (const status of ["in_progress", "passed", "aborted"]) expect((await runs.getRuns("EN", undefined, status)).data.result!.entities).toEqual([]);
 
   // QQL answers each entity in its API view: numbers where the models declare numbers.
   const search = new SearchApi(v1);
   const found = (await search.search('entity = "case" and project = "EN" and severity = 3 and title = "Run me"')).data.result!.entities! as TestCase[];
   expect(found.map((c) => [c.id, c.severity, c.type])).toEqual([[a, 3, 1]]);
   const runHit = (await search.search('entity = "run" and project = "EN"')).data.result!.entities! as Run[];
-  expect(runHit.map((r) => [r.status, r.status_text])).toEqual([[1, "completed"]]);
+  expect(runHit.map((r) => [r.status, r.status_text])).toEqual([[1, "failed"]]);
 
   // /system_field's option ids are exactly the numbers above.
   const fields = (await new SystemFieldsApi(v1).getSystemFields()).data.result!;
@@ -169,4 +169,40 @@ test("qase-api-v2-client: the reporters' field names create a case that v1 answe
   const got: TestCase = (await new CasesApi(v1).getCase("EN", caseId)).data.result!;
   expect(got).toMatchObject({ severity: 1, priority: 3, layer: 2, behavior: 4, type: 2, is_flaky: 1, automation: 2 });
   expect((await h.expectEvent("case.created", (p) => p.id === caseId)).payload).toMatchObject({ severity: "blocked", priority: "low", type: "smoke", behavior: "destructive" });
+});
+
+test("status_text is Qase's run outcome: in_progress, passed (no negative latest result), failed (failed, blocked or invalid), aborted; the filter takes the same words", async () => {
+  const runs = new RunsApi(v1);
+  const results = new ResultsApi(v1);
+  const c = (await new CasesApi(v1).createCase("EN", { title: "Outcome" })).data.result!.id!;
+  const run = async (title: string, statuses: string[]) => {
+    const id = (await runs.createRun("EN", { title, cases: [c] })).data.result!.id!;
+    for (const status of statuses) await results.createResult("EN", id, { case_id: c, status });
+    return id;
+  };
+  const active = await run("still running", ["failed"]);
+  const failedLast = await run("passed then failed", ["passed", "failed"]); // the latest result counts
+  const passedLast = await run("failed then passed", ["failed", "passed"]);
+  const blocked = await run("blocked", ["blocked"]);
+  const untested = await run("nothing ran", []);
+  for (const id of [failedLast, passedLast, blocked, untested]) await runs.completeRun("EN", id);
+  const aborted = await run("aborted", ["failed"]);
+  expect((await h.api("POST", `/run/EN/${aborted}/abort`)).status).toBe(200);
+
+  const mine = [active, failedLast, passedLast, blocked, untested, aborted];
+  const text = async (id: number) => (await runs.getRun("EN", id)).data.result!.status_text;
+  expect(await Promise.all(mine.map(text))).toEqual(["in_progress", "failed", "passed", "failed", "passed", "aborted"]);
+  const selected = async (status: string) => {
+    const r = await h.api("GET", `/run/EN?limit=100&status=${status}`);
+    expect(r.status).toBe(200);
+    return (r.body.result.entities as Run[]).map((x) => x.id!).filter((id) => mine.includes(id));
+  };
+  expect(await selected("failed")).toEqual([failedLast, blocked]);
+  expect(await selected("passed")).toEqual([passedLast, untested]);
+  expect(await selected("in_progress")).toEqual([active]);
+  expect(await selected("aborted")).toEqual([aborted]);
+  expect(await selected("passed,aborted")).toEqual([passedLast, untested, aborted]);
+  const unknown = await h.api("GET", "/run/EN?status=finished");
+  expect(unknown.status).toBe(400);
+  expect(unknown.body.error).toMatchObject({ field: "status", message: expect.stringContaining("in_progress, passed, failed or aborted") });
 });

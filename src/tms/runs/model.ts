@@ -41,7 +41,7 @@ export const RunPublic = t.Object({ status: t.Boolean({ description: "true makes
 export const RunListQuery = t.Object({
   limit: Limit,
   offset: Offset,
-  status: t.Optional(t.String({ maxLength: 200, description: `Comma-separated names or numbers: ${enumLegend(RUN_STATUS)}` })),
+  status: t.Optional(t.String({ maxLength: 200, description: `Comma-separated: Qase's words \`in_progress\`, \`passed\`, \`failed\` (completed runs by outcome), \`aborted\`; or a status name or number: ${enumLegend(RUN_STATUS)}` })),
 });
 
 const StatusInput = t.String({ minLength: 1, maxLength: 32, description: `${RESULT_STATUS.names.join(", ")} (any case)` });
@@ -146,7 +146,7 @@ export const RunView = t.Object({
   title: t.String(),
   description: t.String(),
   status: EnumNumber(RUN_STATUS),
-  status_text: EnumSlug(RUN_STATUS),
+  status_text: t.UnionEnum(["in_progress", "passed", "failed", "aborted"], { description: "Qase's run status: in_progress while active; a completed run is passed, or failed when any case's latest result is failed, blocked or invalid; aborted" }),
   start_time: Timestamp,
   end_time: Nullable(Timestamp),
   public: t.Boolean(),

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { randomBytes } from "node:crypto";
-import { and, count, eq, inArray, isNull, max, sum } from "drizzle-orm";
+import { and, count, eq, inArray, isNull, max, not, or, sql, sum, type SQL } from "drizzle-orm";
 import type { Db, Tx } from "../../db/connection";
 import { ApiError, badRequest, conflict } from "../../http/errors";
 import { publish } from "../../webhooks/publish";
@@ -17,7 +17,7 @@ import { nextNumber, Numbers, optRefId, refId, refIds, requireNumbered } from ".
 import { RowBudget } from "../shared/row-budget";
 import { isoMicro, secondsBetween } from "../shared/time";
 import { runCounts, type ResultStatus } from "./counts";
-import { enumName, enumNumber, LAYER, PRIORITY, RESULT_STATUS, RUN_STATUS, SEVERITY, type QaseEnum } from "../shared/enums";
+import { enumLegend, enumName, enumNumber, findEnumName, LAYER, PRIORITY, RESULT_STATUS, RUN_STATUS, SEVERITY, type QaseEnum } from "../shared/enums";
 import type { CaseCreateBody } from "../cases/model";
 import { requireConfigurationIds } from "../configurations/service";
 import { environmentBySlug } from "../environments/service";
@@ -76,6 +76,21 @@ export function runViews(db: Reader, rows: RunRow[], baseUrl: string, projectCod
   return rows.map((r) => runView(r, details.get(r.id)!, baseUrl, projectCode));
 }
 
+/** A latest status Qase counts against a run ("a negative result"): one of them makes a completed run `failed`. */
+const NEGATIVE_STATUSES = ["failed", "blocked", "invalid"] as const;
+
+/**
+ * Qase's run status word (`status_text`, and what `GET /run?status=` filters by): `in_progress`
+ * while active, `aborted`, and for a completed run its outcome — `failed` when any case's latest
+ * result is negative, else `passed`. Results cannot be added to a completed run, so the outcome
+ * is the one it had at completion (Qase never recomputes it either). Pure.
+ */
+export function runStatusText(status: RunRow["status"], latest: (string | null)[]): "in_progress" | "passed" | "failed" | "aborted" {
+  if (status === "active") return "in_progress";
+  if (status === "aborted") return "aborted";
+  return latest.some((s) => (NEGATIVE_STATUSES as readonly (string | null)[]).includes(s)) ? "failed" : "passed";
+}
+
 /** The Qase run shape. Pure. */
 export function runView(r: RunRow, d: RunDetail, baseUrl: string, projectCode: string) {
   const rows = d.cases;
@@ -84,7 +99,7 @@ export function runView(r: RunRow, d: RunDetail, baseUrl: string, projectCode: s
   const per = (s: string | null) => rows.filter((x) => x.status === s).length;
   return {
     id: r.number, run_id: r.number, title: r.title, description: r.description,
-    status: enumNumber(RUN_STATUS, r.status), status_text: r.status,
+    status: enumNumber(RUN_STATUS, r.status), status_text: runStatusText(r.status, rows.map((x) => x.status)),
     start_time: r.startTime, end_time: r.endTime, public: r.isPublic,
     public_url: r.isPublic && r.publicToken ? publicReportUrl(baseUrl, r.publicToken) : null,
     stats: { total: rows.length, statuses: {}, untested: per(null), passed: per("passed"), failed: per("failed"), blocked: per("blocked"), skipped: per("skipped"), retest: per("retest"), in_progress: per("in_progress"), invalid: per("invalid") },
@@ -229,12 +244,27 @@ export function getRun(db: Db, baseUrl: string, code: string, number: number) {
   return runViews(db, [requireRun(db, p.id, number)], baseUrl, p.code)[0]!;
 }
 
+/** A run has a case whose latest result is negative (see runStatusText). */
+const hasNegativeCase = sql`exists (select 1 from ${runCases} where ${runCases.runId} = ${runs.id} and ${inArray(runCases.status, [...NEGATIVE_STATUSES])})`;
+
+/**
+ * One `GET /run?status=` word as SQL: Qase's outcome words (`passed`, `failed` — completed runs by
+ * outcome; `in_progress`; `aborted`) or a status name or number (`active`, `complete`, `1`, …).
+ */
+function runStatusFilter(word: string): SQL {
+  const w = word.toLowerCase();
+  if (w === "passed") return and(eq(runs.status, "completed"), not(hasNegativeCase))!;
+  if (w === "failed") return and(eq(runs.status, "completed"), hasNegativeCase)!;
+  const name = findEnumName(RUN_STATUS, word);
+  if (name === null) throw badRequest(`Invalid value ${JSON.stringify(word)} for "status": expected in_progress, passed, failed or aborted (Qase's run statuses), or one of ${enumLegend(RUN_STATUS)}`, "status");
+  return eq(runs.status, name);
+}
+
 export function listRuns(db: Db, baseUrl: string, code: string, q: { limit: number; offset: number; status?: string }) {
   const p = requireProject(db, code);
   const base = eq(runs.projectId, p.id);
-  // Comma-separated names or numbers, as Qase takes them (`in_progress`, `complete`, `abort` too).
-  const wanted = q.status?.split(",").map((x) => x.trim()).filter(Boolean).map((v) => enumName(RUN_STATUS, v, "status"));
-  const where = wanted?.length ? and(base, inArray(runs.status, wanted)) : base;
+  const wanted = q.status?.split(",").map((x) => x.trim()).filter(Boolean).map(runStatusFilter);
+  const where = wanted?.length ? and(base, or(...wanted)) : base;
   const total = db.select({ n: count() }).from(runs).where(base).get()!.n;
   const filtered = db.select({ n: count() }).from(runs).where(where).get()!.n;
   const rows = db.select().from(runs).where(where).orderBy(runs.number).limit(q.limit).offset(q.offset).all();

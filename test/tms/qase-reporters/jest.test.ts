@@ -44,7 +44,7 @@ test("a jest run reports every result with its environment, configurations, link
   const runs = (await ok("/run/JR?limit=100")).entities;
   expect(runs).toHaveLength(1);
   const run = runs[0];
-  expect(run).toMatchObject({ title: "jest reporter", status_text: "completed", environment: { slug: "staging", title: "Staging" } });
+  expect(run).toMatchObject({ title: "jest reporter", status_text: "failed", environment: { slug: "staging", title: "Staging" } });
   expect(run.external_issue).toMatchObject({ type: "jira-cloud", link: "https://acme.atlassian.net/browse/QA-7" });
   const groups = (await ok("/configuration/JR")).entities;
   expect(groups.map((g: any) => `${g.title}=${g.configurations.map((c: any) => c.title).join("|")}`).sort()).toEqual(["Browser=Chrome", "OS=Linux"]);

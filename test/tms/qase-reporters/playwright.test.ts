@@ -35,7 +35,7 @@ test("a playwright run reports every result, nested steps and a stale case id in
 
   const runs = (await ok("/run/PW?limit=100")).entities;
   expect(runs).toHaveLength(1);
-  expect(runs[0]).toMatchObject({ title: "playwright reporter", status_text: "completed", environment: { slug: "preview" }, stats: { total: 4, passed: 3, failed: 1 } });
+  expect(runs[0]).toMatchObject({ title: "playwright reporter", status_text: "failed", environment: { slug: "preview" }, stats: { total: 4, passed: 3, failed: 1 } });
 
   const results = (await ok(`/result/PW?run=${runs[0].id}&limit=100`)).entities as any[];
   expect(results).toHaveLength(4);

@@ -40,7 +40,7 @@ test("enum values by number, by Qase's label or alias, and a value outside the e
 });
 
 test("runs, results and defects; or / not", async () => {
-  expect((await search('entity = "run" and title ~ "night"')).body.result.entities[0]).toMatchObject({ title: "Nightly", status_text: "active" });
+  expect((await search('entity = "run" and title ~ "night"')).body.result.entities[0]).toMatchObject({ title: "Nightly", status_text: "in_progress" });
   const failed = (await search('entity = "result" and project = "SRCH" and (status = "failed" or status = "blocked")')).body.result;
   expect(failed.entities.map((r: any) => r.case_id)).toEqual([ids[0]]);
   expect((await search('entity = "result" and not status = "failed"')).body.result.entities.map((r: any) => r.case_id)).toEqual([ids[1]]);
