@@ -11262,11 +11262,11 @@ export interface operations {
                                  */
                                 status: 0 | 1 | 2;
                                 /**
-                                 * @description active, completed, aborted
-                                 * @default active
+                                 * @description Qase's run status: in_progress while active; a completed run is passed, or failed when any case's latest result is failed, blocked or invalid; aborted
+                                 * @default in_progress
                                  * @enum {string}
                                  */
-                                status_text: "active" | "completed" | "aborted";
+                                status_text: "in_progress" | "passed" | "failed" | "aborted";
                                 /** Format: date-time */
                                 start_time: string;
                                 /** Format: date-time */
@@ -11616,11 +11616,11 @@ export interface operations {
                              */
                             status: 0 | 1 | 2;
                             /**
-                             * @description active, completed, aborted
-                             * @default active
+                             * @description Qase's run status: in_progress while active; a completed run is passed, or failed when any case's latest result is failed, blocked or invalid; aborted
+                             * @default in_progress
                              * @enum {string}
                              */
-                            status_text: "active" | "completed" | "aborted";
+                            status_text: "in_progress" | "passed" | "failed" | "aborted";
                             /** Format: date-time */
                             start_time: string;
                             /** Format: date-time */
