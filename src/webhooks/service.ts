@@ -62,6 +62,9 @@ function getRow(ctx: AppContext, id: number): SubRow {
   return row;
 }
 
+/** Project codes are upper-case (as projects store them); a subscription's is kept and sent the same way. */
+const projectCodeOf = (code: string | null | undefined) => code?.toUpperCase() ?? null;
+
 export function createSubscription(ctx: AppContext, input: SubscriptionCreate): Subscription & { secret: string } {
   const url = checkUrl(ctx, input.url);
   const events = checkEvents(input.events);
@@ -72,7 +75,7 @@ export function createSubscription(ctx: AppContext, input: SubscriptionCreate): 
     (tx) => {
       const created = tx
         .insert(webhookSubscriptions)
-        .values({ url, events, projectCode: input.project ?? null, workspaceId, description: input.description ?? "", enabled: input.enabled ?? true, secret, createdAt: now, updatedAt: now })
+        .values({ url, events, projectCode: projectCodeOf(input.project), workspaceId, description: input.description ?? "", enabled: input.enabled ?? true, secret, createdAt: now, updatedAt: now })
         .returning()
         .get();
       // Delivery ids carry the subscription id in their high bits (tables.ts `deliveryId`).
@@ -97,7 +100,7 @@ export function updateSubscription(ctx: AppContext, id: number, patch: Subscript
   const changes: Partial<SubRow> = { updatedAt: Date.now() };
   if (patch.url !== undefined) changes.url = checkUrl(ctx, patch.url);
   if (patch.events !== undefined) changes.events = checkEvents(patch.events);
-  if (patch.project !== undefined) changes.projectCode = patch.project;
+  if (patch.project !== undefined) changes.projectCode = projectCodeOf(patch.project);
   if (patch.workspace !== undefined) changes.workspaceId = checkWorkspace(ctx, patch.workspace);
   if (patch.description !== undefined) changes.description = patch.description;
   if (patch.enabled !== undefined) {
@@ -152,7 +155,7 @@ export function enqueueTest(ctx: AppContext, id: number, event: string, copies =
       const deliveryIds: number[] = [];
       const webhookIds: string[] = [];
       for (let i = 0; i < copies; i++) {
-        const r = recordEvent(tx, event, EVENTS[event].example, sub.projectCode, [id], Date.now(), sub.workspaceId);
+        const r = recordEvent(tx, event, EVENTS[event].example, projectCodeOf(sub.projectCode), [id], Date.now(), sub.workspaceId);
         deliveryIds.push(...r.deliveryIds);
         webhookIds.push(r.uid);
       }

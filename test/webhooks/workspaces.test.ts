@@ -40,6 +40,12 @@ test("a subscription limited to a workspace receives only that workspace's event
     await until(async () => (await json(await t.admin("GET", `/api/admin/deliveries/${logged.items[0].id}`))).attempts.length === 1, "the attempt logged");
     const attempt = (await json(await t.admin("GET", `/api/admin/deliveries/${logged.items[0].id}`))).attempts[0];
     expect([attempt.requestHeaders["gatehouse-workspace"], attempt.requestHeaders["gatehouse-project"]]).toEqual([String(ws.id), "ALP"]);
+    // a subscription names its project as typed; it is kept, answered and sent upper-case, as the project's code
+    const scoped = await json(await t.admin("POST", "/api/admin/webhooks", { url: limitedReceiver.url, events: ["*"], project: "alp" }));
+    expect(scoped.project).toBe("ALP");
+    expect((await t.admin("POST", `/api/admin/webhooks/${scoped.id}/test`, { event: "case.created" })).status).toBe(202);
+    await until(() => limitedReceiver.received.find((x) => JSON.parse(x.body).payload.title !== "alpha case"), "the test event arrived");
+    expect(limitedReceiver.received.at(-1)!.headers["gatehouse-project"]).toBe("ALP");
     // the signature still verifies: the headers are not part of what is signed
     const verifier = new Webhook(limitedSub.secret);
     expect(() => verifier.verify(limitedReceiver.received[0]!.body, limitedReceiver.received[0]!.headers)).not.toThrow();
