@@ -12750,7 +12750,7 @@ export interface operations {
                         result: {
                             /** @description Results stored by this request (a duplicate of a stored `id` is not counted) */
                             stored: number;
-                            /** @description Each stored item (a duplicate of a stored `id` too), in request order */
+                            /** @description Each stored result (a duplicate of a stored `id` too), in request order; an item naming several cases (`testops_ids`) has one per case, under the same `index` */
                             results: {
                                 /** @description The item's position in the request */
                                 index: number;

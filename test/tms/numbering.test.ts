@@ -142,7 +142,8 @@ describe("two projects", () => {
     // testops_ids [1, 2] into NB: 1 is NB's case; 2 exists only in NA, so the result is not linked
     // to NA's case 2 — it is matched by its signature in NB (a new case there) and says why.
     const both = await ok("POST", "/api/v2/NB/run/1/results", { results: [{ title: "B by two ids", testops_ids: [1, 2], execution: { status: "passed" } }] });
-    expect(both.stored).toBe(1);
+    expect(both.stored).toBe(2);
+    expect(both.results.map((x: any) => [x.index, x.case_id])).toEqual([[0, 1], [0, 2]]);
     const stored = (await ok("GET", "/result/NB?run=1&limit=100")).entities.filter((r: any) => r.hash !== b.results[0].hash);
     expect(stored.map((r: any) => r.case_id).sort()).toEqual([1, 2]); // 2: NB's own next number
     expect(stored.find((r: any) => r.case_id === 2).unlinked_reason).toContain("Test case 2 does not exist in this project");

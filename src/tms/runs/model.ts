@@ -131,7 +131,7 @@ export const V2ResultsCreated = t.Object({
   status: t.Boolean(),
   result: t.Object({
     stored: t.Integer({ description: "Results stored by this request (a duplicate of a stored `id` is not counted)" }),
-    results: t.Array(t.Composite([t.Object({ index: t.Integer({ description: "The item's position in the request" }) }), StoredResultView]), { description: "Each stored item (a duplicate of a stored `id` too), in request order" }),
+    results: t.Array(t.Composite([t.Object({ index: t.Integer({ description: "The item's position in the request" }) }), StoredResultView]), { description: "Each stored result (a duplicate of a stored `id` too), in request order; an item naming several cases (`testops_ids`) has one per case, under the same `index`" }),
     errors: t.Array(ItemProblem, { description: "Items not stored, and why" }),
     warnings: t.Array(ItemProblem, { description: "Stored items with something ignored (an unknown case field…)" }),
   }),

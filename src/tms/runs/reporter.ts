@@ -129,7 +129,7 @@ export function recordV2Results(db: Db, sqlite: Database, log: Logger, caller: C
     const budget = new RowBudget();
     // Positions taken by a rolled-back item leave a gap, never a duplicate.
     const newCases = new CaseBatch(tx, p);
-    return items.map((item, index): StoredResult | null => {
+    return items.map((item, index): StoredResult[] | null => {
       const field = `results.${index}.`;
       if (!checkResult.Check(item)) {
         const e = checkResult.Errors(item).First();
@@ -140,7 +140,7 @@ export function recordV2Results(db: Db, sqlite: Database, log: Logger, caller: C
       try {
         const stored = tx.transaction((sp) => storeResults(sp, q, p, caller, run.id, fromV2(item, index, field, (w) => itemWarnings.push(w)), field, budget, newCases));
         warnings.push(...itemWarnings);
-        return stored[0]!;
+        return stored;
       } catch (e) {
         // Over the row budget the whole request is refused (413, nothing written), as for every bulk write.
         if (!(e instanceof ApiError) || e.status === 413) throw e;
@@ -150,6 +150,7 @@ export function recordV2Results(db: Db, sqlite: Database, log: Logger, caller: C
     });
   }, { behavior: "immediate" });
   if (errors.length) log.warn("v2 results: items not stored", { project: code, run: runNumber, rejected: errors.length, of: items.length, first: errors[0] });
-  const stored = out.flatMap((r, index) => (r ? [{ index, ...r }] : []));
+  // An item naming several cases (`testops_ids`) stored one result per case: each is answered, under the item's index.
+  const stored = out.flatMap((r, index) => (r ?? []).map((x) => ({ index, ...x })));
   return { stored: stored.filter((r) => !r.duplicate).length, results: stored, errors, warnings };
 }

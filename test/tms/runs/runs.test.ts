@@ -80,7 +80,9 @@ test("v2 results: by testops_id, by testops_ids, and by title (found or created 
     ],
   });
   expect(r.status).toBe(200);
-  expect(r.body.result).toMatchObject({ stored: 4, errors: [], warnings: [] });
+  expect(r.body.result).toMatchObject({ stored: 5, errors: [], warnings: [] });
+  // the item with two ids is answered with both of its results, under its own index
+  expect(r.body.result.results.map((x: any) => [x.index, x.case_id])).toEqual([[0, cases[0]], [1, cases[1]], [1, cases[2]], [2, cases[3]], [3, expect.any(Number)]]);
   const created = await h.expectEvent("case.created", (p) => p.title === "Brand new test");
   expect(created.payload.is_automated).toBe(true);
   // Its suite path (relations.suite) was created as a suite, and is reused next time.
