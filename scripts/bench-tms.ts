@@ -27,6 +27,7 @@ import { testConfig } from "../src/config";
 import { closeDatabase, openDatabase } from "../src/db/connection";
 import { silentLogger } from "../src/log";
 import { startDeliveryLoop } from "../src/webhooks/dispatcher";
+import { EVENT_ROWS, MAX_ROWS_PER_REQUEST } from "../src/tms/shared/row-budget";
 import { numberArg } from "./args";
 
 const RESULTS = numberArg("results", 10_000);
@@ -88,8 +89,10 @@ async function gatehouseRound(): Promise<{ rps: number; completeToReceivedMs: nu
     };
     await api("POST", "/api/v1/project", { title: "Bench", code: "BENCH" });
     const caseIds: number[] = [];
-    for (let i = 0; i < CASES; i += 500)
-      caseIds.push(...(await api("POST", "/api/v1/case/BENCH/bulk", { cases: Array.from({ length: Math.min(500, CASES - i) }, (_, k) => ({ title: `test ${i + k}`, automation: 2 })) })).result.ids);
+    // As many cases per bulk as the row budget allows (a case and its event each).
+    const perBulk = Math.floor(MAX_ROWS_PER_REQUEST / (1 + EVENT_ROWS));
+    for (let i = 0; i < CASES; i += perBulk)
+      caseIds.push(...(await api("POST", "/api/v1/case/BENCH/bulk", { cases: Array.from({ length: Math.min(perBulk, CASES - i) }, (_, k) => ({ title: `test ${i + k}`, automation: 2 })) })).result.ids);
     const run = (await api("POST", "/api/v1/run/BENCH", { title: "Bench run", cases: caseIds, environment_slug: "bench" })).result.id;
     const bodies = batches(caseIds).map((b) => JSON.stringify({ results: b }));
     // Let the setup's events (1000 case.created, run.started) reach the subscriber first, so the
