@@ -16,6 +16,7 @@ import m12 from "../../migrations/0012_qase_attachments.sql" with { type: "text"
 import m13 from "../../migrations/0013_qase_public_report.sql" with { type: "text" };
 import m14 from "../../migrations/0014_qase_per_project_numbers.sql" with { type: "text" };
 import m15 from "../../migrations/0015_qase_case_to_be_automated.sql" with { type: "text" };
+import m16 from "../../migrations/0016_qase_shared_parameters.sql" with { type: "text" };
 
 export const migrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795319636693, breakpoints: true, sql: m0 },
@@ -34,4 +35,5 @@ export const migrations: { tag: string; when: number; breakpoints: boolean; sql:
   { tag: "0013_qase_public_report", when: 1795620673874, breakpoints: true, sql: m13 },
   { tag: "0014_qase_per_project_numbers", when: 1795623628589, breakpoints: true, sql: m14 },
   { tag: "0015_qase_case_to_be_automated", when: 1795625040968, breakpoints: true, sql: m15 },
+  { tag: "0016_qase_shared_parameters", when: 1795626169302, breakpoints: true, sql: m16 },
 ];

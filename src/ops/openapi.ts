@@ -95,6 +95,7 @@ export const OPENAPI_TAGS: { name: string; group: string; description: string }[
   { name: "Suites", group: "Test management", description: `Suites (folders of cases). ${TMS_AUTH}` },
   { name: "Milestones", group: "Test management", description: `Milestones. ${TMS_AUTH}` },
   { name: "Shared steps", group: "Test management", description: `Steps shared between cases, addressed by hash. ${TMS_AUTH}` },
+  { name: "Shared parameters", group: "Test management", description: `Parameter sets reused across cases, addressed by UUID; workspace-wide, for all projects or the listed ones. ${TMS_AUTH}` },
   { name: "Plans", group: "Test management", description: `Test plans (sets of cases to run). ${TMS_AUTH}` },
   { name: "Runs", group: "Test management", description: `Test runs: start, complete, abort, public report. ${TMS_AUTH}` },
   { name: "Results", group: "Test management", description: `Results of a run (v1, and the v2 endpoints Qase reporters post to). ${TMS_AUTH}` },

@@ -15,6 +15,7 @@ import { projectRoutes } from "./projects";
 import { publicReportRoutes } from "./public-report";
 import { runRoutes, runV2Routes } from "./runs";
 import { searchRoutes } from "./search";
+import { sharedParameterRoutes } from "./shared-parameters";
 import { sharedStepRoutes } from "./shared-steps";
 import { suiteRoutes } from "./suites";
 import { workspaceRoutes } from "./workspace";
@@ -33,6 +34,7 @@ export function tmsRoutes(ctx: AppContext) {
   const controllers = [
     projectRoutes, caseRoutes, suiteRoutes, milestoneRoutes, sharedStepRoutes,
     planRoutes, runRoutes, runV2Routes, defectRoutes, customFieldRoutes, environmentRoutes, configurationRoutes, workspaceRoutes, attachmentRoutes, searchRoutes,
+    sharedParameterRoutes,
   ];
   // The body hooks reach every controller's routes (they are used below them): the `Token` is
   // checked before one byte is read (401), then the JSON body within TMS_MAX_BODY_BYTES (413).

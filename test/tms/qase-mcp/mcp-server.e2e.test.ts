@@ -75,3 +75,17 @@ test("case (enum by name via system fields), run, results, read back, QQL search
   const context = JSON.stringify(await call("qase_project_context", { code: "MCP" }));
   expect(context).toContain("Driven by an agent");
 }, 120_000);
+
+test("qase_get reads a shared parameter by its UUID (SharedParametersApi.getSharedParameter)", async () => {
+  const api = (path: string, init: RequestInit = {}) => fetch(`${bin.url}/v1${path}`, { ...init, headers: { token, "content-type": "application/json" } }).then((r) => r.json() as Promise<any>);
+  const created = await api("/shared_parameter", {
+    method: "POST",
+    body: JSON.stringify({ title: "Agent browsers", type: "single", is_enabled_for_all_projects: true, parameters: [{ title: "browser", values: ["chromium", "firefox"] }] }),
+  });
+  const id = created.result.id as string;
+  // The server asks for a project code for this entity (and does not send it); the id is the UUID.
+  const got = await call("qase_get", { entity: "shared_parameter", code: "MCP", id });
+  expect(JSON.stringify(got)).toContain("Agent browsers");
+  expect(JSON.stringify(got)).toContain('"values":["chromium","firefox"]');
+  expect(JSON.stringify(got)).toContain(id);
+}, 60_000);
