@@ -63,7 +63,7 @@ export function mapError(args: { code: string | number; error: unknown; request:
         break;
       }
       status = 400; apiCode = "invalid_request"; scimType = "invalidValue";
-      const first = (error as { all?: { path?: string; message?: string; summary?: string }[] }).all?.[0];
+      const first = reported((error as { all?: SchemaError[] }).all?.[0]);
       field = first?.path ? first.path.replace(/^\//, "").replace(/\//g, ".") : undefined;
       const why = clipMessage(first?.summary ?? first?.message ?? "invalid", 200);
       message = field ? `Invalid value for ${quoteValue(field)}: ${why}` : `Invalid request: ${why}`;
@@ -79,4 +79,19 @@ export function mapError(args: { code: string | number; error: unknown; request:
     }
   }
   return scim ? scimErrorResponse(new ScimError(status, message, scimType)) : apiErrorResponse(new ApiError(status, apiCode, message, field));
+}
+
+type SchemaError = { path?: string; message?: string; summary?: string; schema?: { type?: unknown }; errors?: Iterable<SchemaError>[] };
+
+/**
+ * The schema error to report. An optional field is `X | null`: when the value is not null, the
+ * union's own error ("should be one of: 'array', 'null'") hides where X failed, so the first error
+ * of X is reported instead (repeatedly, for nested optional fields) — `steps.2.action`, not `steps`.
+ */
+function reported(e: SchemaError | undefined): SchemaError | undefined {
+  if (!e?.errors || e.errors.length !== 2) return e;
+  const variants = e.errors.map((it) => [...it]);
+  const others = variants.filter((v) => !(v.length === 1 && v[0]!.schema?.type === "null"));
+  if (others.length !== 1 || !others[0]![0]) return e;
+  return reported(others[0]![0]);
 }

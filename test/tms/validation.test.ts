@@ -33,7 +33,10 @@ test("bad bodies → 400 naming the field", async () => {
   expectError(await h.api("POST", "/case/VAL", { title: "t", steps: [{ action: "ok" }, { expected_result: "no action" }] }), 400, "steps.1.action");
   expectError(await h.api("POST", "/case/VAL", { title: "t", steps: [{ shared: "deadbeef" }] }), 400, "steps.0.shared");
   expectError(await h.api("POST", "/case/VAL", { title: "t", suite_id: 999 }), 400, "suite_id");
-  expectError(await h.api("POST", "/case/VAL", { title: "t", attachments: ["abc"] }), 400);
+  expectError(await h.api("POST", "/case/VAL", { title: "t", attachments: ["abc"] }), 400, "attachments.0");
+  // A schema error inside an optional (`X | null`) field names the place in X, not the field.
+  expectError(await h.api("POST", "/case/VAL", { title: "t", steps: [{ action: "ok" }, { action: 5 }] }), 400, "steps.1.action");
+  expectError(await h.api("POST", "/case/VAL", { title: "t", tags: ["ok", "x".repeat(256)] }), 400, "tags.1");
   expectError(await h.api("POST", "/case/VAL", { title: "t", custom_field: { "999": "x" } }), 400, "custom_field.999");
   expectError(await h.api("POST", "/suite/VAL", { title: "s", parent_id: 12345 }), 400, "parent_id");
   expectError(await h.api("POST", "/plan/VAL", { title: "p" }), 400, "cases");
