@@ -17,6 +17,7 @@ import m13 from "../../migrations/0013_qase_public_report.sql" with { type: "tex
 import m14 from "../../migrations/0014_qase_per_project_numbers.sql" with { type: "text" };
 import m15 from "../../migrations/0015_qase_case_to_be_automated.sql" with { type: "text" };
 import m16 from "../../migrations/0016_qase_shared_parameters.sql" with { type: "text" };
+import m17 from "../../migrations/0017_qase_case_parameters.sql" with { type: "text" };
 
 export const migrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795319636693, breakpoints: true, sql: m0 },
@@ -36,4 +37,5 @@ export const migrations: { tag: string; when: number; breakpoints: boolean; sql:
   { tag: "0014_qase_per_project_numbers", when: 1795623628589, breakpoints: true, sql: m14 },
   { tag: "0015_qase_case_to_be_automated", when: 1795625040968, breakpoints: true, sql: m15 },
   { tag: "0016_qase_shared_parameters", when: 1795626169302, breakpoints: true, sql: m16 },
+  { tag: "0017_qase_case_parameters", when: 1795626569716, breakpoints: true, sql: m17 },
 ];

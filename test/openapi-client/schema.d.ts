@@ -8548,6 +8548,25 @@ export interface operations {
                                 params: {
                                     [key: string]: string[];
                                 };
+                                parameters: ({
+                                    /** Format: uuid */
+                                    shared_id: string | null;
+                                    /** @constant */
+                                    type: "single";
+                                    item: {
+                                        title: string;
+                                        values: string[];
+                                    };
+                                } | {
+                                    /** Format: uuid */
+                                    shared_id: string | null;
+                                    /** @constant */
+                                    type: "group";
+                                    items: {
+                                        title: string;
+                                        values: string[];
+                                    }[];
+                                })[];
                                 author_id: number | null;
                                 author: {
                                     id: number;
@@ -8666,7 +8685,18 @@ export interface operations {
                     }[] | null;
                     tags?: string[] | null;
                     params?: unknown;
-                    parameters?: unknown;
+                    /** @description Replaces the case's parameters (an empty array removes them) */
+                    parameters?: {
+                        /** @description UUID of a shared parameter usable in the project */
+                        shared_id?: string;
+                        /** @description A group: two or more parameters whose values go together by position */
+                        items?: {
+                            title: string;
+                            values: string[];
+                        }[];
+                        title?: string;
+                        values?: string[];
+                    }[] | null;
                     /** @description Custom field values keyed by field id */
                     custom_field?: {
                         [key: string]: string;
@@ -8820,7 +8850,18 @@ export interface operations {
                         }[] | null;
                         tags?: string[] | null;
                         params?: unknown;
-                        parameters?: unknown;
+                        /** @description Replaces the case's parameters (an empty array removes them) */
+                        parameters?: {
+                            /** @description UUID of a shared parameter usable in the project */
+                            shared_id?: string;
+                            /** @description A group: two or more parameters whose values go together by position */
+                            items?: {
+                                title: string;
+                                values: string[];
+                            }[];
+                            title?: string;
+                            values?: string[];
+                        }[] | null;
                         /** @description Custom field values keyed by field id */
                         custom_field?: {
                             [key: string]: string;
@@ -9018,6 +9059,25 @@ export interface operations {
                             params: {
                                 [key: string]: string[];
                             };
+                            parameters: ({
+                                /** Format: uuid */
+                                shared_id: string | null;
+                                /** @constant */
+                                type: "single";
+                                item: {
+                                    title: string;
+                                    values: string[];
+                                };
+                            } | {
+                                /** Format: uuid */
+                                shared_id: string | null;
+                                /** @constant */
+                                type: "group";
+                                items: {
+                                    title: string;
+                                    values: string[];
+                                }[];
+                            })[];
                             author_id: number | null;
                             author: {
                                 id: number;
@@ -9190,7 +9250,18 @@ export interface operations {
                     }[] | null;
                     tags?: string[] | null;
                     params?: unknown;
-                    parameters?: unknown;
+                    /** @description Replaces the case's parameters (an empty array removes them) */
+                    parameters?: {
+                        /** @description UUID of a shared parameter usable in the project */
+                        shared_id?: string;
+                        /** @description A group: two or more parameters whose values go together by position */
+                        items?: {
+                            title: string;
+                            values: string[];
+                        }[];
+                        title?: string;
+                        values?: string[];
+                    }[] | null;
                     /** @description Custom field values keyed by field id */
                     custom_field?: {
                         [key: string]: string;

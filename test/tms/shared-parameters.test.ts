@@ -1,8 +1,9 @@
 import { afterAll, expect, test } from "bun:test";
 import { AxiosError } from "axios";
-import { SharedParametersApi, SharedParameterCreateTypeEnum, type SharedParameter } from "qase-api-client";
+import { CasesApi, SharedParametersApi, SharedParameterCreateTypeEnum, type SharedParameter, type TestCase, type TestCaseParameter } from "qase-api-client";
 import { qaseClientHarness } from "./harness";
 import { checkParameters, filterCodes } from "../../src/tms/shared-parameters/service";
+import { caseParameterViews } from "../../src/tms/cases/parameters";
 
 /**
  * Shared parameters (Qase `/shared_parameter`): workspace-wide, addressed by UUID, checked as
@@ -200,3 +201,116 @@ test("checkParameters and filterCodes (pure)", () => {
   expect(filterCodes(["PA, pb", "", "PC,"])).toEqual(["PA", "pb", "PC"]);
 });
 
+
+test("case parameters: single, group and shared forms in v1 create, update and bulk, answered as Qase's TestCaseParameter", async () => {
+  const shared = (await ok("POST", "/shared_parameter", {
+    title: "OS", type: "group", is_enabled_for_all_projects: false, project_codes: ["PA"],
+    parameters: [{ title: "os", values: ["linux", "macos"] }, { title: "arch", values: ["x64", "arm64"] }],
+  })).id;
+  const id = (await ok("POST", "/case/PA", {
+    title: "Parameterised", parameters: [
+      { title: "browser", values: ["chromium", "firefox"] },
+      { items: [{ title: "user", values: ["alice"] }, { title: "role", values: ["admin"] }] },
+      { shared_id: shared.toUpperCase() },
+    ],
+  })).id;
+  expect((await ok("GET", `/case/PA/${id}`)).parameters).toEqual([
+    { shared_id: null, type: "single", item: { title: "browser", values: ["chromium", "firefox"] } },
+    { shared_id: null, type: "group", items: [{ title: "user", values: ["alice"] }, { title: "role", values: ["admin"] }] },
+    { shared_id: shared, type: "group", items: [{ title: "os", values: ["linux", "macos"] }, { title: "arch", values: ["x64", "arm64"] }] },
+  ]);
+  // A reference shows the shared parameter as it is now.
+  await ok("PATCH", `/shared_parameter/${shared}`, { parameters: [{ title: "os", values: ["windows"] }, { title: "arch", values: ["x64"] }] });
+  expect((await ok("GET", `/case/PA/${id}`)).parameters[2].items[0]).toEqual({ title: "os", values: ["windows"] });
+  // Lists and clones carry them too.
+  expect((await ok("GET", "/case/PA?search=Parameterised")).entities[0].parameters).toHaveLength(3);
+  const clone = (await ok("POST", `/case/PA/${id}/clone`, {})).id;
+  expect((await ok("GET", `/case/PA/${clone}`)).parameters).toHaveLength(3);
+
+  // An update replaces them; other fields leave them alone; [] removes them.
+  await ok("PATCH", `/case/PA/${id}`, { parameters: [{ title: "locale", values: ["en", "de"] }] });
+  await ok("PATCH", `/case/PA/${id}`, { title: "Parameterised (renamed)" });
+  expect((await ok("GET", `/case/PA/${id}`)).parameters).toEqual([{ shared_id: null, type: "single", item: { title: "locale", values: ["en", "de"] } }]);
+  await ok("PATCH", `/case/PA/${id}`, { parameters: [] });
+  expect((await ok("GET", `/case/PA/${id}`)).parameters).toEqual([]);
+
+  // Deleting the shared parameter removes it from the cases that use it.
+  await ok("DELETE", `/shared_parameter/${shared}`);
+  expect((await ok("GET", `/case/PA/${clone}`)).parameters.map((p: any) => p.shared_id)).toEqual([null, null]);
+
+  const bulk = await ok("POST", "/case/PA/bulk", { cases: [{ title: "Bulk plain" }, { title: "Bulk param", parameters: [{ title: "size", values: ["s", "m"] }] }] });
+  expect((await ok("GET", `/case/PA/${bulk.ids[1]}`)).parameters).toEqual([{ shared_id: null, type: "single", item: { title: "size", values: ["s", "m"] } }]);
+  expect((await ok("GET", `/case/PA/${bulk.ids[0]}`)).parameters).toEqual([]);
+});
+
+test("case parameters: bad forms, unknown or unusable shared parameters are 400s naming the item, and nothing is written", async () => {
+  const onlyB = (await ok("POST", "/shared_parameter", { title: "B only", type: "single", is_enabled_for_all_projects: false, project_codes: ["PB"], parameters: [{ title: "b", values: ["1"] }] })).id;
+  const browsers = (await ok("POST", "/shared_parameter", { title: "Browsers", type: "single", is_enabled_for_all_projects: true, parameters: [{ title: "browser", values: ["chromium"] }] })).id;
+  const before = (await ok("GET", "/case/PA")).total;
+  const bad: [string, unknown[], string][] = [
+    ["unknown shared parameter", [{ shared_id: "00000000-0000-4000-8000-000000000000" }], "parameters.0.shared_id"],
+    ["not enabled for the project", [{ title: "x", values: ["1"] }, { shared_id: onlyB }], "parameters.1.shared_id"],
+    ["malformed shared_id", [{ shared_id: "nope" }], "parameters.0.shared_id"],
+    ["group of one", [{ items: [{ title: "a", values: ["1"] }] }], "parameters.0.items"],
+    ["uneven group", [{ items: [{ title: "a", values: ["1", "2"] }, { title: "b", values: ["1"] }] }], "parameters.0"],
+    ["repeated value", [{ title: "a", values: ["1", "1"] }], "parameters.0"],
+    ["empty values", [{ title: "a", values: [] }], "parameters.0.values"],
+    ["empty value in a group", [{ title: "a", values: ["1"] }, { items: [{ title: "b", values: [""] }, { title: "c", values: ["1"] }] }], "parameters.1.items.0.values.0"],
+    ["title without values", [{ title: "a" }], "parameters.0"],
+    ["title used twice across the case", [{ title: "Browser", values: ["x"] }, { shared_id: browsers }], "parameters.1"],
+    ["neither form", [{ name: "a" }], "parameters.0"],
+  ];
+  for (const [what, parameters, field] of bad) {
+    const r = await h.api("POST", "/case/PA", { title: "Refused", parameters });
+    expect(`${what}: ${r.status} ${r.body.error?.field}`).toBe(`${what}: 400 ${field}`);
+  }
+  const inBulk = await h.api("POST", "/case/PA/bulk", { cases: [{ title: "fine" }, { title: "refused", parameters: [{ shared_id: onlyB }] }] });
+  expect(`${inBulk.status} ${inBulk.body.error.field}`).toBe("400 cases.1.parameters.0.shared_id");
+  expect((await ok("GET", "/case/PA")).total).toBe(before);
+
+  // Another workspace's shared parameter is unknown here, even when enabled for all its projects.
+  const ws = ((await (await h.t.admin("POST", "/api/admin/workspaces", { name: "Far away" })).json()) as any).id;
+  const other = ((await (await h.t.admin("POST", "/api/admin/api-tokens", { name: "far", workspaceId: ws })).json()) as any).token;
+  const theirs = ((await (await h.t.request("POST", "/api/v1/shared_parameter", {
+    headers: { token: other }, body: { title: "Theirs", type: "single", is_enabled_for_all_projects: true, parameters: [{ title: "t", values: ["1"] }] },
+  })).json()) as any).result.id;
+  const refused = await h.api("POST", "/case/PA", { title: "Refused", parameters: [{ shared_id: theirs }] });
+  expect(`${refused.status} ${refused.body.error.field}`).toBe("400 parameters.0.shared_id");
+
+  // A refused update changes nothing.
+  const id = (await ok("POST", "/case/PA", { title: "Kept", parameters: [{ shared_id: browsers }] })).id;
+  expect((await h.api("PATCH", `/case/PA/${id}`, { title: "Changed", parameters: [{ shared_id: onlyB }] })).status).toBe(400);
+  expect(await ok("GET", `/case/PA/${id}`)).toMatchObject({ title: "Kept", revision: 1, parameters: [{ shared_id: browsers, type: "single" }] });
+  await ok("DELETE", `/shared_parameter/${onlyB}`);
+  await ok("DELETE", `/shared_parameter/${browsers}`);
+});
+
+test("the official CasesApi sends TestCaseParameterCreate forms and reads TestCaseParameter back", async () => {
+  const sharedApi = new SharedParametersApi(v1);
+  const shared = (await sharedApi.createSharedParameter({
+    title: "Locales", type: SharedParameterCreateTypeEnum.SINGLE, is_enabled_for_all_projects: true, parameters: [{ title: "locale", values: ["en", "fr"] }],
+  })).data.result!.id!;
+  const cases = new CasesApi(v1);
+  const id = (await cases.createCase("PB", {
+    title: "Checkout in every locale",
+    parameters: [{ shared_id: shared }, { title: "currency", values: ["EUR", "USD"] }, { items: [{ title: "card", values: ["visa"] }, { title: "cvc", values: ["123"] }] }],
+  })).data.result!.id!;
+  const got: TestCase = (await cases.getCase("PB", id)).data.result!;
+  const parameters: TestCaseParameter[] = got.parameters!;
+  expect(parameters).toEqual([
+    { shared_id: shared, type: "single", item: { title: "locale", values: ["en", "fr"] } },
+    { shared_id: null, type: "single", item: { title: "currency", values: ["EUR", "USD"] } },
+    { shared_id: null, type: "group", items: [{ title: "card", values: ["visa"] }, { title: "cvc", values: ["123"] }] },
+  ] as TestCaseParameter[]);
+  await cases.updateCase("PB", id, { parameters: [{ title: "currency", values: ["GBP"] }] });
+  expect((await cases.getCase("PB", id)).data.result!.parameters).toEqual([{ shared_id: null, type: "single", item: { title: "currency", values: ["GBP"] } }] as TestCaseParameter[]);
+  await sharedApi.deleteSharedParameter(shared);
+});
+
+test("caseParameterViews (pure): inline ones as stored, references resolved, dangling references left out", () => {
+  const row = { uuid: "u1", type: "single", parameters: [{ title: "a", values: ["1"] }] } as any;
+  expect(caseParameterViews([{ type: "single", item: { title: "x", values: ["1"] } }, { shared_id: "u1" }, { shared_id: "gone" }], new Map([["u1", row]]))).toEqual([
+    { shared_id: null, type: "single", item: { title: "x", values: ["1"] } },
+    { shared_id: "u1", type: "single", item: { title: "a", values: ["1"] } },
+  ]);
+});

@@ -4,6 +4,28 @@ import { AttachmentIds, Opt } from "../shared/envelope";
 import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, enumLegend, IS_FLAKY, LAYER, PRIORITY, SEVERITY } from "../shared/enums";
 import { EnumInput, EnumNumber } from "../shared/enum-schemas";
 import { AuthorId, EntityNumber, Nullable, Tags, Timestamp } from "../shared/envelope";
+import { ParameterValues, SHARED_PARAMETER_LIMITS, UUID_PATTERN } from "../shared-parameters/model";
+
+/**
+ * Qase `TestCaseParameterCreate`, one of three forms: `{shared_id}` (a shared parameter usable in
+ * the project), `{items}` (a group) or `{title, values}` (a single parameter). One object with
+ * the forms' fields rather than a union, so that a bad value is named where it is
+ * (`parameters.2.values.0`), not as "no variant matched"; src/tms/cases/parameters.ts picks the
+ * form and checks the rest.
+ */
+const CaseParameterInput = t.Object({
+  shared_id: t.Optional(t.String({ pattern: UUID_PATTERN, description: "UUID of a shared parameter usable in the project" })),
+  items: t.Optional(t.Array(ParameterValues, { minItems: 2, maxItems: SHARED_PARAMETER_LIMITS.parametersInGroup, description: "A group: two or more parameters whose values go together by position" })),
+  title: t.Optional(ParameterValues.properties.title),
+  values: t.Optional(ParameterValues.properties.values),
+}, { description: "One of: {shared_id}, {items}, {title, values}" });
+/** Qase `TestCaseParameter`: `shared_id` is null for a parameter kept in the case. */
+const ParameterValuesView = t.Object({ title: t.String(), values: t.Array(t.String()) });
+const SharedId = Nullable(t.String({ format: "uuid" }));
+export const CaseParameterView = t.Union([
+  t.Object({ shared_id: SharedId, type: t.Literal("single"), item: ParameterValuesView }),
+  t.Object({ shared_id: SharedId, type: t.Literal("group"), items: t.Array(ParameterValuesView) }),
+]);
 
 /** Qase `TestStepCreate`: either an `action` or `shared` (a shared step hash). */
 export const StepInput = t.Object({
@@ -38,7 +60,7 @@ const caseFields = {
   steps: Opt(t.Array(StepInput, { maxItems: 500 })),
   tags: Opt(t.Array(t.String({ maxLength: 255 }), { maxItems: 100 })),
   params: Opt(t.Any()),
-  parameters: Opt(t.Any()),
+  parameters: Opt(t.Array(CaseParameterInput, { maxItems: 20, description: "Replaces the case's parameters (an empty array removes them)" })),
   custom_field: Opt(t.Record(t.String(), t.String({ maxLength: 10000 }), { description: "Custom field values keyed by field id" })),
   created_at: Opt(t.String()),
   updated_at: Opt(t.String()),
@@ -109,6 +131,7 @@ export const CaseView = t.Object({
   status: EnumNumber(CASE_STATUS),
   tags: Tags,
   params: t.Record(t.String(), t.Array(t.String()), { description: "Parameter names and the values seen (Qase params)" }),
+  parameters: t.Array(CaseParameterView),
   author_id: AuthorId,
   author: Nullable(CaseAuthor),
   created_at: Timestamp,

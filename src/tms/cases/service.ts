@@ -17,6 +17,7 @@ import { sharedSteps } from "../shared-steps/tables";
 import { containsText } from "../../db/contains";
 import { RowBudget } from "../shared/row-budget";
 import type { CaseCloneBody, CaseCreateBody, CaseUpdateBody } from "./model";
+import { buildCaseParameters, caseParameterViews, sharedParametersOf } from "./parameters";
 import { cases, type CaseCustomFieldValue, type CaseStep } from "./tables";
 
 export type CaseRow = typeof cases.$inferSelect;
@@ -38,6 +39,7 @@ export function casePayload(c: CaseRow, numbers: Numbers) {
 }
 
 type CaseAuthor = { id: number; name: string; email: string; active: boolean };
+type SharedParameters = ReturnType<typeof sharedParametersOf>;
 
 /** Qase's automation state of a case (0 manual, 1 to be automated, 2 automated). */
 const automationOf = (c: CaseRow) => enumNumber(AUTOMATION, c.isAutomated ? "automated" : c.toBeAutomated ? "to_be_automated" : "manual");
@@ -46,14 +48,14 @@ const automationOf = (c: CaseRow) => enumNumber(AUTOMATION, c.isAutomated ? "aut
  * API view: the payload fields plus what Qase clients read (tags, author, Qase's aliases), the
  * enums as Qase's numbers (the payload keeps the names). Pure.
  */
-export function caseView(c: CaseRow, author: CaseAuthor | null, numbers: Numbers) {
+export function caseView(c: CaseRow, author: CaseAuthor | null, numbers: Numbers, shared: SharedParameters = new Map()) {
   const automation = automationOf(c);
   return {
     ...casePayload(c, numbers),
     severity: enumNumber(SEVERITY, c.severity), priority: enumNumber(PRIORITY, c.priority), type: enumNumber(CASE_TYPE, c.type),
     behavior: enumNumber(BEHAVIOR, c.behavior), layer: enumNumber(LAYER, c.layer), status: enumNumber(CASE_STATUS, c.status),
     is_flaky: c.isFlaky ? 1 : 0, automation, isManual: automation !== 2, isToBeAutomated: automation === 1,
-    tags: c.tags.map((title) => ({ title })), params: c.params,
+    tags: c.tags.map((title) => ({ title })), params: c.params, parameters: caseParameterViews(c.parameters, shared),
     steps: c.steps.map((s) => ({ ...s, shared_step_hash: s.shared_hash })),
     custom_fields: c.customFields.map((f) => ({ id: Number(f.field_id), value: f.value })),
     author_id: c.authorId, author,
@@ -69,11 +71,12 @@ function authorsOf(db: Reader, rows: CaseRow[]): Map<number, CaseAuthor> {
   return new Map(found.map((a) => [a.id, a]));
 }
 
-/** Views of many cases: one query for all their authors, one each for their suites' and milestones' numbers. */
+/** Views of many cases: one query for all their authors, one for the shared parameters they use, one each for their suites' and milestones' numbers. */
 export function caseViews(db: Reader, rows: CaseRow[]) {
   const authors = authorsOf(db, rows);
   const numbers = Numbers.load(db, { suite: rows.map((c) => c.suiteId), milestone: rows.map((c) => c.milestoneId) });
-  return rows.map((c) => caseView(c, c.authorId === null ? null : authors.get(c.authorId) ?? null, numbers));
+  const shared = sharedParametersOf(db, rows);
+  return rows.map((c) => caseView(c, c.authorId === null ? null : authors.get(c.authorId) ?? null, numbers, shared));
 }
 
 /** The live case numbered `number` in the project, or 404. */
@@ -169,6 +172,7 @@ function columnsFrom(tx: Reader, project: ProjectRow, body: CaseCreateBody | Cas
   if (body.attachments != null) c.attachments = attachmentIds(body.attachments);
   if (body.steps != null) c.steps = buildSteps(tx, project.id, body.steps);
   if (body.tags != null) c.tags = body.tags;
+  if (body.parameters != null) c.parameters = buildCaseParameters(tx, project, body.parameters);
   if (previous === null || body.custom_field != null) c.customFields = buildCustomFields(fields ?? caseFieldsFor(tx, project.code), body.custom_field, previous?.customFields ?? null);
   return c;
 }

@@ -3,6 +3,7 @@ import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqli
 import { users } from "../../directory/tables";
 import { milestones } from "../milestones/tables";
 import { projects } from "../projects/tables";
+import type { ParameterValues } from "../shared-parameters/tables";
 import { suites } from "../suites/tables";
 
 export type CaseStep = {
@@ -14,6 +15,11 @@ export type CaseStep = {
   attachments: number[];
 };
 export type CaseCustomFieldValue = { field_id: string; value: string };
+/**
+ * A case parameter (Qase `TestCaseParameterCreate`): a single parameter or a group kept in the
+ * case, or a reference to a shared parameter of the workspace (answered with its current values).
+ */
+export type CaseParameter = { shared_id: string } | { type: "single"; item: ParameterValues } | { type: "group"; items: ParameterValues[] };
 
 /**
  * Test cases. Steps, attachment ids, custom field values and tags are JSON columns: they are
@@ -50,6 +56,8 @@ export const cases = sqliteTable("tms_cases", {
   tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default([]),
   /** Parameter names → values seen (Qase `params`); set from reporters' `params` on auto-created cases. */
   params: text("params", { mode: "json" }).$type<Record<string, string[]>>().notNull().default({}),
+  /** Qase `parameters` set through the v1 case routes (src/tms/cases/parameters.ts). */
+  parameters: text("parameters", { mode: "json" }).$type<CaseParameter[]>().notNull().default([]),
   /** The reporter signature (suite path + title + parameters) an auto-created case is matched by. */
   signature: text("signature"),
   authorId: integer("author_id").references(() => users.id),

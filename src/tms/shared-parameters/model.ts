@@ -36,7 +36,7 @@ export const SharedParameterUpdate = t.Object({
 export type SharedParameterCreateBody = typeof SharedParameterCreate.static;
 export type SharedParameterUpdateBody = typeof SharedParameterUpdate.static;
 
-const UUID_PATTERN = "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$";
+export const UUID_PATTERN = "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$";
 export const UuidParam = t.Object({ id: t.String({ pattern: UUID_PATTERN, description: "The shared parameter's UUID" }) });
 
 /**

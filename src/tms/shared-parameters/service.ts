@@ -25,28 +25,28 @@ export const sharedParameterView = (p: Row) => ({
  * the same number of values; a single parameter's values are distinct (a repeated value would
  * only run the same case twice).
  */
-export function checkParameters(type: Type, parameters: ParameterValues[]): void {
+export function checkParameters(type: Type, parameters: ParameterValues[], field = "parameters"): void {
   if (type === "single" && parameters.length !== 1)
-    throw badRequest(`A single shared parameter has exactly one parameter; got ${parameters.length}`, "parameters");
+    throw badRequest(`A single parameter is exactly one parameter; got ${parameters.length}`, field);
   if (type === "group" && parameters.length < 2)
-    throw badRequest("A group shared parameter has two or more parameters (a single one is type \"single\")", "parameters");
+    throw badRequest("A group has two or more parameters (one alone is a single parameter)", field);
   const titles = new Set<string>();
   for (const p of parameters) {
     const key = p.title.toLowerCase();
-    if (titles.has(key)) throw badRequest(`Parameter title "${p.title}" appears twice; titles are unique within a shared parameter`, "parameters");
+    if (titles.has(key)) throw badRequest(`Parameter title "${p.title}" appears twice; titles are unique within a parameter set`, field);
     titles.add(key);
   }
   if (type === "group") {
     const rows = parameters[0]!.values.length;
     const uneven = parameters.find((p) => p.values.length !== rows);
-    if (uneven) throw badRequest(`Every parameter of a group has the same number of values (rows): "${parameters[0]!.title}" has ${rows}, "${uneven.title}" has ${uneven.values.length}`, "parameters");
+    if (uneven) throw badRequest(`Every parameter of a group has the same number of values (rows): "${parameters[0]!.title}" has ${rows}, "${uneven.title}" has ${uneven.values.length}`, field);
   } else if (new Set(parameters[0]!.values).size !== parameters[0]!.values.length) {
-    throw badRequest(`Parameter "${parameters[0]!.title}" lists a value twice`, "parameters");
+    throw badRequest(`Parameter "${parameters[0]!.title}" lists a value twice`, field);
   }
 }
 
 /** Only what the schema allows is stored (no extra keys a client may have sent inside a parameter). */
-const storedParameters = (parameters: ParameterValues[]): ParameterValues[] => parameters.map((p) => ({ title: p.title, values: [...p.values] }));
+export const storedParameters = (parameters: ParameterValues[]): ParameterValues[] => parameters.map((p) => ({ title: p.title, values: [...p.values] }));
 
 /**
  * `codes` as stored: upper-case, each once, each a project of the workspace. A project of another

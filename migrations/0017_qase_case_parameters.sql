@@ -1,0 +1,1 @@
+ALTER TABLE `tms_cases` ADD `parameters` text DEFAULT '[]' NOT NULL;
