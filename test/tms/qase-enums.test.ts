@@ -202,6 +202,14 @@ test("status_text is Qase's run outcome: in_progress, passed (no negative latest
   expect(await selected("in_progress")).toEqual([active]);
   expect(await selected("aborted")).toEqual([aborted]);
   expect(await selected("passed,aborted")).toEqual([passedLast, untested, aborted]);
+  // QQL names run statuses the same way (Qase's QQL docs: status = "in progress", "passed", "failed", "aborted")
+  const qql = async (query: string) => ((await new SearchApi(v1).search(`entity = "run" and project = "EN" and ${query}`, 100)).data.result!.entities! as Run[]).map((r) => r.id!).filter((id) => mine.includes(id));
+  expect(await qql('status = "failed"')).toEqual([failedLast, blocked]);
+  expect(await qql('status = "Passed"')).toEqual([passedLast, untested]);
+  expect(await qql('status = "in progress"')).toEqual([active]);
+  expect(await qql('status in ["failed", "aborted"]')).toEqual([failedLast, blocked, aborted]);
+  expect(await qql('status != "failed"')).toEqual([active, passedLast, untested, aborted]);
+  expect(await qql("status = 1")).toEqual([failedLast, passedLast, blocked, untested]); // the number: completed, either outcome
   const unknown = await h.api("GET", "/run/EN?status=finished");
   expect(unknown.status).toBe(400);
   expect(unknown.body.error).toMatchObject({ field: "status", message: expect.stringContaining("in_progress, passed, failed or aborted") });

@@ -17,7 +17,7 @@ import { nextNumber, Numbers, optRefId, refId, refIds, requireNumbered } from ".
 import { RowBudget } from "../shared/row-budget";
 import { isoMicro, secondsBetween } from "../shared/time";
 import { runCounts, type ResultStatus } from "./counts";
-import { enumLegend, enumName, enumNumber, findEnumName, LAYER, PRIORITY, RESULT_STATUS, RUN_STATUS, SEVERITY, type QaseEnum } from "../shared/enums";
+import { enumLegend, enumName, enumNumber, findEnumName, LAYER, NEGATIVE_RESULT_STATUSES, PRIORITY, RESULT_STATUS, RUN_STATUS, SEVERITY, type QaseEnum } from "../shared/enums";
 import type { CaseCreateBody } from "../cases/model";
 import { requireConfigurationIds } from "../configurations/service";
 import { environmentBySlug } from "../environments/service";
@@ -76,9 +76,6 @@ export function runViews(db: Reader, rows: RunRow[], baseUrl: string, projectCod
   return rows.map((r) => runView(r, details.get(r.id)!, baseUrl, projectCode));
 }
 
-/** A latest status Qase counts against a run ("a negative result"): one of them makes a completed run `failed`. */
-const NEGATIVE_STATUSES = ["failed", "blocked", "invalid"] as const;
-
 /**
  * Qase's run status word (`status_text`, and what `GET /run?status=` filters by): `in_progress`
  * while active, `aborted`, and for a completed run its outcome — `failed` when any case's latest
@@ -88,7 +85,7 @@ const NEGATIVE_STATUSES = ["failed", "blocked", "invalid"] as const;
 export function runStatusText(status: RunRow["status"], latest: (string | null)[]): "in_progress" | "passed" | "failed" | "aborted" {
   if (status === "active") return "in_progress";
   if (status === "aborted") return "aborted";
-  return latest.some((s) => (NEGATIVE_STATUSES as readonly (string | null)[]).includes(s)) ? "failed" : "passed";
+  return latest.some((s) => (NEGATIVE_RESULT_STATUSES as readonly (string | null)[]).includes(s)) ? "failed" : "passed";
 }
 
 /** The Qase run shape. Pure. */
@@ -245,7 +242,7 @@ export function getRun(db: Db, baseUrl: string, code: string, number: number) {
 }
 
 /** A run has a case whose latest result is negative (see runStatusText). */
-const hasNegativeCase = sql`exists (select 1 from ${runCases} where ${runCases.runId} = ${runs.id} and ${inArray(runCases.status, [...NEGATIVE_STATUSES])})`;
+const hasNegativeCase = sql`exists (select 1 from ${runCases} where ${runCases.runId} = ${runs.id} and ${inArray(runCases.status, [...NEGATIVE_RESULT_STATUSES])})`;
 
 /**
  * One `GET /run?status=` word as SQL: Qase's outcome words (`passed`, `failed` — completed runs by

@@ -1,8 +1,9 @@
-import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, enumLegend, findEnumName, LAYER, PRIORITY, RESULT_STATUS, RUN_STATUS, SEVERITY, type QaseEnum } from "../shared/enums";
+import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, enumLegend, findEnumName, LAYER, NEGATIVE_RESULT_STATUSES, PRIORITY, RESULT_STATUS, RUN_STATUS, SEVERITY, type QaseEnum } from "../shared/enums";
 import { numberSql } from "../shared/numbers";
 import { QqlError, type Expr, type Query, type Value } from "./qql";
 
-type FieldType = "number" | "text" | "enum" | "bool";
+/** `runStatus`: a run's stored status (name or number) or Qase's outcome words, as `status_text` answers them. */
+type FieldType = "number" | "text" | "enum" | "bool" | "runStatus";
 /** An enum column holds the enum's names; a query may name a value by name, title, alias or Qase's number. */
 type Field = [column: string, type: FieldType, values?: QaseEnum<string>];
 type Entity = { from: string; base: string; key: string; order: string; fields: Record<string, Field> };
@@ -29,7 +30,7 @@ export const QQL_ENTITIES: Record<string, Entity> = {
   run: {
     from: "tms_runs e JOIN tms_projects p ON p.id = e.project_id", base: "1", key: "e.id", order: "e.id",
     fields: {
-      id: ["e.number", "number"], title: ["e.title", "text"], description: ["e.description", "text"], status: ["e.status", "enum", RUN_STATUS],
+      id: ["e.number", "number"], title: ["e.title", "text"], description: ["e.description", "text"], status: ["e.status", "runStatus"],
       environment: ["e.environment", "text"], started: ["e.start_time", "text"], ended: ["e.end_time", "text"], plan_id: [numberSql("plan", "e.plan_id"), "number"],
       milestone_id: [numberSql("milestone", "e.milestone_id"), "number"], ...projectField,
     },
@@ -54,6 +55,9 @@ export const QQL_ENTITIES: Record<string, Entity> = {
     fields: { id: ["e.number", "number"], title: ["e.title", "text"], description: ["e.description", "text"], created: ["e.created", "text"], updated: ["e.updated", "text"], ...projectField },
   },
 };
+
+/** A run has a case whose latest result is negative: a completed run with one is `failed`, else `passed`. */
+const RUN_HAS_NEGATIVE_CASE = `EXISTS (SELECT 1 FROM tms_run_cases rc WHERE rc.run_id = e.id AND rc.status IN (${NEGATIVE_RESULT_STATUSES.map((x) => `'${x}'`).join(", ")}))`;
 
 export type CompiledQql = { entity: string; where: string; params: (string | number)[]; order: string; from: string; key: string };
 
@@ -95,6 +99,17 @@ export function compileQql(q: Query, workspaceId: number): CompiledQql {
     params.push(type === "enum" ? enumSlug(v) : String(v).toLowerCase());
     return "?";
   };
+  // Qase's QQL names a run's status by outcome ("passed", "failed", "in progress", "aborted");
+  // the stored status (a name or Qase's number) is taken as well.
+  const runStatus = (v: Value): string => {
+    const word = enumSlug(v);
+    if (word === "passed") return `(e.status = 'completed' AND NOT ${RUN_HAS_NEGATIVE_CASE})`;
+    if (word === "failed") return `(e.status = 'completed' AND ${RUN_HAS_NEGATIVE_CASE})`;
+    const found = findEnumName(RUN_STATUS, typeof v === "number" ? v : String(v));
+    if (found === null) throw new QqlError(`"status" takes in_progress, passed, failed or aborted (Qase's run statuses), or one of ${enumLegend(RUN_STATUS)}; not ${JSON.stringify(v)}`, 0);
+    params.push(found);
+    return "e.status = ?";
+  };
   const lhs = (col: string, type: FieldType) => (type === "number" || type === "bool" ? col : `lower(${col})`);
   const walk = (e: Expr): string => {
     switch (e.kind) {
@@ -109,11 +124,20 @@ export function compileQql(q: Query, workspaceId: number): CompiledQql {
       }
       case "in": {
         const [col, type, values] = column(e.field);
+        if (type === "runStatus") {
+          const any = `(${e.values.map(runStatus).join(" OR ")})`;
+          return e.negate ? `(NOT ${any})` : any;
+        }
         const list = e.values.map((v) => bind(type, v, e.field, values)).join(", ");
         return e.negate ? `(${col} IS NULL OR ${lhs(col, type)} NOT IN (${list}))` : `${lhs(col, type)} IN (${list})`;
       }
       case "cmp": {
         const [col, type, values] = column(e.field);
+        if (type === "runStatus") {
+          if (e.op === "=") return runStatus(e.value);
+          if (e.op === "!=") return `(NOT ${runStatus(e.value)})`;
+          throw new QqlError(`"${e.field}" is compared with =, != or in, not ${e.op}`, 0);
+        }
         switch (e.op) {
           case "=":
             return `${lhs(col, type)} = ${bind(type, e.value, e.field, values)}`;

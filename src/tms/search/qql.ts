@@ -6,7 +6,7 @@
  *   condition  := and {OR and}
  *   and        := unary {AND unary}
  *   unary      := NOT unary | "(" condition ")" | comparison
- *   comparison := field op value | field [NOT] IN "(" value {"," value} ")" | field IS [NOT] EMPTY
+ *   comparison := field op value | field [NOT] IN ("[" | "(") value {"," value} ("]" | ")") | field IS [NOT] EMPTY
  *   op         := = | != | ~ | !~ | > | >= | < | <=
  *   value      := "string" | 'string' | number | true | false
  *
@@ -95,14 +95,16 @@ export function parseQql(input: string): Query {
     const negate = isWord("not") ? (at++, true) : false;
     if (isWord("in")) {
       at++;
-      expect((t) => t.type === "punct" && t.text === "(", '"("');
+      // Qase's QQL writes lists in brackets (`id in [1, 2]`); parentheses are taken too.
+      const open = expect((t) => t.type === "punct" && (t.text === "(" || t.text === "["), '"[" or "("').text;
+      const close = open === "[" ? "]" : ")";
       const values = [value()];
       while (peek()?.type === "punct" && peek()!.text === ",") {
         at++;
         values.push(value());
         if (values.length > MAX_LIST) throw new QqlError(`A list holds at most ${MAX_LIST} values`, peek()?.pos ?? end());
       }
-      expect((t) => t.type === "punct" && t.text === ")", '")"');
+      expect((t) => t.type === "punct" && t.text === close, `"${close}"`);
       return { kind: "in", field: f, values, negate };
     }
     if (negate) throw new QqlError("Expected IN after NOT", peek()?.pos ?? end());

@@ -75,7 +75,10 @@ export const RESULT_STATUS = qaseEnum("status", [
   [5, "skipped", "Skipped"], [7, "in_progress", "In progress"], [8, "invalid", "Invalid"],
 ], "passed");
 
-/** Runs answer both: `status` (the number) and `status_text` (the name). The aliases are Qase's filter words. */
+/** Latest result statuses Qase counts against a run ("a negative result"): one of them makes a completed run `failed`. */
+export const NEGATIVE_RESULT_STATUSES = ["failed", "blocked", "invalid"] as const;
+
+/** Runs answer both: `status` (the number) and `status_text` (Qase's run status word, see runStatusText). The aliases are Qase's filter words. */
 export const RUN_STATUS = qaseEnum("status", [[0, "active", "Active"], [1, "completed", "Completed"], [2, "aborted", "Aborted"]], "active",
   { in_progress: "active", complete: "completed", abort: "aborted" });
 

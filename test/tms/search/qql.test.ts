@@ -52,3 +52,21 @@ test("bad queries are errors naming the problem", () => {
   expect(bad('entity = "case" ' + 'and id = 1 '.repeat(60))).toContain("at most 50 comparisons");
   expect(bad("x".repeat(2001))).toContain("at most 2000 characters");
 });
+
+test("run status: Qase's outcome words compile to the completed status and the cases' latest results; stored names and numbers still work; other operators are refused", () => {
+  const failed = compileQql(parseQql('entity = "run" and status = "failed"'), 1);
+  expect(failed.where).toContain("(e.status = 'completed' AND EXISTS (SELECT 1 FROM tms_run_cases rc WHERE rc.run_id = e.id AND rc.status IN ('failed', 'blocked', 'invalid')))");
+  expect(failed.params).toEqual([1]);
+  const mixed = compileQql(parseQql('entity = "run" and status not in ["passed", "In progress", 2]'), 1);
+  expect(mixed.where).toContain("(NOT ((e.status = 'completed' AND NOT EXISTS");
+  expect(mixed.params).toEqual([1, "active", "aborted"]);
+  expect(() => compileQql(parseQql('entity = "run" and status = "finished"'), 1)).toThrow("in_progress, passed, failed or aborted");
+  expect(() => compileQql(parseQql('entity = "run" and status ~ "pass"'), 1)).toThrow("compared with =, != or in");
+});
+
+test("lists take Qase's brackets as well as parentheses, closed by their own kind", () => {
+  const bracketed = compileQql(parseQql('entity = "case" and id in [1, 2, 10]'), 1);
+  const parenthesized = compileQql(parseQql('entity = "case" and id in (1, 2, 10)'), 1);
+  expect(bracketed).toEqual(parenthesized);
+  expect(() => parseQql('entity = "case" and id in [1, 2)')).toThrow('Expected "]"');
+});
