@@ -18,6 +18,7 @@ import m14 from "../../migrations/0014_qase_per_project_numbers.sql" with { type
 import m15 from "../../migrations/0015_qase_case_to_be_automated.sql" with { type: "text" };
 import m16 from "../../migrations/0016_qase_shared_parameters.sql" with { type: "text" };
 import m17 from "../../migrations/0017_qase_case_parameters.sql" with { type: "text" };
+import m18 from "../../migrations/0018_qase_custom_fields_per_workspace.sql" with { type: "text" };
 
 export const migrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795319636693, breakpoints: true, sql: m0 },
@@ -38,4 +39,5 @@ export const migrations: { tag: string; when: number; breakpoints: boolean; sql:
   { tag: "0015_qase_case_to_be_automated", when: 1795625040968, breakpoints: true, sql: m15 },
   { tag: "0016_qase_shared_parameters", when: 1795626169302, breakpoints: true, sql: m16 },
   { tag: "0017_qase_case_parameters", when: 1795626569716, breakpoints: true, sql: m17 },
+  { tag: "0018_qase_custom_fields_per_workspace", when: 1795627206520, breakpoints: true, sql: m18 },
 ];

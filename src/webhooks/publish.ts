@@ -8,6 +8,8 @@ import { wakeAfterCommit } from "./wake";
 export type PublishOptions = {
   /** Code of the project the entity belongs to (e.g. "DEMO"); subscriptions scoped to another project do not receive it. */
   projectCode?: string | null;
+  /** Workspace of an event that has no project (e.g. a custom field's); an event of a project belongs to the project's workspace. */
+  workspaceId?: number | null;
 };
 
 /** A `webhook-id`: `msg_` + 16 random bytes (base64url). Stable for the event across retries and redeliveries. */
@@ -37,8 +39,8 @@ export function publish(tx: Tx, event: string, payload: unknown, opts: PublishOp
   assertValidPayload(event, payload);
   const projectCode = opts.projectCode ?? null;
   const q = statementsFor(tx);
-  // the event's workspace is its project's (events of no project belong to none)
-  const workspaceId = projectCode === null ? null : (q.projectWorkspace.get(projectCode.toUpperCase())?.workspace_id ?? null);
+  // the event's workspace is its project's; an event of no project belongs to the one it names, if any
+  const workspaceId = projectCode === null ? (opts.workspaceId ?? null) : (q.projectWorkspace.get(projectCode.toUpperCase())?.workspace_id ?? null);
   const subs = q.enabledSubscriptions
     .all()
     .filter((s) => subscriptionMatches({ events: JSON.parse(s.events) as string[], projectCode: s.project_code, workspaceId: s.workspace_id }, event, projectCode, workspaceId));

@@ -173,7 +173,7 @@ function columnsFrom(tx: Reader, project: ProjectRow, body: CaseCreateBody | Cas
   if (body.steps != null) c.steps = buildSteps(tx, project.id, body.steps);
   if (body.tags != null) c.tags = body.tags;
   if (body.parameters != null) c.parameters = buildCaseParameters(tx, project, body.parameters);
-  if (previous === null || body.custom_field != null) c.customFields = buildCustomFields(fields ?? caseFieldsFor(tx, project.code), body.custom_field, previous?.customFields ?? null);
+  if (previous === null || body.custom_field != null) c.customFields = buildCustomFields(fields ?? caseFieldsFor(tx, project), body.custom_field, previous?.customFields ?? null);
   return c;
 }
 
@@ -192,7 +192,7 @@ export class CaseBatch {
   constructor(private readonly tx: Tx, readonly project: ProjectRow) {}
 
   caseFields(): CustomFieldRow[] {
-    return (this.fields ??= caseFieldsFor(this.tx, this.project.code));
+    return (this.fields ??= caseFieldsFor(this.tx, this.project));
   }
 
   /** The position after the last case of the suite (or of the project's root), counting this batch's own inserts. */

@@ -6,21 +6,22 @@ import { createCustomField, customFieldView, deleteCustomField, listCustomFields
 
 const detail = (summary: string) => ({ tags: ["Custom fields"], summary });
 
+/** Workspace-wide (no project in the path): a token reaches its own workspace's custom fields only; their events carry that workspace. */
 export function customFieldRoutes(ctx: AppContext) {
   return tmsApi(ctx)
     .post("/custom_field", ({ body, caller }) => ok(createCustomField(ctx.db, caller, body)), {
       body: CustomFieldCreate, response: tmsResponses({ 200: IdResult }, [404, ...TMS_BODY_ERRORS]), detail: detail("Create a custom field (custom_field.created)"),
     })
-    .get("/custom_field", ({ query }) => {
+    .get("/custom_field", ({ query, caller }) => {
       const { limit, offset } = paging(query);
-      const r = listCustomFields(ctx.db, limit, offset);
+      const r = listCustomFields(ctx.db, caller.workspaceId, limit, offset);
       return page(r.entities, r.total);
     }, { query: Paging, response: tmsResponses({ 200: PageOf(CustomFieldView) }), detail: detail("List custom fields") })
-    .get("/custom_field/:id", ({ params }) => ok(customFieldView(requireField(ctx.db, params.id))), { params: FieldIdParam, response: tmsResponses({ 200: Envelope(CustomFieldView) }, [404]), detail: detail("Get a custom field") })
-    .patch("/custom_field/:id", ({ params, body }) => ok(updateCustomField(ctx.db, params.id, body)), {
+    .get("/custom_field/:id", ({ params, caller }) => ok(customFieldView(requireField(ctx.db, caller.workspaceId, params.id))), { params: FieldIdParam, response: tmsResponses({ 200: Envelope(CustomFieldView) }, [404]), detail: detail("Get a custom field") })
+    .patch("/custom_field/:id", ({ params, body, caller }) => ok(updateCustomField(ctx.db, caller, params.id, body)), {
       params: FieldIdParam, body: CustomFieldUpdate, response: tmsResponses({ 200: IdResult }, [404, ...TMS_BODY_ERRORS]), detail: detail("Update a custom field (custom_field.updated)"),
     })
-    .delete("/custom_field/:id", ({ params }) => ok(deleteCustomField(ctx.db, params.id)), {
+    .delete("/custom_field/:id", ({ params, caller }) => ok(deleteCustomField(ctx.db, caller, params.id)), {
       params: FieldIdParam, response: tmsResponses({ 200: IdResult }, [404]), detail: detail("Delete a custom field (custom_field.deleted)"),
     });
 }

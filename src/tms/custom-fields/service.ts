@@ -1,7 +1,8 @@
-import { count, eq } from "drizzle-orm";
+import { and, count, eq } from "drizzle-orm";
 import type { Db, Tx } from "../../db/connection";
 import { badRequest, notFound } from "../../http/errors";
 import { publish } from "../../webhooks/publish";
+import { workspaceProjectCodes } from "../projects/service";
 import type { Caller } from "../shared/auth";
 import { isoMicro } from "../shared/time";
 import { CUSTOM_FIELD_ENTITY, CUSTOM_FIELD_TYPE, enumName } from "../shared/enums";
@@ -43,8 +44,9 @@ export const customFieldView = (f: Row) => ({
   author_id: f.authorId, created: f.created, updated: f.updated, created_at: f.created, updated_at: f.updated,
 });
 
-export function requireField(db: Db | Tx, id: number): Row {
-  const f = db.select().from(customFields).where(eq(customFields.id, id)).get();
+/** The caller's workspace's field with this id, or 404 (another workspace's is not found either). */
+export function requireField(db: Db | Tx, workspaceId: number, id: number): Row {
+  const f = db.select().from(customFields).where(and(eq(customFields.id, id), eq(customFields.workspaceId, workspaceId))).get();
   if (!f) throw notFound(`Custom field ${id}`);
   return f;
 }
@@ -61,20 +63,21 @@ export function createCustomField(db: Db, caller: Caller, body: CustomFieldCreat
     throw badRequest("default_value must be the id of one of the selectbox values", "default_value");
   const now = isoMicro();
   return db.transaction((tx) => {
+    const projectCodes = workspaceProjectCodes(tx, caller.workspaceId, body.projects_codes ?? [], "projects_codes");
     const f = tx.insert(customFields).values({
-      title: body.title, entity, type, options, placeholder: body.placeholder ?? null, defaultValue: body.default_value ?? null,
+      workspaceId: caller.workspaceId, title: body.title, entity, type, options, placeholder: body.placeholder ?? null, defaultValue: body.default_value ?? null,
       isRequired: body.is_required ?? false, isFilterable: body.is_filterable ?? true, isVisible: body.is_visible ?? true,
-      isEnabledForAllProjects: body.is_enabled_for_all_projects ?? true, projectCodes: (body.projects_codes ?? []).map((c) => c.toUpperCase()),
+      isEnabledForAllProjects: body.is_enabled_for_all_projects ?? true, projectCodes,
       authorId: caller.userId, created: now, updated: now,
     }).returning().get();
-    publish(tx, "custom_field.created", customFieldPayload(f));
+    publish(tx, "custom_field.created", customFieldPayload(f), { workspaceId: f.workspaceId });
     return { id: f.id };
   }, { behavior: "immediate" });
 }
 
-export function updateCustomField(db: Db, id: number, body: CustomFieldUpdateBody) {
+export function updateCustomField(db: Db, caller: Caller, id: number, body: CustomFieldUpdateBody) {
   return db.transaction((tx) => {
-    const f = requireField(tx, id);
+    const f = requireField(tx, caller.workspaceId, id);
     let options = f.options;
     if (body.value != null || body.replace_values != null) {
       if (f.type !== "selectbox") throw badRequest(`Only selectbox fields take values; this one is "${f.type}"`, "value");
@@ -96,31 +99,32 @@ export function updateCustomField(db: Db, id: number, body: CustomFieldUpdateBod
       ...(body.is_filterable != null ? { isFilterable: body.is_filterable } : {}),
       ...(body.is_visible != null ? { isVisible: body.is_visible } : {}),
       ...(body.is_enabled_for_all_projects != null ? { isEnabledForAllProjects: body.is_enabled_for_all_projects } : {}),
-      ...(body.projects_codes != null ? { projectCodes: body.projects_codes.map((c) => c.toUpperCase()) } : {}),
+      ...(body.projects_codes != null ? { projectCodes: workspaceProjectCodes(tx, f.workspaceId, body.projects_codes, "projects_codes") } : {}),
       updated: isoMicro(),
     }).where(eq(customFields.id, id)).run();
-    publish(tx, "custom_field.updated", { id });
+    publish(tx, "custom_field.updated", { id }, { workspaceId: f.workspaceId });
     return { id };
   }, { behavior: "immediate" });
 }
 
 /** Values already stored on cases stay in their JSON (history); the field just stops being offered. */
-export function deleteCustomField(db: Db, id: number) {
+export function deleteCustomField(db: Db, caller: Caller, id: number) {
   return db.transaction((tx) => {
-    requireField(tx, id);
+    const f = requireField(tx, caller.workspaceId, id);
     tx.delete(customFields).where(eq(customFields.id, id)).run();
-    publish(tx, "custom_field.deleted", { id });
+    publish(tx, "custom_field.deleted", { id }, { workspaceId: f.workspaceId });
     return { id };
   }, { behavior: "immediate" });
 }
 
-export function listCustomFields(db: Db, limit: number, offset: number) {
-  const total = db.select({ n: count() }).from(customFields).get()!.n;
-  return { total, entities: db.select().from(customFields).orderBy(customFields.id).limit(limit).offset(offset).all().map(customFieldView) };
+export function listCustomFields(db: Db, workspaceId: number, limit: number, offset: number) {
+  const mine = eq(customFields.workspaceId, workspaceId);
+  const total = db.select({ n: count() }).from(customFields).where(mine).get()!.n;
+  return { total, entities: db.select().from(customFields).where(mine).orderBy(customFields.id).limit(limit).offset(offset).all().map(customFieldView) };
 }
 
-/** Case custom fields that apply to a project (enabled for all, or listing its code). */
-export function caseFieldsFor(db: Db | Tx, projectCode: string): Row[] {
-  return db.select().from(customFields).where(eq(customFields.entity, "case")).all()
-    .filter((f) => f.isEnabledForAllProjects || f.projectCodes.includes(projectCode));
+/** Case custom fields that apply to a project: its workspace's, enabled for all its projects or listing its code. */
+export function caseFieldsFor(db: Db | Tx, project: { code: string; workspaceId: number }): Row[] {
+  return db.select().from(customFields).where(and(eq(customFields.entity, "case"), eq(customFields.workspaceId, project.workspaceId))).all()
+    .filter((f) => f.isEnabledForAllProjects || f.projectCodes.includes(project.code));
 }

@@ -1,10 +1,16 @@
 import { CUSTOM_FIELD_ENTITY, CUSTOM_FIELD_TYPE } from "../shared/enums";
-import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { users } from "../../directory/tables";
 
-/** Custom fields are workspace-wide (as in Qase), optionally enabled for some projects only. */
+/**
+ * Custom fields belong to a workspace (as projects do; Qase's are workspace-wide too) and apply to
+ * all of its projects or to the ones listed by code. Migration 0018 gave the fields made before
+ * this a workspace (docs/tms.md, "Custom fields").
+ */
 export const customFields = sqliteTable("tms_custom_fields", {
   id: integer("id").primaryKey({ autoIncrement: true }),
+  /** No foreign key, as `tms_projects.workspace_id`: SQLite adds a referencing column only with a NULL default. */
+  workspaceId: integer("workspace_id").notNull().default(1),
   title: text("title").notNull(),
   entity: text("entity", { enum: CUSTOM_FIELD_ENTITY.names }).notNull(),
   type: text("type", { enum: CUSTOM_FIELD_TYPE.names }).notNull(),
@@ -16,8 +22,9 @@ export const customFields = sqliteTable("tms_custom_fields", {
   isFilterable: integer("is_filterable", { mode: "boolean" }).notNull().default(true),
   isVisible: integer("is_visible", { mode: "boolean" }).notNull().default(true),
   isEnabledForAllProjects: integer("is_enabled_for_all_projects", { mode: "boolean" }).notNull().default(true),
+  /** Upper-case codes of projects of the same workspace. */
   projectCodes: text("project_codes", { mode: "json" }).$type<string[]>().notNull().default([]),
   authorId: integer("author_id").references(() => users.id),
   created: text("created").notNull(),
   updated: text("updated").notNull(),
-});
+}, (t) => [index("tms_custom_fields_workspace").on(t.workspaceId)]);

@@ -6,7 +6,7 @@ import { milestones } from "../milestones/tables";
 import { runs } from "../runs/tables";
 import { suites } from "../suites/tables";
 import type { Db, Tx } from "../../db/connection";
-import { ApiError, notFound } from "../../http/errors";
+import { ApiError, badRequest, notFound } from "../../http/errors";
 import { isoMicro } from "../shared/time";
 import type { Caller } from "../shared/auth";
 import { projects } from "./tables";
@@ -17,6 +17,20 @@ export type ProjectRow = typeof projects.$inferSelect;
 
 /** Project codes are case-insensitive on the way in and stored upper-case, as Qase shows them. */
 export const normaliseCode = (code: string) => code.trim().toUpperCase();
+
+/**
+ * `codes` as stored: upper-case, each once, each a project of the workspace. A project of another
+ * workspace is as unknown as a missing one (400 naming `field`).
+ */
+export function workspaceProjectCodes(db: Reader, workspaceId: number, codes: string[], field: string): string[] {
+  const wanted = [...new Set(codes.map(normaliseCode))];
+  if (wanted.length === 0) return [];
+  const known = new Set(db.select({ code: projects.code }).from(projects)
+    .where(and(eq(projects.workspaceId, workspaceId), inArray(projects.code, wanted))).all().map((r) => r.code));
+  const unknown = wanted.filter((c) => !known.has(c));
+  if (unknown.length) throw badRequest(`Unknown project code${unknown.length > 1 ? "s" : ""} ${unknown.map((c) => `"${c}"`).join(", ")} in this workspace`, field);
+  return wanted;
+}
 
 /** The project with this code, or 404. */
 export function requireProject(db: Reader, code: string): ProjectRow {

@@ -1,9 +1,8 @@
-import { and, count, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, count, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/connection";
 import { containsText } from "../../db/contains";
 import { badRequest, notFound } from "../../http/errors";
-import { normaliseCode } from "../projects/service";
-import { projects } from "../projects/tables";
+import { workspaceProjectCodes } from "../projects/service";
 import type { Caller } from "../shared/auth";
 import type { Reader } from "../shared/lookup";
 import { isoMicro } from "../shared/time";
@@ -47,20 +46,6 @@ export function checkParameters(type: Type, parameters: ParameterValues[], field
 
 /** Only what the schema allows is stored (no extra keys a client may have sent inside a parameter). */
 export const storedParameters = (parameters: ParameterValues[]): ParameterValues[] => parameters.map((p) => ({ title: p.title, values: [...p.values] }));
-
-/**
- * `codes` as stored: upper-case, each once, each a project of the workspace. A project of another
- * workspace is as unknown as a missing one (400 naming `field`).
- */
-export function workspaceProjectCodes(db: Reader, workspaceId: number, codes: string[], field: string): string[] {
-  const wanted = [...new Set(codes.map(normaliseCode))];
-  if (wanted.length === 0) return [];
-  const known = new Set(db.select({ code: projects.code }).from(projects)
-    .where(and(eq(projects.workspaceId, workspaceId), inArray(projects.code, wanted))).all().map((r) => r.code));
-  const unknown = wanted.filter((c) => !known.has(c));
-  if (unknown.length) throw badRequest(`Unknown project code${unknown.length > 1 ? "s" : ""} ${unknown.map((c) => `"${c}"`).join(", ")} in this workspace`, field);
-  return wanted;
-}
 
 function checkReach(enabledForAll: boolean, codes: string[]) {
   if (!enabledForAll && codes.length === 0)
