@@ -266,3 +266,76 @@ test("0014: every entity's number is its old id; each project continues after it
     t.close();
   }
 });
+
+test("0018: custom fields get a workspace; one that reached several is copied into each, and cases there point at the copy, values and order kept", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "gatehouse-migrate-"));
+  const h = openDatabase(join(dir, "gatehouse.db"), { migrate: false });
+  runMigrations(h.db, migrations.findIndex((m) => m.tag === "0018_qase_custom_fields_per_workspace"));
+  const at = "2026-11-25T10:00:00.000000Z";
+  const run = (sql: string) => h.sqlite.run(sql.replaceAll("@", `'${at}'`));
+  run("INSERT INTO workspaces (id, name, name_key, created_at, updated_at) VALUES (2, 'Beta', 'beta', @, @), (3, 'Gamma', 'gamma', @, @)");
+  run("INSERT INTO tms_projects (id, code, title, workspace_id, created, updated) VALUES (1, 'A', 'A', 1, @, @), (2, 'B', 'B', 2, @, @), (3, 'C', 'C', 2, @, @), (4, 'D', 'D', 3, @, @)");
+  const field = (id: number, title: string, type: string, all: boolean, codes: string[], options: unknown = null) =>
+    h.sqlite.run(`INSERT INTO tms_custom_fields (id, title, entity, type, options, is_required, is_enabled_for_all_projects, project_codes, created, updated) VALUES (?, ?, 'case', ?, ?, 0, ?, ?, ?, ?)`,
+      [id, title, type, options === null ? null : JSON.stringify(options), all ? 1 : 0, JSON.stringify(codes), at, at]);
+  field(1, "Component", "selectbox", true, [], [{ id: 1, title: "Web" }, { id: 2, title: "API" }]); // every project of every workspace
+  field(2, "Ticket", "string", false, ["B", "A", "C"]); // projects in the default workspace and in Beta
+  field(3, "Beta only", "number", false, ["B"]); // Beta's projects only: moves there, keeping its id
+  field(4, "Dropped", "text", false, ["A"]); // project D was dropped from it; D's case still holds a value
+  field(5, "Nowhere", "checkbox", false, ["NOPE"]); // names no project
+  field(6, "Gone", "string", true, []);
+  run("DELETE FROM tms_custom_fields WHERE id = 6"); // its old values stay on cases; no copy may take id 6
+  const values = (...pairs: [number, string][]) => JSON.stringify(pairs.map(([f, value]) => ({ field_id: String(f), value })));
+  const kase = (id: number, project: number, custom: string) =>
+    h.sqlite.run("INSERT INTO tms_cases (id, number, project_id, position, title, custom_fields, created, updated) VALUES (?, ?, ?, 1, ?, ?, ?, ?)", [id, id, project, `case ${id}`, custom, at, at]);
+  kase(1, 1, values([1, "2"], [2, "T-1"], [4, "note"]));
+  kase(2, 2, values([6, "old"], [3, "7"], [2, "T-2"], [1, "1"]));
+  kase(3, 4, values([1, "1"], [4, "kept"]));
+  kase(4, 3, "[]");
+  run("INSERT INTO tms_project_counters (project_id, entity, last) VALUES (1, 'case', 1), (2, 'case', 2), (4, 'case', 3), (3, 'case', 4)");
+  closeDatabase(h);
+
+  const { createTestApp } = await import("../helpers");
+  const t = createTestApp({ dataDir: dir }); // applies 0018
+  try {
+    const rows = t.ctx.sqlite.query("SELECT id, workspace_id AS ws, title, type, options, is_enabled_for_all_projects AS allProjects, project_codes AS codes FROM tms_custom_fields ORDER BY id").all() as any[];
+    const component = JSON.stringify([{ id: 1, title: "Web" }, { id: 2, title: "API" }]);
+    expect(rows.map((r) => [r.id, r.ws, r.title, r.allProjects, JSON.parse(r.codes)])).toEqual([
+      [1, 1, "Component", 1, []],
+      [2, 1, "Ticket", 0, ["A"]],
+      [3, 2, "Beta only", 0, ["B"]],
+      [4, 1, "Dropped", 0, ["A"]],
+      [5, 1, "Nowhere", 0, []],
+      [7, 2, "Component", 1, []],
+      [8, 3, "Component", 1, []],
+      [9, 2, "Ticket", 0, ["B", "C"]],
+      [10, 3, "Dropped", 0, []],
+    ]);
+    expect(rows.filter((r) => r.title === "Component").map((r) => r.options)).toEqual([component, component, component]);
+    const custom = (id: number) => JSON.parse((t.ctx.sqlite.query("SELECT custom_fields AS c FROM tms_cases WHERE id = ?").get(id) as { c: string }).c);
+    expect(custom(1)).toEqual(JSON.parse(values([1, "2"], [2, "T-1"], [4, "note"])));
+    expect(custom(2)).toEqual(JSON.parse(values([6, "old"], [3, "7"], [9, "T-2"], [7, "1"])));
+    expect(custom(3)).toEqual(JSON.parse(values([8, "1"], [10, "kept"])));
+    expect(custom(4)).toEqual([]);
+
+    // Through the API: each workspace's token sees its own fields, and they still apply where they did.
+    const tokenOf = async (workspaceId: number) => ((await (await t.admin("POST", "/api/admin/api-tokens", { name: `ws${workspaceId}`, workspaceId })).json()) as { token: string }).token;
+    const tokens = { 1: await tokenOf(1), 2: await tokenOf(2), 3: await tokenOf(3) };
+    const api = async (ws: 1 | 2 | 3, method: string, path: string, body?: unknown) => {
+      const r = await t.request(method, `/api/v1${path}`, { body, headers: { token: tokens[ws] } });
+      return { status: r.status, body: (await r.json()) as any };
+    };
+    const ids = async (ws: 1 | 2 | 3) => (await api(ws, "GET", "/custom_field?limit=100")).body.result.entities.map((f: any) => f.id);
+    expect([await ids(1), await ids(2), await ids(3)]).toEqual([[1, 2, 4, 5], [3, 7, 9], [8, 10]]);
+    expect((await api(2, "GET", "/case/B/2")).body.result.custom_fields).toEqual([{ id: 6, value: "old" }, { id: 3, value: "7" }, { id: 9, value: "T-2" }, { id: 7, value: "1" }]);
+    const created = await api(2, "POST", "/case/C", { title: "after the upgrade", custom_field: { 9: "T-3", 7: "API" } });
+    expect(created.status).toBe(200);
+    expect((await api(2, "GET", `/case/C/${created.body.result.id}`)).body.result.custom_fields).toEqual([{ id: 7, value: "2" }, { id: 9, value: "T-3" }]);
+    expect((await api(1, "POST", "/case/A", { title: "x", custom_field: { 9: "T-4" } })).body.error.field).toBe("custom_field.9");
+    expect((await api(1, "POST", "/case/A", { title: "x", custom_field: { 2: "T-4", 1: "Web" } })).status).toBe(200);
+    // a new field takes the next id after the copies
+    expect((await api(3, "POST", "/custom_field", { title: "New", entity: "case", type: "string" })).body.result).toEqual({ id: 11 });
+  } finally {
+    t.close();
+  }
+});
