@@ -16,7 +16,8 @@ let scimToken: string;
 
 beforeAll(async () => {
   await buildBinary();
-  bin = await startBinary({ env: { GATEHOUSE_ADMIN_TOKEN: ADMIN, GATEHOUSE_WEBHOOK_POLL_INTERVAL_MS: "200" } });
+  // The per-token SCIM rate limit is not under test here: the filter test's setup creates 1100 users at once.
+  bin = await startBinary({ env: { GATEHOUSE_ADMIN_TOKEN: ADMIN, GATEHOUSE_WEBHOOK_POLL_INTERVAL_MS: "200", GATEHOUSE_SCIM_RATE_LIMIT: "100000", GATEHOUSE_SCIM_RATE_BURST: "100000" } });
   const admin = { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" };
   apiToken = ((await (await fetch(`${bin.url}/api/admin/api-tokens`, { method: "POST", headers: admin, body: JSON.stringify({ name: "e2e" }) })).json()) as any).token;
   scimToken = ((await (await fetch(`${bin.url}/api/admin/scim-tokens`, { method: "POST", headers: admin, body: JSON.stringify({ name: "e2e" }) })).json()) as any).token;
@@ -92,8 +93,9 @@ test("a bulk write over the row budget is refused at once with 413; the process 
 test("a costly legal SCIM filter is refused with 400 invalidFilter instead of stalling", async () => {
   // Enough users that a 200-term scan is over the budget (terms × users > 200000).
   const auth = { authorization: `Bearer ${scimToken}`, "content-type": "application/scim+json" };
-  await Promise.all(Array.from({ length: 1100 }, (_, i) =>
-    fetch(`${bin.url}/scim/v2/Users`, { method: "POST", headers: auth, body: JSON.stringify({ userName: `u${i}@example.com`, name: { givenName: "U", familyName: String(i) } }) }).then((r) => r.arrayBuffer())));
+  const created = await Promise.all(Array.from({ length: 1100 }, (_, i) =>
+    fetch(`${bin.url}/scim/v2/Users`, { method: "POST", headers: auth, body: JSON.stringify({ userName: `u${i}@example.com`, name: { givenName: "U", familyName: String(i) } }) }).then(async (r) => (await r.arrayBuffer(), r.status))));
+  expect(created.filter((status) => status !== 201)).toEqual([]);
   const filter = Array.from({ length: 200 }, (_, i) => `not (emails co "q${i}")`).join(" and ");
   const r = await fetch(`${bin.url}/scim/v2/Users?filter=${encodeURIComponent(filter)}`, { headers: auth });
   expect(r.status).toBe(400);
