@@ -10,6 +10,25 @@ export type Db = BunSQLiteDatabase;
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 export type DbHandle = { sqlite: Database; db: Db; file: string; groupCommit: GroupCommit };
 
+/** The bun:sqlite connection under a drizzle handle: for a transaction, the same one, inside its BEGIN. */
+export function clientOf(db: Db | Tx): Database {
+  return (db as unknown as { session: { client: Database } }).session.client;
+}
+
+/**
+ * What hot write paths build once per connection (prepared statements that go around drizzle's
+ * query builder): `build` runs on a connection's first use and is kept as long as it lives.
+ */
+export function perConnection<T>(build: (client: Database) => T): (db: Db | Tx) => T {
+  const built = new WeakMap<Database, T>();
+  return (db) => {
+    const client = clientOf(db);
+    let value = built.get(client);
+    if (value === undefined) built.set(client, (value = build(client)));
+    return value;
+  };
+}
+
 export type OpenOptions = {
   migrate?: boolean;
   /**

@@ -1,7 +1,6 @@
-import type { Database, Statement } from "bun:sqlite";
 import { getTableColumns, getTableName, is, SQL, type InferInsertModel, type InferSelectModel } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { Tx } from "./connection";
+import { perConnection, type Tx } from "./connection";
 
 /**
  * Inserts one row through a statement prepared once per connection, for write paths that insert
@@ -22,13 +21,10 @@ export function fastInserter<T extends SQLiteTable>(table: T) {
   // A default that SQLite computes (an SQL expression) would not be known here without reading the row back.
   for (const { key, column } of written) if (is(column.default, SQL)) throw new Error(`${getTableName(table)}.${key} has an SQL default; fastInserter cannot know its value`);
   const sql = `INSERT INTO "${getTableName(table)}" (${written.map(({ column }) => `"${column.name}"`).join(", ")}) VALUES (${written.map((_, i) => `?${i + 1}`).join(", ")}) RETURNING "${primary.column.name}" AS id`;
-  const statements = new WeakMap<Database, Statement<{ id: number }>>();
+  const statementOn = perConnection((client) => client.query<{ id: number }, (string | number | bigint | boolean | Uint8Array | null)[]>(sql));
 
   return (tx: Tx, values: InferInsertModel<T>): Row => {
-    // drizzle's bun-sqlite transaction runs on the session's client: the same connection, inside the same BEGIN.
-    const client = (tx as unknown as { session: { client: Database } }).session.client;
-    let statement = statements.get(client);
-    if (!statement) statements.set(client, (statement = client.query(sql)));
+    const statement = statementOn(tx);
     const row: Record<string, unknown> = {};
     const params = written.map(({ key, column }) => {
       let value = (values as Record<string, unknown>)[key];

@@ -1,6 +1,6 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Statement } from "bun:sqlite";
 import { randomBytes } from "node:crypto";
-import type { Tx } from "../db/connection";
+import { perConnection, type Tx } from "../db/connection";
 import { assertValidPayload, type EventName, type EventPayload } from "./catalog";
 import { deliveryId } from "./tables";
 import { wakeAfterCommit } from "./wake";
@@ -58,27 +58,16 @@ type Statements = {
   nextDeliverySeq: Statement<{ delivery_seq: number }>;
   insertDelivery: Statement;
 };
-const statements = new WeakMap<Database, Statements>();
-
-function statementsFor(tx: Tx): Statements {
-  // drizzle's bun-sqlite transaction runs on the session's client: the same connection, inside the same BEGIN.
-  const client = (tx as unknown as { session: { client: Database } }).session.client;
-  let s = statements.get(client);
-  if (!s) {
-    s = {
-      enabledSubscriptions: client.query("SELECT id, events, project_code, workspace_id FROM webhook_subscriptions WHERE enabled = 1"),
-      projectWorkspace: client.query("SELECT workspace_id FROM tms_projects WHERE code = ?1"),
-      insertEvent: client.query("INSERT INTO webhook_events (uid, name, project_code, payload, created_at, workspace_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id"),
-      nextDeliverySeq: client.query("UPDATE webhook_subscriptions SET delivery_seq = delivery_seq + 1 WHERE id = ?1 RETURNING delivery_seq"),
-      insertDelivery: client.query(
-        `INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
-         VALUES (?1, ?2, ?3, 'pending', 0, ?4, ?4, ?4)`,
-      ),
-    };
-    statements.set(client, s);
-  }
-  return s;
-}
+const statementsFor = perConnection((client): Statements => ({
+  enabledSubscriptions: client.query("SELECT id, events, project_code, workspace_id FROM webhook_subscriptions WHERE enabled = 1"),
+  projectWorkspace: client.query("SELECT workspace_id FROM tms_projects WHERE code = ?1"),
+  insertEvent: client.query("INSERT INTO webhook_events (uid, name, project_code, payload, created_at, workspace_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id"),
+  nextDeliverySeq: client.query("UPDATE webhook_subscriptions SET delivery_seq = delivery_seq + 1 WHERE id = ?1 RETURNING delivery_seq"),
+  insertDelivery: client.query(
+    `INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
+     VALUES (?1, ?2, ?3, 'pending', 0, ?4, ?4, ?4)`,
+  ),
+}));
 
 /** Writes the event row and its deliveries (also used by the admin `/test` endpoint). Returns the event id, its webhook-id and the delivery ids. */
 export function recordEvent(tx: Tx, event: EventName, payload: unknown, projectCode: string | null, subscriptionIds: number[], now = Date.now(), workspaceId: number | null = null) {

@@ -14,9 +14,9 @@
  * A row's number never changes and row keys are never reused (AUTOINCREMENT), so a key → number
  * pair, once read, stays true.
  */
-import type { Database, Statement } from "bun:sqlite";
+import type { Statement } from "bun:sqlite";
 import { and, eq, getTableName, inArray, type SQL } from "drizzle-orm";
-import type { Tx } from "../../db/connection";
+import { perConnection, type Tx } from "../../db/connection";
 import { badRequest, notFound } from "../../http/errors";
 import { cases } from "../cases/tables";
 import { defects } from "../defects/tables";
@@ -38,30 +38,15 @@ const NAMES: Record<Numbered, string> = { case: "Test case", suite: "Suite", mil
 const CHUNK = 500;
 
 /** Prepared statements per connection (the write paths call these once per entity). */
-type Statements = { allocate: Statement<{ last: number }, [number, string]>; numberOf: Record<Numbered, Statement<{ number: number }, [number]>> };
-const statements = new WeakMap<Database, Statements>();
-
-/** The connection under a drizzle handle: the same one, inside the same BEGIN, for a transaction. */
-const clientOf = (db: Reader) => (db as unknown as { session: { client: Database } }).session.client;
-
-function statementsFor(db: Reader): Statements {
-  const client = clientOf(db);
-  let s = statements.get(client);
-  if (!s) {
-    const numberOf = Object.fromEntries(
-      (Object.keys(TABLES) as Numbered[]).map((k) => [k, client.query<{ number: number }, [number]>(`SELECT number FROM ${getTableName(TABLES[k])} WHERE id = ?`)]),
-    ) as Statements["numberOf"];
-    s = {
-      allocate: client.query(
-        `INSERT INTO tms_project_counters (project_id, entity, last) VALUES (?1, ?2, 1)
-         ON CONFLICT (project_id, entity) DO UPDATE SET last = last + 1 RETURNING last`,
-      ),
-      numberOf,
-    };
-    statements.set(client, s);
-  }
-  return s;
-}
+const statementsFor = perConnection((client) => ({
+  allocate: client.query<{ last: number }, [number, string]>(
+    `INSERT INTO tms_project_counters (project_id, entity, last) VALUES (?1, ?2, 1)
+     ON CONFLICT (project_id, entity) DO UPDATE SET last = last + 1 RETURNING last`,
+  ),
+  numberOf: Object.fromEntries(
+    (Object.keys(TABLES) as Numbered[]).map((k) => [k, client.query<{ number: number }, [number]>(`SELECT number FROM ${getTableName(TABLES[k])} WHERE id = ?`)]),
+  ) as Record<Numbered, Statement<{ number: number }, [number]>>,
+}));
 
 /**
  * The next number of `kind` in the project; inside the inserting transaction. Every write runs
