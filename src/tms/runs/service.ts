@@ -17,7 +17,7 @@ import { nextNumber, Numbers, optRefId, refId, refIds, requireNumbered } from ".
 import { RowBudget } from "../shared/row-budget";
 import { isoMicro, secondsBetween } from "../shared/time";
 import { runCounts, type ResultStatus } from "./counts";
-import { enumLegend, enumName, enumNumber, findEnumName, LAYER, NEGATIVE_RESULT_STATUSES, PRIORITY, RESULT_STATUS, RUN_STATUS, SEVERITY, type QaseEnum } from "../shared/enums";
+import { enumName, enumNumber, LAYER, NEGATIVE_RESULT_STATUSES, PRIORITY, RESULT_STATUS, RUN_STATUS, RUN_STATUS_WORDS, runStatusWord, SEVERITY, type QaseEnum } from "../shared/enums";
 import type { CaseCreateBody } from "../cases/model";
 import { requireConfigurationIds } from "../configurations/service";
 import { environmentBySlug } from "../environments/service";
@@ -249,12 +249,10 @@ const hasNegativeCase = sql`exists (select 1 from ${runCases} where ${runCases.r
  * outcome; `in_progress`; `aborted`) or a status name or number (`active`, `complete`, `1`, …).
  */
 function runStatusFilter(word: string): SQL {
-  const w = word.toLowerCase();
-  if (w === "passed") return and(eq(runs.status, "completed"), not(hasNegativeCase))!;
-  if (w === "failed") return and(eq(runs.status, "completed"), hasNegativeCase)!;
-  const name = findEnumName(RUN_STATUS, word);
-  if (name === null) throw badRequest(`Invalid value ${JSON.stringify(word)} for "status": expected in_progress, passed, failed or aborted (Qase's run statuses), or one of ${enumLegend(RUN_STATUS)}`, "status");
-  return eq(runs.status, name);
+  const w = runStatusWord(word);
+  if (w === null) throw badRequest(`Invalid value ${JSON.stringify(word)} for "status": expected ${RUN_STATUS_WORDS}`, "status");
+  const status = eq(runs.status, w.status);
+  return w.outcome === undefined ? status : and(status, w.outcome === "failed" ? hasNegativeCase : not(hasNegativeCase))!;
 }
 
 export function listRuns(db: Db, baseUrl: string, code: string, q: { limit: number; offset: number; status?: string }) {

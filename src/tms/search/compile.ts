@@ -1,4 +1,4 @@
-import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, enumLegend, findEnumName, LAYER, NEGATIVE_RESULT_STATUSES, PRIORITY, RESULT_STATUS, RUN_STATUS, SEVERITY, type QaseEnum } from "../shared/enums";
+import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, enumLegend, findEnumName, LAYER, NEGATIVE_RESULT_STATUSES, PRIORITY, RESULT_STATUS, RUN_STATUS_WORDS, runStatusWord, SEVERITY, type QaseEnum } from "../shared/enums";
 import { numberSql } from "../shared/numbers";
 import { QqlError, type Expr, type Query, type Value } from "./qql";
 
@@ -102,12 +102,11 @@ export function compileQql(q: Query, workspaceId: number): CompiledQql {
   // Qase's QQL names a run's status by outcome ("passed", "failed", "in progress", "aborted");
   // the stored status (a name or Qase's number) is taken as well.
   const runStatus = (v: Value): string => {
-    const word = enumSlug(v);
-    if (word === "passed") return `(e.status = 'completed' AND NOT ${RUN_HAS_NEGATIVE_CASE})`;
-    if (word === "failed") return `(e.status = 'completed' AND ${RUN_HAS_NEGATIVE_CASE})`;
-    const found = findEnumName(RUN_STATUS, typeof v === "number" ? v : String(v));
-    if (found === null) throw new QqlError(`"status" takes in_progress, passed, failed or aborted (Qase's run statuses), or one of ${enumLegend(RUN_STATUS)}; not ${JSON.stringify(v)}`, 0);
-    params.push(found);
+    const w = runStatusWord(typeof v === "number" ? v : String(v));
+    if (w === null) throw new QqlError(`"status" takes ${RUN_STATUS_WORDS}; not ${JSON.stringify(v)}`, 0);
+    // an outcome's status is always 'completed', a constant of the whitelist, not input
+    if (w.outcome !== undefined) return `(e.status = '${w.status}' AND ${w.outcome === "failed" ? "" : "NOT "}${RUN_HAS_NEGATIVE_CASE})`;
+    params.push(w.status);
     return "e.status = ?";
   };
   const lhs = (col: string, type: FieldType) => (type === "number" || type === "bool" ? col : `lower(${col})`);

@@ -111,6 +111,21 @@ export function enumName<N extends string>(e: QaseEnum<N>, input: number | strin
   return name;
 }
 
+/**
+ * What one of Qase's run status words selects (`GET /run?status=`, QQL's run `status`): a stored
+ * status, and for `passed`/`failed` the outcome of a completed run (see runStatusText). Stored
+ * names, Qase's aliases and numbers select a status alone; anything else is null.
+ */
+export type RunStatusWord = { status: (typeof RUN_STATUS.names)[number]; outcome?: "passed" | "failed" };
+export function runStatusWord(input: string | number): RunStatusWord | null {
+  const word = typeof input === "string" ? slug(input) : null;
+  if (word === "passed" || word === "failed") return { status: "completed", outcome: word };
+  const status = findEnumName(RUN_STATUS, input);
+  return status === null ? null : { status };
+}
+/** What a run status filter takes, for error messages. */
+export const RUN_STATUS_WORDS = `in_progress, passed, failed or aborted (Qase's run statuses), or one of ${enumLegend(RUN_STATUS)}`;
+
 /** Qase's spelling of a stored name (where its model declares a string). */
 export function enumSlug<N extends string>(e: QaseEnum<N>, name: N): string {
   return optionOf(e, name).slug;

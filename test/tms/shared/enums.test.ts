@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { ApiError } from "../../../src/http/errors";
 import {
-  AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, CUSTOM_FIELD_ENTITY, CUSTOM_FIELD_TYPE, enumLegend, enumName, enumNumber, enumSlug, findEnumName, IS_FLAKY, LAYER, PRIORITY, RESULT_STATUS, RUN_STATUS, SEVERITY,
+  AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, CUSTOM_FIELD_ENTITY, CUSTOM_FIELD_TYPE, enumLegend, enumName, enumNumber, enumSlug, findEnumName, IS_FLAKY, LAYER, PRIORITY, RESULT_STATUS, RUN_STATUS, runStatusWord, SEVERITY,
   type QaseEnum,
 } from "../../../src/tms/shared/enums";
 
@@ -73,4 +73,13 @@ test("Qase's spelling of a name, where its models declare strings", () => {
 
 test("a stored name outside the table is a programming error, not a silent number", () => {
   expect(() => enumNumber(SEVERITY, "huge" as never)).toThrow(/severity/);
+});
+
+test("run status words: Qase's outcome words select completed runs by outcome; names, aliases and numbers select a status", () => {
+  expect(runStatusWord("Failed")).toEqual({ status: "completed", outcome: "failed" });
+  expect(runStatusWord("passed")).toEqual({ status: "completed", outcome: "passed" });
+  expect(runStatusWord("In progress")).toEqual({ status: "active" });
+  expect(runStatusWord("abort")).toEqual({ status: "aborted" });
+  expect(runStatusWord(1)).toEqual({ status: "completed" });
+  expect(runStatusWord("finished")).toBeNull();
 });
