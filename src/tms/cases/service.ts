@@ -271,10 +271,10 @@ export function softDeleteCases(tx: Tx, p: ProjectRow, rows: { id: number; numbe
 export function copyCase(tx: Tx, p: ProjectRow, caller: Caller, from: CaseRow, into: { suiteId: number | null; title?: string }): CaseRow {
   const now = isoMicro();
   const { id: _id, number: _n, created: _c, updated: _u, deleted: _d, ...rest } = from;
-  const row = tx.insert(cases).values({
+  const row = insertCaseRow(tx, {
     ...rest, number: nextNumber(tx, p.id, "case"), suiteId: into.suiteId, title: into.title ?? from.title, position: nextPosition(tx, p.id, into.suiteId),
     revision: 1, authorId: caller.userId, created: now, updated: now,
-  }).returning().get();
+  });
   publish(tx, "case.cloned", { id: row.number, from_id: from.number }, { projectCode: p.code });
   return row;
 }

@@ -404,7 +404,7 @@ export function requireActiveRun(tx: Tx, code: string, runNumber: number) {
  * the stored rows and not stored again. What the results write is counted on `budget` first;
  * cases and suites they create are counted as they are created.
  */
-export function storeResults(tx: Tx, q: ResultStatements, p: ProjectRow, caller: Caller, runId: number, items: ResultInput[], field: string, budget: RowBudget, newCases = new CaseBatch(tx, p)): StoredResult[] {
+export function storeResults(tx: Tx, q: ResultStatements, p: ProjectRow, caller: Caller, runId: number, items: ResultInput[], field: string, budget: RowBudget, newCases: CaseBatch): StoredResult[] {
   const clientId = items[0]?.clientId ?? null;
   if (clientId !== null) {
     const stored = q.resultByClientId.all(runId, clientId);
