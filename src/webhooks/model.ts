@@ -6,19 +6,24 @@ import { PageLimit, PageOffset } from "../http/paging";
 const IsoTime = t.String({ format: "date-time" });
 const NullableIso = t.Union([IsoTime, t.Null()]);
 
+/** A subscription's writable fields, without defaults: a PATCH changes only what it names. */
+const subscriptionFields = {
+  url: t.String({ maxLength: 2048, description: "http(s) URL without credentials", examples: ["https://hooks.example.com/gatehouse"] }),
+  events: t.Array(t.String({ minLength: 1 }), { minItems: 1, maxItems: 64, description: 'Event names, or ["*"] for all', examples: [["case.created", "run.completed"]] }),
+  project: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 64 }), t.Null()], { description: "Project code; only that project's events are sent. Omit or null for all projects." })),
+  workspace: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.Null()], { description: "Workspace id; only events of that workspace's projects are sent. Omit or null for every workspace." })),
+  description: t.Optional(t.String({ maxLength: 1000 })),
+  enabled: t.Optional(t.Boolean()),
+};
+
 export const SubscriptionCreate = t.Object(
-  {
-    url: t.String({ maxLength: 2048, description: "http(s) URL without credentials", examples: ["https://hooks.example.com/gatehouse"] }),
-    events: t.Array(t.String({ minLength: 1 }), { minItems: 1, maxItems: 64, description: 'Event names, or ["*"] for all', examples: [["case.created", "run.completed"]] }),
-    project: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 64 }), t.Null()], { description: "Project code; only that project's events are sent. Omit or null for all projects." })),
-    workspace: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.Null()], { description: "Workspace id; only events of that workspace's projects are sent. Omit or null for every workspace." })),
-    description: t.Optional(t.String({ maxLength: 1000 })),
-    enabled: t.Optional(t.Boolean({ default: true })),
-  },
+  { ...subscriptionFields, enabled: t.Optional(t.Boolean({ default: true })) },
   { additionalProperties: false, examples: [{"url": "https://hooks.example.com/gatehouse", "events": ["case.created", "run.completed"], "project": "DEMO", "description": "QA dashboard"}] });
 export type SubscriptionCreate = typeof SubscriptionCreate.static;
 
-export const SubscriptionPatch = t.Partial(SubscriptionCreate, { additionalProperties: false });
+// Built from the fields, not from SubscriptionCreate: a Partial keeps `default: true`, and Elysia
+// would fill it in, re-enabling a disabled subscription on any PATCH without `enabled`.
+export const SubscriptionPatch = t.Partial(t.Object(subscriptionFields), { additionalProperties: false, examples: [{ description: "QA dashboard (paused)", enabled: false }] });
 export type SubscriptionPatch = typeof SubscriptionPatch.static;
 
 export const Subscription = t.Object({

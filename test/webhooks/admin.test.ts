@@ -44,6 +44,17 @@ test.each([
   expect(JSON.stringify(r.body.error)).toContain(field);
 });
 
+test("a PATCH changes only what it names: a disabled subscription stays disabled when another field is edited", async () => {
+  const c = await json(await t.admin("POST", "/api/admin/webhooks", { url: "https://hooks.example.com/p", events: ["*"], enabled: false, description: "before" }));
+  expect(c.body.enabled).toBe(false);
+  const p = await json(await t.admin("PATCH", `/api/admin/webhooks/${c.body.id}`, { description: "after" }));
+  expect(p.status).toBe(200);
+  expect(p.body).toMatchObject({ enabled: false, description: "after", url: "https://hooks.example.com/p", events: ["*"] });
+  expect((await json(await t.admin("GET", `/api/admin/webhooks/${c.body.id}`))).body.enabled).toBe(false);
+  // An empty PATCH changes nothing either.
+  expect((await json(await t.admin("PATCH", `/api/admin/webhooks/${c.body.id}`, {}))).body).toMatchObject({ enabled: false, description: "after" });
+});
+
 test("patch, re-enable clears the disabled reason, delete → 204 then 404", async () => {
   const c = await json(await t.admin("POST", "/api/admin/webhooks", { url: "https://hooks.example.com/a", events: ["*"] }));
   const id = c.body.id;
