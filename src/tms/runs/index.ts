@@ -32,7 +32,7 @@ export function runRoutes(ctx: AppContext) {
       params: NumberParams, response: tmsResponses({ 200: Numbered }, [404]), detail: runDetail("Delete a test run and its results (run.deleted)"),
     })
     .post("/run/:code/:id/complete", ({ params }) => ok(completeRun(ctx.db, params.code, params.id)), {
-      params: NumberParams, response: tmsResponses({ 200: Numbered }, [404, 409]), detail: runDetail("Complete an active run (run.completed; 409 unless active)"),
+      params: NumberParams, response: tmsResponses({ 200: Numbered }, [404, 409]), detail: runDetail("Complete an active run (run.completed); a completed run answers 200 unchanged, an aborted one 409"),
     })
     .post("/run/:code/:id/abort", ({ params }) => ok(abortRun(ctx.db, params.code, params.id)), {
       params: NumberParams, response: tmsResponses({ 200: Numbered }, [404, 409]), detail: runDetail("Abort an active run (Gatehouse extension; run.aborted; 409 unless active)"),
@@ -41,12 +41,12 @@ export function runRoutes(ctx: AppContext) {
       params: NumberParams, body: RunPublic, response: tmsResponses({ 200: Envelope(RunPublicResult) }, [404, ...TMS_BODY_ERRORS]), detail: runDetail("Show or hide the public report (run.report_changed when it changes)"),
     })
     .post("/result/:code/:id", ({ params, body, caller }) => ok(recordResults(ctx.db, ctx.sqlite, caller, params.code, params.id, (f) => [fromV1(body, f)])[0]!), {
-      params: RunIdParams, body: ResultCreate, response: tmsResponses({ 200: ResultCreated }, [404, 409, ...TMS_BODY_ERRORS]), detail: resultDetail("Add a result to an active run (409 otherwise)"),
+      params: RunIdParams, body: ResultCreate, response: tmsResponses({ 200: ResultCreated }, [404, 409, ...TMS_BODY_ERRORS]), detail: resultDetail("Add a result to an active or completed run (409 if aborted)"),
     })
     .post("/result/:code/:id/bulk", ({ params, body, caller }) => {
       recordResults(ctx.db, ctx.sqlite, caller, params.code, params.id, () => body.results.map((r, i) => fromV1(r, `results.${i}.`)));
       return { status: true };
-    }, { params: RunIdParams, body: ResultCreateBulk, response: tmsResponses({ 200: StatusOnly }, [404, 409, ...TMS_BODY_ERRORS]), detail: resultDetail("Add many results to an active run in one transaction") })
+    }, { params: RunIdParams, body: ResultCreateBulk, response: tmsResponses({ 200: StatusOnly }, [404, 409, ...TMS_BODY_ERRORS]), detail: resultDetail("Add many results to an active or completed run in one transaction (409 if aborted)") })
     .get("/result/:code", ({ params, query }) => {
       const r = listResults(ctx.db, params.code, { ...paging(query), run: query.run });
       return page(r.entities, r.total, r.filtered);

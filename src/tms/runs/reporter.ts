@@ -16,7 +16,7 @@ import { RowBudget } from "../shared/row-budget";
 import { attachmentIds } from "../shared/envelope";
 import { BEHAVIOR, CASE_STATUS, CASE_TYPE, enumName, LAYER, PRIORITY, SEVERITY, type QaseEnum } from "../shared/enums";
 import { V2ResultCreate, V2Step, type V2ResultCreateBody, type V2StepBody } from "./model";
-import { requireActiveRun, resultStatements, statusOf, storeResults, type ResultInput, type StoredResult } from "./service";
+import { requireRunTakingResults, resultStatements, statusOf, storeResults, type ResultInput, type StoredResult } from "./service";
 import type { ResultStep } from "./tables";
 
 /** A problem with one item of a request: which item, which field, what. */
@@ -88,12 +88,22 @@ function stepsOf(input: V2StepBody[], field: string, depth: number): ResultStep[
   });
 }
 
+/**
+ * The suite path (root first) of `relations.suite.data`. A title holding tabs is a path itself:
+ * the reporters document `qase.suite("Suite A\tSub B")` for nested suites and send it as one title.
+ */
+export function suitePathOf(relations: unknown): string[] {
+  const data = (relations as { suite?: { data?: { title?: unknown }[] } } | null | undefined)?.suite?.data ?? [];
+  return data
+    .flatMap((d) => (typeof d?.title === "string" ? d.title.split("\t") : []))
+    .map((title) => title.trim().slice(0, 255))
+    .filter(Boolean);
+}
+
 /** A v2 result may name several cases (`testops_ids`, numbers within the project); it is recorded once per case. */
 export function fromV2(b: V2ResultCreateBody, index: number, field: string, warn: (p: ItemProblem) => void): ResultInput[] {
   const ids = b.testops_ids?.length ? b.testops_ids : b.testops_id != null ? [b.testops_id] : [null];
-  const suitePath = ((b.relations as { suite?: { data?: { title?: unknown }[] } } | null | undefined)?.suite?.data ?? [])
-    .map((d) => (typeof d?.title === "string" ? d.title.trim().slice(0, 255) : ""))
-    .filter(Boolean);
+  const suitePath = suitePathOf(b.relations);
   const params = b.params ?? {};
   const base: Omit<ResultInput, "caseNumber"> = {
     caseTitle: b.title, suitePath,
@@ -118,14 +128,14 @@ const dotted = (path: string) => path.replace(/^\//, "").replace(/\//g, ".");
  * fails its schema or its checks is reported in `errors` (with its index and field) and leaves
  * nothing behind; every other item is stored. A result naming a case id that does not exist is
  * stored, matched by its signature, and carries `unlinked_reason`. The project and run must
- * exist and the run be active, or the whole request is refused (nothing could be stored).
+ * exist and the run take results (not aborted), or the whole request is refused (nothing could be stored).
  */
 export function recordV2Results(db: Db, sqlite: Database, log: Logger, caller: Caller, code: string, runNumber: number, items: unknown[]) {
   const q = resultStatements(sqlite);
   const errors: ItemProblem[] = [];
   const warnings: ItemProblem[] = [];
   const out = db.transaction((tx) => {
-    const { p, run } = requireActiveRun(tx, code, runNumber);
+    const { p, run } = requireRunTakingResults(tx, code, runNumber);
     const budget = new RowBudget();
     // Positions taken by a rolled-back item leave a gap, never a duplicate.
     const newCases = new CaseBatch(tx, p);

@@ -79,8 +79,8 @@ export function runViews(db: Reader, rows: RunRow[], baseUrl: string, projectCod
 /**
  * Qase's run status word (`status_text`, and what `GET /run?status=` filters by): `in_progress`
  * while active, `aborted`, and for a completed run its outcome — `failed` when any case's latest
- * result is negative, else `passed`. Results cannot be added to a completed run, so the outcome
- * is the one it had at completion (Qase never recomputes it either). Pure.
+ * result is negative, else `passed`. A completed run still takes results (as Qase's does), so its
+ * outcome follows them. Pure.
  */
 export function runStatusText(status: RunRow["status"], latest: (string | null)[]): "in_progress" | "passed" | "failed" | "aborted" {
   if (status === "active") return "in_progress";
@@ -161,11 +161,17 @@ function requireActive(run: RunRow, doing: string) {
   if (run.status !== "active") throw conflict(`Run ${run.number} is ${run.status}; cannot ${doing}`);
 }
 
-/** Completes an active run: run.completed with the counts of the latest result per case. */
+/**
+ * Completes an active run: run.completed with the counts of the latest result per case. Completing
+ * a completed run changes nothing and answers as the first time: every shard of a CI job that
+ * reports into one run completes it at its end (the reporters' default), and a shard must not fail
+ * because another finished first.
+ */
 export function completeRun(db: Db, code: string, number: number) {
   return db.transaction((tx) => {
     const p = requireProject(tx, code);
     const run = requireRun(tx, p.id, number);
+    if (run.status === "completed") return { id: number };
     requireActive(run, "complete it");
     const end = isoMicro();
     tx.update(runs).set({ status: "completed", endTime: end }).where(eq(runs.id, run.id)).run();
@@ -388,11 +394,16 @@ export function resultStatements(sqlite: Database) {
   };
 }
 
-/** The project and the active run (numbered `runNumber`) results go into; inside the caller's transaction. */
-export function requireActiveRun(tx: Tx, code: string, runNumber: number) {
+/**
+ * The project and the run (numbered `runNumber`) results go into; inside the caller's transaction.
+ * An active or a completed run takes results — Qase's completion is a reporting state, not a lock,
+ * and sharded CI jobs and reruns report into a run an earlier job completed. An aborted run (a
+ * Gatehouse extension: someone decided the run is void) refuses them.
+ */
+export function requireRunTakingResults(tx: Tx, code: string, runNumber: number) {
   const p = requireProject(tx, code);
   const run = requireRun(tx, p.id, runNumber);
-  requireActive(run, "add results");
+  if (run.status === "aborted") throw conflict(`Run ${run.number} is aborted; cannot add results`);
   return { p, run };
 }
 
@@ -428,11 +439,11 @@ export function storeResults(tx: Tx, q: ResultStatements, p: ProjectRow, caller:
   });
 }
 
-/** Records v1 results into an active run (numbered `runNumber`) in one transaction (one bad item rejects the request). */
+/** Records v1 results into a run (numbered `runNumber`) that takes them, in one transaction (one bad item rejects the request). */
 export function recordResults(db: Db, sqlite: Database, caller: Caller, code: string, runNumber: number, inputs: (field: string) => ResultInput[]) {
   const q = resultStatements(sqlite);
   return db.transaction((tx) => {
-    const { p, run } = requireActiveRun(tx, code, runNumber);
+    const { p, run } = requireRunTakingResults(tx, code, runNumber);
     const items = inputs("");
     const budget = new RowBudget();
     const newCases = new CaseBatch(tx, p);

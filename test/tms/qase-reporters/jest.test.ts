@@ -24,9 +24,11 @@ beforeAll(async () => {
 });
 afterAll(() => r.close());
 
+const jest = [join(ROOT, "node_modules/jest/bin/jest.js"), "--config", join(import.meta.dir, "fixtures/jest/jest.config.js"), "--ci", "--no-watchman", "--cache=false"];
+
 test("a jest run reports every result with its environment, configurations, link, steps, fields and parameters", async () => {
   const { h, ok } = r;
-  const log = await r.runNode([join(ROOT, "node_modules/jest/bin/jest.js"), "--config", join(import.meta.dir, "fixtures/jest/jest.config.js"), "--ci", "--no-watchman", "--cache=false"], join(import.meta.dir, "fixtures/jest"), {
+  const log = await r.runNode([...jest, "checkout"], join(import.meta.dir, "fixtures/jest"), {
     LINKED_CASE_ID: String(linked),
     QASE_MODE: "testops",
     QASE_TESTOPS_API_HOST: `${r.base}/api`,
@@ -81,4 +83,43 @@ test("a jest run reports every result with its environment, configurations, link
   const [euros] = byTitle("pays in euros");
   expect(euros.param).toEqual({ Currency: "EUR" });
   expect(await caseOf(euros)).toMatchObject({ priority: 1, description: "Checkout in another currency", layer: 1, is_automated: true, params: { Currency: ["EUR"] } });
+}, 120_000);
+
+test("a second shard reports into the run the first completed (QASE_TESTOPS_RUN_ID); qase.suite with tabs is a suite path", async () => {
+  const { h, ok } = r;
+  const [run] = (await ok("/run/JR?limit=100")).entities;
+  expect(run.status).toBe(1); // completed by the first test's jest run
+  const billing = (await h.api("POST", "/suite/JR", { title: "Billing" })).body.result.id;
+  await h.clear();
+  const log = await r.runNode([...jest, "shard"], join(import.meta.dir, "fixtures/jest"), {
+    QASE_MODE: "testops",
+    QASE_TESTOPS_API_HOST: `${r.base}/api`,
+    QASE_TESTOPS_API_TOKEN: h.token,
+    QASE_TESTOPS_PROJECT: "JR",
+    QASE_TESTOPS_RUN_ID: String(run.id),
+    QASE_TESTOPS_RUN_COMPLETE: "true",
+  });
+  expect(log).toContain("Tests:       1 failed, 1 passed, 2 total");
+  expect(log).not.toMatch(/409|Error on completing run|Unable to send/);
+
+  const after = (await ok("/run/JR?limit=100")).entities;
+  expect(after).toHaveLength(1);
+  expect(after[0]).toMatchObject({ id: run.id, status: 1, end_time: run.end_time, stats: { total: run.stats.total + 2, passed: run.stats.passed + 1, failed: run.stats.failed + 1 } });
+  const results = (await ok(`/result/JR?run=${run.id}&limit=100`)).entities as any[];
+  expect(results).toHaveLength(7);
+
+  // Suites: the existing root "Billing" is reused; each tab-separated title is a level under it.
+  const suites = (await ok("/suite/JR?limit=100")).entities as any[];
+  const child = (parent: number | null, title: string) => suites.filter((s) => s.parent_id === parent && s.title === title);
+  expect(child(null, "Billing").map((s) => s.id)).toEqual([billing]);
+  const [renewals] = child(billing, "Renewals");
+  const [cancellations] = child(billing, "Cancellations");
+  const [refunds] = child(cancellations.id, "Refunds");
+  expect(suites.some((s) => s.title.includes("\t"))).toBe(false);
+  const caseIn = async (title: string) => (await ok(`/case/JR?search=${encodeURIComponent(title)}`)).entities[0];
+  expect((await caseIn("renews a subscription")).suite_id).toBe(renewals.id);
+  expect((await caseIn("cancels a subscription")).suite_id).toBe(refunds.id);
+  const events = (await h.inbox()).map((e) => e.event);
+  expect(events.filter((e) => e === "suite.created")).toHaveLength(3);
+  expect(events.filter((e) => e.startsWith("run."))).toEqual([]);
 }, 120_000);

@@ -20,7 +20,7 @@ afterAll(() => r.close());
 test("a playwright run reports every result, nested steps and a stale case id included, and completes the run", async () => {
   const { h, ok } = r;
   const dir = join(import.meta.dir, "fixtures/playwright");
-  const log = await r.runNode([join(ROOT, "node_modules/@playwright/test/cli.js"), "test", "--config", join(dir, "playwright.config.js")], dir, {
+  const log = await r.runNode([join(ROOT, "node_modules/@playwright/test/cli.js"), "test", "--config", join(dir, "playwright.config.js"), "search.pw"], dir, {
     LINKED_CASE_ID: String(linked),
     QASE_MODE: "testops",
     // The root mount: the reporter appends /v1 and /v2 itself.
@@ -49,4 +49,30 @@ test("a playwright run reports every result, nested steps and a stale case id in
   for (const r of results) if ((await ok(`/case/PW/${r.case_id}`)).title === "shows suggestions") suggestions.push(r);
   expect(new Set(suggestions.map((r) => r.case_id)).size).toBe(2);
   expect(suggestions.find((r) => r.status === "passed").param).toEqual({ Locale: "de" });
+}, 120_000);
+
+test("a second shard reports into the run the first completed (QASE_TESTOPS_RUN_ID); qase.suite with tabs is a suite path", async () => {
+  const { h, ok } = r;
+  const dir = join(import.meta.dir, "fixtures/playwright");
+  const [run] = (await ok("/run/PW?limit=100")).entities;
+  expect(run.status).toBe(1);
+  const catalog = (await h.api("POST", "/suite/PW", { title: "Catalog" })).body.result.id;
+  const log = await r.runNode([join(ROOT, "node_modules/@playwright/test/cli.js"), "test", "--config", join(dir, "playwright.config.js"), "shard.pw"], dir, {
+    QASE_MODE: "testops",
+    QASE_TESTOPS_API_HOST: r.base,
+    QASE_TESTOPS_API_TOKEN: h.token,
+    QASE_TESTOPS_PROJECT: "PW",
+    QASE_TESTOPS_RUN_ID: String(run.id),
+    QASE_TESTOPS_RUN_COMPLETE: "true",
+  });
+  expect(log).toMatch(/1 passed/);
+  expect(log).not.toMatch(/409|Error on completing run|Unable to send/);
+  const [after] = (await ok("/run/PW?limit=100")).entities;
+  expect(after).toMatchObject({ id: run.id, status: 1, stats: { total: 5, passed: 4, failed: 1 } });
+  const suites = (await ok("/suite/PW?limit=100")).entities as any[];
+  const filters = suites.filter((s) => s.title === "Filters");
+  expect(filters.map((s) => s.parent_id)).toEqual([catalog]);
+  expect(suites.filter((s) => s.title === "Catalog")).toHaveLength(1);
+  const [c] = (await ok("/case/PW?search=filters%20by%20brand")).entities;
+  expect(c.suite_id).toBe(filters[0].id);
 }, 120_000);

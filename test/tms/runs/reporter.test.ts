@@ -133,3 +133,21 @@ test("the single-result endpoint is idempotent by id too, and its bad input is a
   const bad = await h.api("POST", `/api/v2/REP/run/${runId}/result`, { title: "x", execution: { status: "exploded" } });
   expect([bad.status, bad.body.error.field]).toEqual([400, "execution.status"]);
 });
+
+test("a suite title with tabs is a suite path: existing levels reused by title under the same parent", async () => {
+  const runId = await newRun();
+  const r = await post(runId, [
+    { title: "Nested once", execution: { status: "passed" }, relations: suite("Top\tMiddle") },
+    { title: "Nested twice", execution: { status: "passed" }, relations: suite("Top", "Middle\t Leaf ") },
+  ]);
+  expect(r.body.result.errors).toEqual([]);
+  const suites = (await h.api("GET", "/suite/REP?limit=100")).body.result.entities as any[];
+  const [top] = suites.filter((s) => s.title === "Top" && s.parent_id === null);
+  const middles = suites.filter((s) => s.title === "Middle");
+  expect(middles.map((s) => s.parent_id)).toEqual([top.id]);
+  const [leaf] = suites.filter((s) => s.title === "Leaf");
+  expect(leaf.parent_id).toBe(middles[0].id);
+  const caseOf = async (i: number) => (await h.api("GET", `/case/REP/${r.body.result.results[i].case_id}`)).body.result;
+  expect((await caseOf(0)).suite_id).toBe(middles[0].id);
+  expect((await caseOf(1)).suite_id).toBe(leaf.id);
+});

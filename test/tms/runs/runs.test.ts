@@ -52,20 +52,45 @@ test("illegal transitions answer 409 with a clear message and change nothing", a
   expect(c.body).toMatchObject({ status: false, error: { code: "conflict" } });
   expect(c.body.error.message).toContain("aborted");
   expect((await h.api("POST", `/run/RUN/${aborted}/abort`)).status).toBe(409);
-
-  const completed = await run({ cases });
-  expect((await h.api("POST", `/run/RUN/${completed}/complete`)).status).toBe(200);
   for (const [path, body] of [
-    [`/result/RUN/${completed}`, { case_id: cases[0], status: "passed" }],
-    [`/result/RUN/${completed}/bulk`, { results: [{ case_id: cases[0], status: "passed" }] }],
-    [`/api/v2/RUN/run/${completed}/results`, { results: [{ title: "x", testops_id: cases[0], execution: { status: "passed" } }] }],
+    [`/result/RUN/${aborted}`, { case_id: cases[0], status: "passed" }],
+    [`/result/RUN/${aborted}/bulk`, { results: [{ case_id: cases[0], status: "passed" }] }],
+    [`/api/v2/RUN/run/${aborted}/results`, { results: [{ title: "x", testops_id: cases[0], execution: { status: "passed" } }] }],
   ] as const) {
     const r = await h.api("POST", path, body);
     expect(r.status).toBe(409);
-    expect(r.body.error.message).toContain("completed");
+    expect(r.body.error.message).toContain("aborted");
   }
-  expect((await h.api("POST", `/run/RUN/${completed}/complete`)).status).toBe(409);
-  expect((await h.api("GET", `/run/RUN/${completed}`)).body.result.stats.untested).toBe(6);
+  expect((await h.api("GET", `/run/RUN/${aborted}`)).body.result.stats.untested).toBe(6);
+  const completed = await run({ cases });
+  expect((await h.api("POST", `/run/RUN/${completed}/complete`)).status).toBe(200);
+  expect((await h.api("POST", `/run/RUN/${completed}/abort`)).status).toBe(409);
+});
+
+test("a completed run takes results (as Qase's does): stays completed, stats and status_text follow, run.completed is not sent again", async () => {
+  await h.clear();
+  const id = await run({ cases: [cases[0], cases[1]] });
+  await h.api("POST", `/result/RUN/${id}`, { case_id: cases[0], status: "passed" });
+  expect((await h.api("POST", `/run/RUN/${id}/complete`)).status).toBe(200);
+  await h.expectEvent("run.completed", (p) => p.id === id);
+  const before = (await h.api("GET", `/run/RUN/${id}`)).body.result;
+  expect(before).toMatchObject({ status: 1, status_text: "passed", stats: { passed: 1, untested: 1 } });
+
+  expect((await h.api("POST", `/result/RUN/${id}`, { case_id: cases[1], status: "failed", time_ms: 40 })).status).toBe(200);
+  expect((await h.api("POST", `/result/RUN/${id}/bulk`, { results: [{ case_id: cases[2], status: "passed" }] })).status).toBe(200);
+  const v2 = await h.api("POST", `/api/v2/RUN/run/${id}/results`, { results: [{ title: "Made after completion", execution: { status: "blocked" } }] });
+  expect(v2.body.result).toMatchObject({ stored: 1, errors: [] });
+  const created = await h.expectEvent("case.created", (p) => p.title === "Made after completion");
+
+  const after = (await h.api("GET", `/run/RUN/${id}`)).body.result;
+  expect(after).toMatchObject({ status: 1, status_text: "failed", end_time: before.end_time, time_spent: 40 });
+  expect(after.stats).toMatchObject({ total: 4, passed: 2, failed: 1, blocked: 1, untested: 0 });
+  expect(after.cases).toEqual([cases[0], cases[1], cases[2], created.payload.id]);
+  expect((await h.api("GET", `/run/RUN?status=failed&limit=100`)).body.result.entities.map((r: any) => r.id)).toContain(id);
+
+  // Completing again (the next shard's reporter) answers as the first time and sends nothing.
+  expect((await h.api("POST", `/run/RUN/${id}/complete`)).body).toEqual({ status: true, result: { id } });
+  expect((await h.inbox()).filter((e) => e.event.startsWith("run.") && e.payload.id === id).map((e) => e.event)).toEqual(["run.started"]);
 });
 
 test("v2 results: by testops_id, by testops_ids, and by title (found or created as a case)", async () => {
