@@ -1,22 +1,22 @@
 import type { AppContext } from "../context";
 import { isLockBusy, withoutLockWait } from "../db/lock-wait";
-import { DEFAULT_BUCKETS, metricsFor } from "../ops/metrics";
+import { DeliveryMetrics } from "./delivery-metrics";
 import { DeliveryLedger, type FinishedAttempt, type LeasedDelivery, type SubscriptionTarget, type TickResult } from "./ledger";
-import type { AttemptResult } from "./retry";
-import { deliveryHeaders, envelopeBody, signatureHeader } from "./signer";
-import { hasIpLiteralHost, resolveTarget, type ResolvedTarget } from "./ssrf";
-import { deliveryId } from "./tables";
+import { DeliveryPacer, perSubscriptionCap } from "./pacing";
+import { startRetentionPurge } from "./retention";
+import { DeliverySender, type AttemptOutcome } from "./sender";
 import { onEventsCommitted } from "./wake";
 
 /**
- * The in-process delivery loop: a small state machine over `webhook_deliveries`
- * (pending → delivered | failed), driven by short `BEGIN IMMEDIATE` transactions and HTTP calls
- * made outside any transaction.
+ * The in-process delivery loop, and only its scheduling: when to tick, what to claim, which claim
+ * goes out next. A delivery's path: `publish` wakes the loop → a tick claims it (ledger.ts) → it
+ * waits in its subscription's `ready` queue until its event is on disk and a slot is free → the
+ * sender POSTs it (sender.ts) → the next tick records the outcome (ledger.ts, retry.ts).
+ * Beside the loop: pacing.ts (caps, holding request writes), retention.ts (purge), delivery-metrics.ts.
  *
- * One "tick" is one write transaction (`DeliveryLedger`, ledger.ts) that (1) records the outcomes
- * of attempts that finished since the last tick and (2) claims due deliveries up to the free
- * concurrency, subscription by subscription, so a slow endpoint only ever holds its own
- * per-subscription slots. This file holds what lives in memory: queues, caps, HTTP. A claim is a
+ * One tick is one short write transaction (`DeliveryLedger.tick`) that records the attempts that
+ * finished since the last tick and claims due deliveries up to the free concurrency, subscription
+ * by subscription, so a slow endpoint only ever holds its own per-subscription slots. A claim is a
  * lease: `locked_until` moves to now + 2 × timeout + margin, and a leased row is not due before it
  * passes, so after a kill -9 the delivery simply becomes due again then (at-least-once, same webhook-id).
  * Ticks run on publish (woken after commit), when an attempt finishes, and on a poll timer.
@@ -30,33 +30,8 @@ import { onEventsCommitted } from "./wake";
  * the duplicates a crash can cause.
  */
 
-const RESPONSE_BODY_LIMIT = 16 * 1024;
-const RESPONSE_HEADERS_LIMIT = 8 * 1024;
 /** Margin on top of the HTTP timeout for DNS, reading the capped body and recording the outcome. */
 const LEASE_MARGIN_MS = 5_000;
-/**
- * A first attempt claimed this late (ms after its event) for a subscription that answers within
- * `FAST_SUBSCRIBER_MS` means the loop is short of the main thread: request writes are held
- * (GroupCommit.holdWrites) until claims are fresh again (`CAUGHT_UP_MS`). Slow subscribers are
- * left out: their backlog is theirs, and holding writes would not shorten it.
- */
-const BEHIND_MS = 100;
-const CAUGHT_UP_MS = 25;
-const FAST_SUBSCRIBER_MS = 50;
-/** Retention purge cadence; rows go in batches so no transaction is long. */
-const PURGE_EVERY_MS = 10 * 60 * 1000;
-const PURGE_BATCH = 1000;
-/** Delivery ids walked per purge transaction (see `purgeExpired`). */
-const PURGE_SPAN = 2000;
-
-export function deliveryBacklog(ctx: Pick<AppContext, "sqlite">): number {
-  return (ctx.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'").get() as { n: number }).n;
-}
-
-type Outcome =
-  | { kind: "attempted"; attempt: FinishedAttempt }
-  /** Aborted by shutdown: give the lease back without counting an attempt. */
-  | { kind: "released"; claim: LeasedDelivery };
 
 export function startDeliveryLoop(ctx: AppContext): { stop(): Promise<void> } {
   const loop = new DeliveryLoop(ctx);
@@ -66,21 +41,11 @@ export function startDeliveryLoop(ctx: AppContext): { stop(): Promise<void> } {
 
 class DeliveryLoop {
   private readonly cfg;
-  private readonly userAgent: string;
   private stopping = false;
   private tickQueued = false;
   private pollTimer: ReturnType<typeof setInterval> | null = null;
-  private purgeTimer: ReturnType<typeof setInterval> | null = null;
+  private retention: { stop(): void } | null = null;
   private unsubscribe: (() => void) | null = null;
-  private inflight = 0;
-  private readonly inflightBySub = new Map<number, number>();
-  /**
-   * Attempts in flight, in the order they started. Every attempt has the same timeout, so this is
-   * also deadline order: one sweeper timer aborts the expired ones from the front, instead of a
-   * timer armed and cleared per request.
-   */
-  private readonly running = new Map<number, { promise: Promise<void>; abort: AbortController; deadline: number }>();
-  private timeoutSweeper: ReturnType<typeof setInterval> | null = null;
   /** Attempts that finished and wait for the next tick. */
   private finished: FinishedAttempt[] = [];
   /** Leases to give back in the next tick (shutdown, or a subscription disabled meanwhile). */
@@ -89,8 +54,6 @@ class DeliveryLoop {
   private readonly ready = new Map<number, LeasedDelivery[]>();
   /** Enabled subscriptions as of the last claiming tick: every queued claim's subscription is here. */
   private subscriptions = new Map<number, SubscriptionTarget>();
-  private readonly ledger: DeliveryLedger;
-  private readonly literalTargets = new Map<string, ResolvedTarget>();
   private readyTotal = 0;
   /** Outcomes committed but not yet on disk (see `pump`). */
   private unsynced = 0;
@@ -103,38 +66,29 @@ class DeliveryLoop {
    * (`useGroupCommit` syncs once).
    */
   private eventsMark = 0;
-  /** Per subscription: attempt duration, smoothed (ms), to tell slow subscribers from a busy thread. */
-  private readonly pace = new Map<number, number>();
   /** Set once a WAL sync failed: nothing more is sent (the process is stopping; see `serve`). */
   private syncFailed = false;
-  private purging = false;
-  private readonly metrics;
+  private readonly perSubscriptionCap: number;
+  private readonly ledger: DeliveryLedger;
+  private readonly sender: DeliverySender;
+  private readonly pacer: DeliveryPacer;
+  private readonly metrics: DeliveryMetrics;
 
   constructor(private readonly ctx: AppContext) {
     this.cfg = ctx.config;
+    this.perSubscriptionCap = perSubscriptionCap(ctx.config);
     this.ledger = new DeliveryLedger(ctx.sqlite, {
       retrySchedule: ctx.config.webhookRetrySchedule,
       // A claim may wait in `ready` behind one attempt of its subscription, then run its own: 2 × timeout.
       leaseMs: 2 * ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS,
-      perSubscriptionConcurrency: perSubscriptionCap(ctx.config),
+      perSubscriptionConcurrency: this.perSubscriptionCap,
     });
-    this.userAgent = `Gatehouse-Webhooks/${ctx.version}`;
-    const registry = metricsFor(ctx);
-    this.metrics = {
-      attempts: registry.counter("gatehouse_webhook_attempts_total", "Webhook delivery attempts by outcome (delivered, retry, failed = dead-lettered, gone = 410).", ["outcome"]),
-      duration: registry.histogram("gatehouse_webhook_attempt_duration_seconds", "Duration of webhook HTTP attempts.", [], DEFAULT_BUCKETS),
-      disabled: registry.counter("gatehouse_webhook_subscriptions_disabled_total", "Subscriptions disabled by the engine (410 Gone or 5 days failing)."),
-      inFlight: registry.gauge("gatehouse_webhook_in_flight", "Webhook HTTP requests in flight."),
-      backlog: registry.gauge("gatehouse_webhook_backlog", "Pending webhook deliveries (due, scheduled for retry or in flight)."),
-    };
-    registry.onCollect(() => {
-      this.metrics.inFlight.set(undefined, this.inflight);
-      try {
-        this.metrics.backlog.set(undefined, deliveryBacklog(ctx));
-      } catch {
-        /* database closed: keep the last value */
-      }
-    });
+    this.sender = new DeliverySender(
+      { timeoutMs: ctx.config.webhookTimeoutMs, allowPrivateTargets: ctx.config.webhookAllowPrivateTargets, userAgent: `Gatehouse-Webhooks/${ctx.version}` },
+      (outcome) => this.onAttemptDone(outcome),
+    );
+    this.pacer = new DeliveryPacer(ctx.groupCommit);
+    this.metrics = new DeliveryMetrics(ctx, () => this.sender.inFlight);
   }
 
   start(): void {
@@ -144,29 +98,20 @@ class DeliveryLoop {
       this.requestTick();
     });
     this.pollTimer = setInterval(() => this.requestTick(), this.cfg.webhookPollIntervalMs);
-    this.purgeTimer = setInterval(() => void this.purge(), PURGE_EVERY_MS);
-    // Checked ten times per timeout (at most once per second): an attempt is cut off between
-    // timeout and timeout + 10% (at most + 1 s), and recorded as timed out after the configured time.
-    this.timeoutSweeper = setInterval(() => this.abortExpired(), Math.max(10, Math.min(1000, this.cfg.webhookTimeoutMs / 10)));
+    this.retention = startRetentionPurge(this.ctx);
+    this.sender.start();
     this.requestTick();
   }
 
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
-    this.ctx.groupCommit.holdWrites(false);
+    this.pacer.release();
     this.unsubscribe?.();
     if (this.pollTimer) clearInterval(this.pollTimer);
-    if (this.purgeTimer) clearInterval(this.purgeTimer);
+    this.retention?.stop();
     // Let in-flight attempts finish for a moment, then abort the rest; aborted ones give their lease back.
-    const grace = Math.min(Math.floor(this.cfg.webhookTimeoutMs / 2), 5_000);
-    const all = () => Promise.allSettled([...this.running.values()].map((r) => r.promise));
-    let graceTimer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([all(), new Promise((r) => (graceTimer = setTimeout(r, grace)))]);
-    clearTimeout(graceTimer);
-    for (const r of this.running.values()) r.abort.abort(new ShutdownAbort());
-    await all();
-    if (this.timeoutSweeper) clearInterval(this.timeoutSweeper);
+    await this.sender.drain(Math.min(Math.floor(this.cfg.webhookTimeoutMs / 2), 5_000));
     // Claims waiting for their events' sync join the ready queues (and are given back below).
     await this.ctx.groupCommit.durable().catch(() => {});
     for (const claims of this.awaitingSync) this.enqueue(claims);
@@ -194,15 +139,7 @@ class DeliveryLoop {
       this.ready.clear();
       this.readyTotal = 0;
     }
-    const budget = 2 * this.cfg.webhookConcurrency - this.inflight - this.readyTotal;
-    let claim: { budget: number; held: Record<number, number> } | null = null;
-    if (!this.stopping && budget > 0) {
-      const held: Record<number, number> = {};
-      for (const [subId, n] of this.inflightBySub) held[subId] = n;
-      for (const [subId, queue] of this.ready) held[subId] = (held[subId] ?? 0) + queue.length;
-      for (const claims of this.awaitingSync) for (const c of claims) held[c.subscriptionId] = (held[c.subscriptionId] ?? 0) + 1;
-      claim = { budget, held };
-    }
+    const claim = this.stopping ? null : this.claimRequest();
     if (finished.length === 0 && released.length === 0 && !claim) return;
     let result: TickResult;
     const eventsMark = this.eventsMark;
@@ -220,11 +157,8 @@ class DeliveryLoop {
     this.finished = [];
     this.released = [];
     if (finished.length > 0) this.awaitSync(finished.length);
-    // Metrics once per tick, and only after the commit.
-    for (const [outcome, n] of Object.entries(result.verdicts)) this.metrics.attempts.inc({ outcome }, n!);
-    for (const f of finished) this.metrics.duration.observe(undefined, f.durationMs / 1000);
+    this.metrics.committed(result, finished); // only after the commit
     for (const d of result.disabled) {
-      this.metrics.disabled.inc();
       this.ctx.log.warn("webhook subscription disabled", { subscriptionId: d.subscriptionId, reason: d.reason });
       this.dropQueued(d.subscriptionId);
     }
@@ -234,8 +168,8 @@ class DeliveryLoop {
       // meanwhile are not sent: their leases are given back at the next tick.
       for (const subId of this.ready.keys()) if (!this.subscriptions.has(subId)) this.dropQueued(subId);
     }
-    for (const f of finished) this.pace.set(f.subscriptionId, 0.8 * (this.pace.get(f.subscriptionId) ?? f.durationMs) + 0.2 * f.durationMs);
-    if (claim) this.reportPace(result.claims, Date.now());
+    this.pacer.observe(finished);
+    if (claim) this.pacer.claimed(result.claims, Date.now());
     this.readyTotal += result.claims.length;
     if (result.claims.length > 0) {
       if (this.ctx.groupCommit.isDurable(eventsMark)) this.enqueue(result.claims);
@@ -245,15 +179,15 @@ class DeliveryLoop {
     this.pump();
   }
 
-  /** Tells the group commit whether request writes should wait for this loop (see `BEHIND_MS`). */
-  private reportPace(claims: LeasedDelivery[], now: number): void {
-    let lateness = 0;
-    for (const c of claims) {
-      if (c.attempts !== 0 || (this.pace.get(c.subscriptionId) ?? 0) >= FAST_SUBSCRIBER_MS) continue;
-      lateness = Math.max(lateness, now - c.createdAt);
-    }
-    if (lateness > BEHIND_MS) this.ctx.groupCommit.holdWrites(true);
-    else if (lateness < CAUGHT_UP_MS) this.ctx.groupCommit.holdWrites(false);
+  /** How much this tick may claim: room under 2 × concurrency, and per subscription what is already held (in flight, queued, awaiting sync). */
+  private claimRequest(): { budget: number; held: Record<number, number> } | null {
+    const budget = 2 * this.cfg.webhookConcurrency - this.sender.inFlight - this.readyTotal;
+    if (budget <= 0) return null;
+    const held: Record<number, number> = {};
+    for (const [subId, n] of this.sender.inFlightBySubscription()) held[subId] = n;
+    for (const [subId, queue] of this.ready) held[subId] = (held[subId] ?? 0) + queue.length;
+    for (const claims of this.awaitingSync) for (const c of claims) held[c.subscriptionId] = (held[c.subscriptionId] ?? 0) + 1;
+    return { budget, held };
   }
 
   /** Queues claims for sending (already counted in `readyTotal`); those of subscriptions gone meanwhile are given back. */
@@ -321,7 +255,9 @@ class DeliveryLoop {
   /** Starts ready attempts, round-robin over subscriptions, within the global and per-subscription caps. */
   private pump(): void {
     if (this.stopping) return;
-    const cap = perSubscriptionCap(this.cfg);
+    const cap = this.perSubscriptionCap;
+    const concurrency = this.cfg.webhookConcurrency;
+    const sender = this.sender;
     let progressed = true;
     // Sent-but-unrecorded attempts (open + finished awaiting the commit) never exceed 2 × concurrency:
     // that is the most a crash can duplicate, even if ticks keep failing.
@@ -330,279 +266,25 @@ class DeliveryLoop {
     // them in the bound above instead was measured: it throttled sending by ~10 points of
     // throughput, as a flush takes 1–2 ms under load.) After a power loss, duplicates are therefore
     // bounded by 4 × concurrency; after a kill -9 by 2 × concurrency, as before.
-    const unrecordedLimit = this.syncFailed || this.unsynced >= 2 * this.cfg.webhookConcurrency ? 0 : 2 * this.cfg.webhookConcurrency;
-    while (progressed && this.readyTotal > 0 && this.inflight < this.cfg.webhookConcurrency && this.inflight + this.finished.length < unrecordedLimit) {
+    const unrecordedLimit = this.syncFailed || this.unsynced >= 2 * concurrency ? 0 : 2 * concurrency;
+    while (progressed && this.readyTotal > 0 && sender.inFlight < concurrency && sender.inFlight + this.finished.length < unrecordedLimit) {
       progressed = false;
       for (const [subId, queue] of this.ready) {
-        if (this.inflight >= this.cfg.webhookConcurrency || this.inflight + this.finished.length >= unrecordedLimit) break;
-        if ((this.inflightBySub.get(subId) ?? 0) >= cap) continue;
+        if (sender.inFlight >= concurrency || sender.inFlight + this.finished.length >= unrecordedLimit) break;
+        if (sender.inFlightFor(subId) >= cap) continue;
         const c = queue.shift()!;
         if (queue.length === 0) this.ready.delete(subId);
         this.readyTotal--;
-        this.launch(c, this.subscriptions.get(subId)!);
+        sender.send(c, this.subscriptions.get(subId)!);
         progressed = true;
       }
     }
   }
 
-  private launch(claim: LeasedDelivery, sub: SubscriptionTarget): void {
-    this.inflight++;
-    this.inflightBySub.set(sub.id, (this.inflightBySub.get(sub.id) ?? 0) + 1);
-    const abort = new AbortController();
-    const deadline = performance.now() + this.cfg.webhookTimeoutMs;
-    const promise = this.attempt(claim, sub, abort).then((outcome) => {
-      this.inflight--;
-      const n = (this.inflightBySub.get(sub.id) ?? 1) - 1;
-      if (n === 0) this.inflightBySub.delete(sub.id);
-      else this.inflightBySub.set(sub.id, n);
-      this.running.delete(claim.id);
-      if (outcome.kind === "attempted") this.finished.push(outcome.attempt);
-      else this.released.push(outcome.claim.id);
-      this.pump();
-      this.requestTick();
-    });
-    this.running.set(claim.id, { promise, abort, deadline });
+  private onAttemptDone(outcome: AttemptOutcome): void {
+    if (outcome.kind === "attempted") this.finished.push(outcome.attempt);
+    else this.released.push(outcome.claim.id);
+    this.pump();
+    this.requestTick();
   }
-
-  private abortExpired(): void {
-    const now = performance.now();
-    for (const r of this.running.values()) {
-      if (r.deadline > now) break; // started later, expires later
-      if (!r.abort.signal.aborted) r.abort.abort(new TimeoutAbort(this.cfg.webhookTimeoutMs));
-    }
-  }
-
-  /** One HTTP attempt. Never throws: every failure becomes an outcome. */
-  private async attempt(claim: LeasedDelivery, sub: SubscriptionTarget, abort: AbortController): Promise<Outcome> {
-    const startedAt = Date.now();
-    const ts = Math.floor(startedAt / 1000);
-    const body = envelopeBody(claim.name, Math.floor(claim.createdAt / 1000), claim.payload);
-    const signature = signatureHeader(sub.secrets, claim.uid, ts, body);
-    let result: AttemptResult;
-    let responseBody: string | null = null;
-    let responseHeaders: string | null = null;
-    let sent = false;
-    try {
-      // A cached (IP-literal) target is used without a round through a promise.
-      const target = this.literalTargets.get(sub.url) ?? (await this.target(sub.url, abort.signal));
-      // Host names the URL's host: we connect to the address the guard checked.
-      const headers = deliveryHeaders({ userAgent: this.userAgent, webhookId: claim.uid, timestampSeconds: ts, signature, host: target.hostHeader, workspaceId: claim.workspaceId, projectCode: claim.projectCode });
-      let res: Response | undefined;
-      sent = true; // past the guard: the request goes out (or at least its connection is tried)
-      for (let i = 0; !res; i++) {
-        // Connect to the address the guard checked (no second lookup); on a connection error try the next one.
-        try {
-          const init: RequestInit & { tls?: { serverName: string } } = { method: "POST", headers, body, redirect: "manual", signal: abort.signal };
-          if (target.serverName) init.tls = { serverName: target.serverName };
-          res = await fetch(target.candidates[i]!.connectUrl, init);
-        } catch (e) {
-          if (abort.signal.aborted || i + 1 >= target.candidates.length) throw e;
-        }
-      }
-      // Retry-After matters only for 429 and 503 (see retry.ts): no header lookup for the others.
-      const status = res.status;
-      result = { kind: "response", status, retryAfter: status === 429 || status === 503 ? res.headers.get("retry-after") : null };
-      responseHeaders = responseHeadersJson(res.headers);
-      responseBody = await readCapped(res, RESPONSE_BODY_LIMIT);
-    } catch (e) {
-      const reason = abort.signal.aborted ? abort.signal.reason : e;
-      if (reason instanceof ShutdownAbort) return { kind: "released", claim };
-      result = { kind: "error", error: describeError(reason) };
-    }
-    return {
-      kind: "attempted",
-      attempt: {
-        deliveryId: claim.id,
-        subscriptionId: sub.id,
-        attemptsBefore: claim.attempts,
-        previousAttemptId: claim.lastAttemptId,
-        startedAt,
-        durationMs: Date.now() - startedAt,
-        url: sub.url,
-        // The log shows what was sent: after a refusal before sending, no headers and no signature.
-        userAgent: sent ? this.userAgent : null,
-        signature: sent ? signature : null,
-        result,
-        responseBody,
-        responseHeaders,
-      },
-    };
-  }
-
-  /**
-   * The checked connect target. A URL whose host is an IP literal always resolves the same way,
-   * so its (guarded) result is cached; host names are resolved and checked on every attempt.
-   */
-  private target(url: string, signal: AbortSignal): Promise<ResolvedTarget> {
-    const cached = this.literalTargets.get(url);
-    if (cached) return Promise.resolve(cached);
-    const resolving = resolveTarget(url, this.cfg.webhookAllowPrivateTargets);
-    if (!hasIpLiteralHost(url)) return abortable(resolving, signal);
-    return resolving.then((t) => {
-      if (this.literalTargets.size > 1000) this.literalTargets.clear();
-      this.literalTargets.set(url, t);
-      return t;
-    });
-  }
-
-  /** Retention: delivered deliveries, attempts (by age: the log has no foreign key) and orphaned events go, in small batches. */
-  private async purge(): Promise<void> {
-    if (this.purging || this.stopping) return;
-    this.purging = true;
-    try {
-      await purgeExpired(this.ctx, Date.now(), () => this.stopping);
-    } catch (e) {
-      if (isLockBusy(e)) this.ctx.log.debug("webhook retention purge deferred: the database is locked by another connection");
-      else this.ctx.log.error("webhook retention purge failed", { error: String((e as Error)?.message ?? e) });
-    } finally {
-      this.purging = false;
-    }
-  }
-}
-
-/**
- * Deletes delivered deliveries, attempts and orphaned events older than the retention, in short
- * transactions with the event loop let through between them. Returns rows deleted.
- *
- * Deliveries have no index on `finished_at` (finishing one would have to move an entry in it on
- * the delivery path). Within one subscription's id range (tables.ts `deliveryId`; the ids from
- * before migration 0004 form one more range) ids grow with creation time, and a delivery finishes
- * after it is created; so every delivery that can go lies below the range's first one created
- * after the cutoff. The purge walks each range upwards in spans of `PURGE_SPAN` ids and stops
- * there. Each run therefore also reads the failed deliveries kept from before the cutoff (a rowid
- * range scan, cheap), and a clock stepped back can leave a delivery for the next run.
- */
-export async function purgeExpired(ctx: Pick<AppContext, "sqlite" | "config">, now: number, cancelled: () => boolean = () => false): Promise<number> {
-  const cutoff = now - ctx.config.webhookRetentionDays * 86_400_000;
-  const db = ctx.sqlite;
-  const letThrough = () => new Promise((r) => setImmediate(r)); // deliveries and requests go between batches
-  let total = 0;
-  const nextDelivery = db.query<{ id: number; created_at: number }, [number, number]>(
-    "SELECT id, created_at FROM webhook_deliveries WHERE id > ?1 AND id < ?2 ORDER BY id LIMIT 1",
-  );
-  const deleteSpan = db.query("DELETE FROM webhook_deliveries WHERE id >= ?1 AND id < ?2 AND status = 'delivered' AND finished_at < ?3");
-  const subscriptions = (db.query("SELECT id FROM webhook_subscriptions ORDER BY id").all() as { id: number }[]).map((s) => s.id);
-  for (const range of [0, ...subscriptions]) {
-    const rangeEnd = deliveryId(range + 1, 0);
-    for (let after = deliveryId(range, 0); ; ) {
-      if (cancelled()) return total;
-      const first = nextDelivery.get(after, rangeEnd);
-      if (!first || first.created_at >= cutoff) break;
-      const end = Math.min(first.id + PURGE_SPAN, rangeEnd);
-      total += withoutLockWait(db, () => db.transaction(() => deleteSpan.run(first.id, end, cutoff).changes).immediate());
-      after = end - 1;
-      await letThrough();
-    }
-  }
-  const batches = [
-    db.query(`DELETE FROM webhook_attempts WHERE id IN (SELECT id FROM webhook_attempts WHERE started_at < ?1 ORDER BY id LIMIT ${PURGE_BATCH})`),
-    db.query(
-      `DELETE FROM webhook_events WHERE id IN (SELECT e.id FROM webhook_events e WHERE e.created_at < ?1
-         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id) LIMIT ${PURGE_BATCH})`,
-    ),
-  ];
-  for (const batch of batches) {
-    for (;;) {
-      if (cancelled()) return total;
-      const n = withoutLockWait(db, () => db.transaction(() => batch.run(cutoff).changes).immediate());
-      total += n;
-      if (n < PURGE_BATCH) break;
-      await letThrough();
-    }
-  }
-  return total;
-}
-
-/**
- * Requests one subscription may have in flight: as configured, but always at least one global
- * slot short of GATEHOUSE_WEBHOOK_CONCURRENCY, so a hanging endpoint can never hold every slot
- * and delay the other subscriptions' deliveries, however the two keys are set (config.ts
- * refuses a global concurrency below 2).
- */
-export function perSubscriptionCap(cfg: Pick<AppContext["config"], "webhookConcurrency" | "webhookPerSubscriptionConcurrency">): number {
-  return Math.max(1, Math.min(cfg.webhookPerSubscriptionConcurrency, cfg.webhookConcurrency - 1));
-}
-
-class TimeoutAbort extends Error {
-  constructor(ms: number) {
-    super(`timed out after ${ms} ms`);
-  }
-}
-class ShutdownAbort extends Error {
-  constructor() {
-    super("aborted by shutdown");
-  }
-}
-
-function describeError(e: unknown): string {
-  if (e instanceof TimeoutAbort) return e.message;
-  if (e instanceof Error) {
-    const code = (e as { code?: string }).code;
-    return code && !e.message.includes(code) ? `${code}: ${e.message}` : e.message;
-  }
-  return String(e);
-}
-
-function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(
-      (v) => (signal.removeEventListener("abort", onAbort), resolve(v)),
-      (e) => (signal.removeEventListener("abort", onAbort), reject(e)),
-    );
-  });
-}
-
-/** The response headers as a JSON object for the attempt log, cut off after `RESPONSE_HEADERS_LIMIT` characters of names and values. */
-export function responseHeadersJson(headers: Headers): string {
-  const out: Record<string, string> = {};
-  let size = 0;
-  for (const [name, value] of headers) {
-    size += name.length + value.length;
-    if (size > RESPONSE_HEADERS_LIMIT) break;
-    out[name] = value;
-  }
-  return JSON.stringify(out);
-}
-
-/** Reads at most `limit` bytes of the body as text, then cancels the rest; never throws. */
-async function readCapped(res: Response, limit: number): Promise<string | null> {
-  // The common case, a short answer with a length: read it whole (cheaper than a stream reader).
-  // Checked before `res.body` is touched: that getter creates a stream object, which the whole
-  // read does not need (measured: 0.2–1 µs of the main thread per delivery).
-  const declared = Number(res.headers.get("content-length") ?? NaN);
-  if (declared >= 0 && declared <= limit) {
-    try {
-      return await res.text();
-    } catch {
-      return "";
-    }
-  }
-  if (!res.body) return null;
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < limit) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-    }
-    if (size >= limit) await reader.cancel().catch(() => {});
-  } catch {
-    /* a body cut off by the timeout keeps what arrived */
-  }
-  if (size === 0) return "";
-  const all = new Uint8Array(Math.min(size, limit));
-  let off = 0;
-  for (const c of chunks) {
-    const part = c.subarray(0, Math.min(c.byteLength, all.byteLength - off));
-    all.set(part, off);
-    off += part.byteLength;
-    if (off >= all.byteLength) break;
-  }
-  return new TextDecoder().decode(all);
 }

@@ -9,8 +9,8 @@ import type { DeliveryStatus } from "./tables";
  * that will not be sent, and (3) claims due deliveries up to the budget the HTTP side has room for,
  * subscription by subscription.
  *
- * The HTTP side (`dispatcher.ts`) owns what is in memory (in-flight attempts, queued claims); this
- * class owns the rows. Everything in and out of a tick is plain data, so the state machine is
+ * The loop (`dispatcher.ts`: queued claims) and the sender (`sender.ts`: attempts in flight) own
+ * what is in memory; this class owns the rows. Everything in and out of a tick is plain data, so the state machine is
  * tested on its own (test/webhooks/ledger.test.ts).
  */
 

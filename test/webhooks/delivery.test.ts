@@ -290,7 +290,7 @@ test("a subscription failing for 5 days without a success is disabled with a rea
 });
 
 test("retention purges delivered deliveries, their attempts and orphaned events, and keeps failed ones", async () => {
-  const { purgeExpired } = await import("../../src/webhooks/dispatcher");
+  const { purgeExpired } = await import("../../src/webhooks/retention");
   const { app, rx } = setup({ webhookRetrySchedule: [10] });
   const sub = await app.subscribe({ url: rx.url });
   app.publish("case.deleted", { id: 1 });
@@ -309,7 +309,7 @@ test("retention purges delivered deliveries, their attempts and orphaned events,
 });
 
 test("retention walks each range of delivery ids across many transactions: old delivered rows go; failed, recent and redelivered ones stay", async () => {
-  const { purgeExpired } = await import("../../src/webhooks/dispatcher");
+  const { purgeExpired } = await import("../../src/webhooks/retention");
   const { deliveryId } = await import("../../src/webhooks/tables");
   const { app } = setup();
   const sub = await app.subscribe({ url: "http://127.0.0.1:9/hook" });

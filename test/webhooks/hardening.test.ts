@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from "bun:test";
-import { perSubscriptionCap } from "../../src/webhooks/dispatcher";
+import { perSubscriptionCap } from "../../src/webhooks/pacing";
 import { startReceiver, webhookTestApp } from "./harness";
 
 const cleanups: (() => unknown)[] = [];

@@ -1,0 +1,93 @@
+import type { AppContext } from "../context";
+import { isLockBusy, withoutLockWait } from "../db/lock-wait";
+import { deliveryId } from "./tables";
+
+/**
+ * Retention: delivered deliveries, attempts (by age: the log has no foreign key) and orphaned
+ * events older than GATEHOUSE_WEBHOOK_RETENTION_DAYS go, in small batches, on a timer of their
+ * own beside the delivery loop. Failed deliveries stay (they are the dead letters).
+ */
+
+const PURGE_EVERY_MS = 10 * 60 * 1000;
+/** Rows per transaction, so no transaction is long. */
+const PURGE_BATCH = 1000;
+/** Delivery ids walked per purge transaction (see `purgeExpired`). */
+const PURGE_SPAN = 2000;
+
+/** Runs `purgeExpired` every `PURGE_EVERY_MS`, one run at a time; `stop` cancels a run between batches. */
+export function startRetentionPurge(ctx: Pick<AppContext, "sqlite" | "config" | "log">): { stop(): void } {
+  let stopped = false;
+  let purging = false;
+  const run = async () => {
+    if (purging || stopped) return;
+    purging = true;
+    try {
+      await purgeExpired(ctx, Date.now(), () => stopped);
+    } catch (e) {
+      if (isLockBusy(e)) ctx.log.debug("webhook retention purge deferred: the database is locked by another connection");
+      else ctx.log.error("webhook retention purge failed", { error: String((e as Error)?.message ?? e) });
+    } finally {
+      purging = false;
+    }
+  };
+  const timer = setInterval(() => void run(), PURGE_EVERY_MS);
+  return {
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
+}
+
+/**
+ * Deletes delivered deliveries, attempts and orphaned events older than the retention, in short
+ * transactions with the event loop let through between them. Returns rows deleted.
+ *
+ * Deliveries have no index on `finished_at` (finishing one would have to move an entry in it on
+ * the delivery path). Within one subscription's id range (tables.ts `deliveryId`; the ids from
+ * before migration 0004 form one more range) ids grow with creation time, and a delivery finishes
+ * after it is created; so every delivery that can go lies below the range's first one created
+ * after the cutoff. The purge walks each range upwards in spans of `PURGE_SPAN` ids and stops
+ * there. Each run therefore also reads the failed deliveries kept from before the cutoff (a rowid
+ * range scan, cheap), and a clock stepped back can leave a delivery for the next run.
+ */
+export async function purgeExpired(ctx: Pick<AppContext, "sqlite" | "config">, now: number, cancelled: () => boolean = () => false): Promise<number> {
+  const cutoff = now - ctx.config.webhookRetentionDays * 86_400_000;
+  const db = ctx.sqlite;
+  const letThrough = () => new Promise((r) => setImmediate(r)); // deliveries and requests go between batches
+  let total = 0;
+  const nextDelivery = db.query<{ id: number; created_at: number }, [number, number]>(
+    "SELECT id, created_at FROM webhook_deliveries WHERE id > ?1 AND id < ?2 ORDER BY id LIMIT 1",
+  );
+  const deleteSpan = db.query("DELETE FROM webhook_deliveries WHERE id >= ?1 AND id < ?2 AND status = 'delivered' AND finished_at < ?3");
+  const subscriptions = (db.query("SELECT id FROM webhook_subscriptions ORDER BY id").all() as { id: number }[]).map((s) => s.id);
+  for (const range of [0, ...subscriptions]) {
+    const rangeEnd = deliveryId(range + 1, 0);
+    for (let after = deliveryId(range, 0); ; ) {
+      if (cancelled()) return total;
+      const first = nextDelivery.get(after, rangeEnd);
+      if (!first || first.created_at >= cutoff) break;
+      const end = Math.min(first.id + PURGE_SPAN, rangeEnd);
+      total += withoutLockWait(db, () => db.transaction(() => deleteSpan.run(first.id, end, cutoff).changes).immediate());
+      after = end - 1;
+      await letThrough();
+    }
+  }
+  const batches = [
+    db.query(`DELETE FROM webhook_attempts WHERE id IN (SELECT id FROM webhook_attempts WHERE started_at < ?1 ORDER BY id LIMIT ${PURGE_BATCH})`),
+    db.query(
+      `DELETE FROM webhook_events WHERE id IN (SELECT e.id FROM webhook_events e WHERE e.created_at < ?1
+         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id) LIMIT ${PURGE_BATCH})`,
+    ),
+  ];
+  for (const batch of batches) {
+    for (;;) {
+      if (cancelled()) return total;
+      const n = withoutLockWait(db, () => db.transaction(() => batch.run(cutoff).changes).immediate());
+      total += n;
+      if (n < PURGE_BATCH) break;
+      await letThrough();
+    }
+  }
+  return total;
+}
