@@ -197,7 +197,7 @@ export const EVENTS = {
       {
         id: Id,
         title: t.String(),
-        case_id: t.Integer({ minimum: 1, description: "Case where the error occurred" }),
+        case_id: t.Integer({ minimum: 0, description: "Case where the error occurred; 0 when the defect names none" }),
         step: t.Integer({ minimum: 0, description: "Step position where it occurred" }),
         actual_result: t.String(),
         attachments: t.Array(Id),

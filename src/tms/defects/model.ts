@@ -5,8 +5,9 @@ import { EnumInput, EnumSlug } from "../shared/enum-schemas";
 import { SEVERITY } from "../shared/enums";
 
 /**
- * Qase `DefectCreate` plus where the defect was seen: `case_id` and `step` directly, or
- * `result_hash` of a failed result (fills `case_id`, the run, and the first failed step).
+ * Qase `DefectCreate` (which names no case) plus, optionally, where the defect was seen: `case_id`
+ * and `step` directly, or `result_hash` of a failed result (fills `case_id`, the run, and the
+ * first failed step).
  */
 export const DefectCreate = t.Object({
   title: t.String({ minLength: 1, maxLength: 255 }),

@@ -18,7 +18,9 @@ import { defects } from "./tables";
 type Row = typeof defects.$inferSelect;
 /** A defect to insert; `caseId`, `runId` and `milestoneId` are row keys. */
 export type DefectInput = {
-  title: string; actualResult: string; severity: (typeof SEVERITY.names)[number]; caseId: number;
+  title: string; actualResult: string; severity: (typeof SEVERITY.names)[number];
+  /** The case it was seen in; null when the defect names none (Qase's DefectCreate has no case). */
+  caseId: number | null;
   /** Position of the failing step; 0 when not known. */
   step: number;
   runId?: number | null; resultHash?: string | null; milestoneId?: number | null; attachments: number[]; tags?: string[];
@@ -49,7 +51,9 @@ export function insertDefect(tx: Tx, p: ProjectRow, caller: Caller, v: DefectInp
     runId: v.runId ?? null, resultHash: v.resultHash ?? null, milestoneId: v.milestoneId ?? null, attachments: v.attachments,
     tags: v.tags ?? [], authorId: caller.userId, created: now, updated: now,
   });
-  publish(tx, "defect.created", { id: d.number, title: d.title, case_id: numbersIn(tx).of("case", v.caseId), step: d.step, actual_result: d.actualResult, attachments: d.attachments }, { projectCode: p.code });
+  // `case_id` 0 = no case, as `step` 0 = no step: the payload keeps the integer spec §6 types it as.
+  const caseNumber = v.caseId != null ? numbersIn(tx).of("case", v.caseId) ?? 0 : 0;
+  publish(tx, "defect.created", { id: d.number, title: d.title, case_id: caseNumber, step: d.step, actual_result: d.actualResult, attachments: d.attachments }, { projectCode: p.code });
   return d;
 }
 
@@ -71,13 +75,13 @@ export function createDefect(db: Db, caller: Caller, code: string, body: DefectC
       runId = r.runId;
       if (body.step == null) step = r.steps.find((s) => s.status === "failed" || s.status === "invalid")?.position ?? 0;
     }
-    // Every defect names the case it was seen in (defect.created carries case_id).
-    if (!c) throw badRequest("A defect needs `case_id` (or `result_hash` of a failed result)", "case_id");
-    if (body.step != null && c.steps.length && !c.steps.some((s) => s.position === body.step)) throw badRequest(`Test case ${c.number} has no step ${body.step}`, "step");
+    // Qase's DefectCreate names no case: a defect may stand alone (`step` then means nothing).
+    if (!c && body.step != null) throw badRequest("`step` needs the case it belongs to (`case_id` or `result_hash`)", "step");
+    if (c && body.step != null && c.steps.length && !c.steps.some((s) => s.position === body.step)) throw badRequest(`Test case ${c.number} has no step ${body.step}`, "step");
     const milestoneId = optRefId(tx, "milestone", p.id, body.milestone_id, "milestone_id") ?? null;
     const d = insertDefect(tx, p, caller, {
       title: body.title, actualResult: body.actual_result, severity: body.severity != null ? enumName(SEVERITY, body.severity) : "normal",
-      caseId: c.id, step, runId, resultHash: body.result_hash ?? null, milestoneId, attachments: attachmentIds(body.attachments), tags: body.tags ?? [],
+      caseId: c?.id ?? null, step, runId, resultHash: body.result_hash ?? null, milestoneId, attachments: attachmentIds(body.attachments), tags: body.tags ?? [],
     });
     return { id: d.number };
   }, { behavior: "immediate" });
