@@ -27,8 +27,8 @@ export function assertAdmin(ctx: AppContext, request: Request): void {
     throw new ApiError(401, "unauthorized", "A valid admin bearer token is required", undefined, { "www-authenticate": "Bearer" });
 }
 
-/** What the admin home answers before a route runs: no or a wrong token (401), no admin token configured (503). */
-export const ADMIN_GUARD_ERRORS = [401, 503] as const satisfies readonly ErrorStatus[];
+/** What the admin home answers before a route runs: no or a wrong credential (401), a role below the route's (403), no admin token configured (503). */
+export const ADMIN_GUARD_ERRORS = [401, 403, 503] as const satisfies readonly ErrorStatus[];
 /** Admin routes with a body: invalid (400), over the admin body limit (413), not JSON (415). */
 export const ADMIN_BODY_ERRORS = [400, 413, 415] as const satisfies readonly ErrorStatus[];
 

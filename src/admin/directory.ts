@@ -1,3 +1,4 @@
+import { adminAccess } from "./access";
 import { and, asc, count, eq, exists, inArray, or, sql } from "drizzle-orm";
 import { adminResponses } from "./auth";
 import { Elysia, t } from "elysia";
@@ -94,6 +95,7 @@ const groupColumns = {
 
 export function directoryAdminRoutes(ctx: AppContext) {
   return new Elysia({ name: "admin-directory", prefix: "/directory" })
+    .use(adminAccess())
     .get(
       "/users",
       ({ query }) => {
@@ -115,7 +117,7 @@ export function directoryAdminRoutes(ctx: AppContext) {
         const emails = emailsOf(ctx, rows.map((r) => r.id));
         return { total, limit, offset, items: rows.map((r) => userView(r, emails.get(r.id) ?? [])) };
       },
-      { query: UserListQuery, response: adminResponses({ 200: page(UserSummary) }, [400]), detail: { tags, summary: "Users (search by name or e-mail, filter by active and type, paging)" } },
+      { role: "viewer", query: UserListQuery, response: adminResponses({ 200: page(UserSummary) }, [400]), detail: { tags, summary: "Users (search by name or e-mail, filter by active and type, paging)" } },
     )
     .get(
       "/users/:id",
@@ -148,7 +150,7 @@ export function directoryAdminRoutes(ctx: AppContext) {
             .all(),
         };
       },
-      { params: t.Object({ id: t.Numeric({ minimum: 1 }) }), response: adminResponses({ 200: UserDetail }, [400, 404]), detail: { tags, summary: "A user with their groups, API tokens and status" } },
+      { role: "viewer", params: t.Object({ id: t.Numeric({ minimum: 1 }) }), response: adminResponses({ 200: UserDetail }, [400, 404]), detail: { tags, summary: "A user with their groups, API tokens and status" } },
     )
     .get(
       "/groups",
@@ -172,7 +174,7 @@ export function directoryAdminRoutes(ctx: AppContext) {
         const total = ctx.db.select({ n: count() }).from(groups).where(where).get()!.n;
         return { total, limit, offset, items };
       },
-      { query: GroupListQuery, response: adminResponses({ 200: page(GroupSummary) }, [400]), detail: { tags, summary: "Groups (teams) with their member counts" } },
+      { role: "viewer", query: GroupListQuery, response: adminResponses({ 200: page(GroupSummary) }, [400]), detail: { tags, summary: "Groups (teams) with their member counts" } },
     )
     .get(
       "/groups/:id",
@@ -189,6 +191,6 @@ export function directoryAdminRoutes(ctx: AppContext) {
           .all();
         return { ...g, memberList };
       },
-      { params: t.Object({ id: t.String({ maxLength: 200 }) }), response: adminResponses({ 200: GroupDetail }, [400, 404]), detail: { tags, summary: "A group with its members" } },
+      { role: "viewer", params: t.Object({ id: t.String({ maxLength: 200 }) }), response: adminResponses({ 200: GroupDetail }, [400, 404]), detail: { tags, summary: "A group with its members" } },
     );
 }

@@ -4,7 +4,10 @@ import { readJsonApiBody } from "../http/body";
 import { scimAdminRoutes } from "../scim/tokens";
 import { apiTokenAdminRoutes } from "../tms/tokens";
 import { webhookAdminRoutes } from "../webhooks";
-import { ADMIN_PREFIX, assertAdmin, isAdminPath } from "./auth";
+import { guardAdminRequest } from "./access";
+import { ADMIN_PREFIX, isAdminPath } from "./auth";
+import { isRole, ROLE_KEY, routeRoleTable, type Role } from "./roles";
+import { adminTokenAdminRoutes } from "./tokens";
 import { directoryAdminRoutes } from "./directory";
 import { instanceAdminRoutes } from "./instance";
 import { workspacesAdminRoutes } from "./workspaces";
@@ -29,24 +32,39 @@ const ADMIN_ROUTERS: ((ctx: AppContext) => Elysia<any, any, any, any, any, any, 
   directoryAdminRoutes,
   instanceAdminRoutes,
   workspacesAdminRoutes,
+  adminTokenAdminRoutes,
 ];
 
+/** Every admin route with the role it declared (undefined when it declared none: the route-role test fails on it). */
+export function adminRouteRoles(app: { routes: { method: string; path: string; hooks: unknown }[] }) {
+  return app.routes
+    .filter((r) => isAdminPath("http://h" + r.path))
+    .map((r) => {
+      const declared = ((r.hooks as { detail?: Record<string, unknown> } | undefined)?.detail ?? {})[ROLE_KEY];
+      return { method: r.method, path: r.path, role: isRole(declared) ? declared : undefined };
+    });
+}
+
 /**
- * The admin API's one home: `Authorization: Bearer $GATEHOUSE_ADMIN_TOKEN` on everything under
- * /api/admin/ (unknown admin paths included), checked in onRequest — before routing, parsing
- * or validation, so an unauthenticated caller gets 401 and not one byte of its body is read.
- * Bodies are then read as JSON within ADMIN_MAX_BODY_BYTES (413, counted while reading; another
- * media type → 415).
+ * The admin API's one home and its one guard: on everything under /api/admin/ (unknown admin
+ * paths included) the caller is authenticated and their role compared with the role the route
+ * declared (src/admin/access.ts), in onRequest — before routing, parsing or validation, so a
+ * caller without a credential gets 401, one without the role 403, and not one byte of the body
+ * is read. Bodies are then read as JSON within ADMIN_MAX_BODY_BYTES (413, counted while reading;
+ * another media type → 415).
  */
 export function adminRoutes(ctx: AppContext) {
+  let roleOf: (method: string, path: string) => Role | null = () => "owner";
   const home = new Elysia({ name: "admin", prefix: ADMIN_PREFIX })
     // onRequest hooks run for every request (there is no route yet), hence the path check.
     .onRequest(({ request }) => {
-      if (isAdminPath(request.url)) assertAdmin(ctx, request);
+      if (isAdminPath(request.url)) guardAdminRequest(ctx, request, roleOf);
     })
     .onParse(({ request }) => readJsonApiBody(request, ADMIN_MAX_BODY_BYTES))
     // Never reached (the reader above always answers): the OpenAPI generator lists a body's
     // media types only from named parsers, so this documents the bodies as JSON.
     .onParse({ fn: "json" } as never);
-  return ADMIN_ROUTERS.reduce((app, router) => app.use(router(ctx)), home as Elysia<any, any, any, any, any, any, any>);
+  const app = ADMIN_ROUTERS.reduce((app, router) => app.use(router(ctx)), home as Elysia<any, any, any, any, any, any, any>);
+  roleOf = routeRoleTable(adminRouteRoles(app));
+  return app;
 }

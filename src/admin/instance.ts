@@ -1,3 +1,4 @@
+import { adminAccess } from "./access";
 import { statSync } from "node:fs";
 import { adminResponses } from "./auth";
 import { Elysia, t } from "elysia";
@@ -37,6 +38,7 @@ export function instanceAdminRoutes(ctx: AppContext) {
     }
   };
   return new Elysia({ name: "admin-instance" })
+    .use(adminAccess())
     .get(
       "/instance",
       () => {
@@ -51,6 +53,6 @@ export function instanceAdminRoutes(ctx: AppContext) {
           links: { openapi: "/openapi", metrics: "/metrics" },
         };
       },
-      { response: adminResponses({ 200: InstanceInfo }), detail: { tags: ["Operations"], summary: "Version, uptime, database size and webhook backlog" } },
+      { role: "viewer", response: adminResponses({ 200: InstanceInfo }), detail: { tags: ["Operations"], summary: "Version, uptime, database size and webhook backlog" } },
     );
 }

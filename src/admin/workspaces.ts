@@ -1,3 +1,4 @@
+import { adminAccess } from "./access";
 import { Elysia, t } from "elysia";
 import { ADMIN_BODY_ERRORS, adminResponses } from "./auth";
 import type { AppContext } from "../context";
@@ -25,17 +26,19 @@ const IdParams = t.Object({ id: t.Numeric({ minimum: 1 }) });
 
 export function workspacesAdminRoutes(ctx: AppContext) {
   return new Elysia({ name: "workspaces-admin" })
-    .get("/workspaces", () => ({ items: listWorkspaces(ctx.db) }), { response: adminResponses({ 200: t.Object({ items: t.Array(Workspace) }) }), detail: { tags, summary: "List workspaces" } })
+    .use(adminAccess())
+    .get("/workspaces", () => ({ items: listWorkspaces(ctx.db) }), { role: "viewer", response: adminResponses({ 200: t.Object({ items: t.Array(Workspace) }) }), detail: { tags, summary: "List workspaces" } })
     .post("/workspaces", ({ body, set }) => {
       set.status = 201;
       return createWorkspace(ctx.db, body.name);
-    }, { body: t.Object({ name: Name }, { examples: [{ name: "Contractors" }] }), response: adminResponses({ 201: Workspace }, [...ADMIN_BODY_ERRORS, 409]), detail: { tags, summary: "Create a workspace" } })
-    .get("/workspaces/:id", ({ params }) => getWorkspace(ctx.db, params.id), { params: IdParams, response: adminResponses({ 200: Workspace }, [400, 404]), detail: { tags, summary: "One workspace" } })
+    }, { role: "owner", body: t.Object({ name: Name }, { examples: [{ name: "Contractors" }] }), response: adminResponses({ 201: Workspace }, [...ADMIN_BODY_ERRORS, 409]), detail: { tags, summary: "Create a workspace" } })
+    .get("/workspaces/:id", ({ params }) => getWorkspace(ctx.db, params.id), { role: "viewer", params: IdParams, response: adminResponses({ 200: Workspace }, [400, 404]), detail: { tags, summary: "One workspace" } })
     .patch("/workspaces/:id", ({ params, body }) => {
       const updated = updateWorkspace(ctx.db, params.id, body);
       invalidateScimCaches(); // an archived workspace's tokens stop at once
       return updated;
     }, {
+      role: "owner",
       params: IdParams,
       body: t.Object(
         { name: t.Optional(Name), archived: t.Optional(t.Boolean({ description: "true archives (its SCIM tokens answer 403), false restores" })) },

@@ -10,9 +10,9 @@ const FLUSH_AFTER_MS = 50;
  * waiting for the write lock. A locked or full database loses the stamp (the next use notes it
  * again) and never fails or slows the request that used the token.
  */
-export function lastUsedRecorder(sqlite: Database, table: "api_tokens" | "scim_tokens") {
-  const update = sqlite.query<unknown, [string, number]>(`UPDATE ${table} SET last_used_at = ?1 WHERE id = ?2`);
-  const pending = new Map<number, string>();
+export function lastUsedRecorder(sqlite: Database, table: "api_tokens" | "scim_tokens" | "admin_tokens") {
+  const update = sqlite.query<unknown, [string | number, number]>(`UPDATE ${table} SET last_used_at = ?1 WHERE id = ?2`);
+  const pending = new Map<number, string | number>();
   let timer: ReturnType<typeof setTimeout> | null = null;
   const flush = () => {
     timer = null;
@@ -25,7 +25,7 @@ export function lastUsedRecorder(sqlite: Database, table: "api_tokens" | "scim_t
     }
   };
   /** Notes a use of `tokenId` at `at` (the table's own timestamp format). */
-  return (tokenId: number, at: string) => {
+  return (tokenId: number, at: string | number) => {
     pending.set(tokenId, at);
     if (!timer) {
       timer = setTimeout(flush, FLUSH_AFTER_MS);

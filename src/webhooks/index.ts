@@ -1,4 +1,5 @@
 import { Elysia, t } from "elysia";
+import { adminAccess } from "../admin/access";
 import { ADMIN_BODY_ERRORS, adminResponses } from "../admin/auth";
 import { NoContent } from "../http/responses";
 import type { AppContext } from "../context";
@@ -13,6 +14,7 @@ const tags = ["Webhooks (admin)"];
 /** Webhook subscriptions, delivery log and replay; mounted under /api/admin by src/admin. */
 export function webhookAdminRoutes(ctx: AppContext) {
   return new Elysia({ name: "webhooks-admin" })
+    .use(adminAccess())
     .post(
       "/webhooks",
       ({ body, set }) => {
@@ -20,30 +22,35 @@ export function webhookAdminRoutes(ctx: AppContext) {
         return svc.createSubscription(ctx, body);
       },
       {
+        role: "operator",
         body: m.SubscriptionCreate,
         response: adminResponses({ 201: m.SubscriptionWithSecret }, [...ADMIN_BODY_ERRORS, 409]),
         detail: { tags, summary: "Create a subscription (the secret is shown only in this answer)" },
       },
     )
     .get("/webhooks/events", () => ({ items: Object.entries(EVENTS).map(([name, e]) => ({ name, trigger: e.trigger })) }), {
+      role: "viewer",
       response: adminResponses({ 200: m.EventCatalog }),
       detail: { tags, summary: "The event catalog: every event a subscription can choose, with when it is sent" },
     })
     .get("/webhooks", () => {
       const items = svc.listSubscriptions(ctx);
       return { total: items.length, items };
-    }, { response: adminResponses({ 200: m.SubscriptionList }), detail: { tags, summary: "List subscriptions" } })
+    }, { role: "viewer", response: adminResponses({ 200: m.SubscriptionList }), detail: { tags, summary: "List subscriptions" } })
     .get("/webhooks/:id", ({ params }) => svc.getSubscription(ctx, params.id), {
+      role: "viewer",
       params: IdParam,
       response: adminResponses({ 200: m.Subscription }, [400, 404]),
       detail: { tags, summary: "Get a subscription" },
     })
     .get("/webhooks/:id/health", ({ params }) => subscriptionHealth(ctx, params.id), {
+      role: "viewer",
       params: IdParam,
       response: adminResponses({ 200: m.SubscriptionHealth }, [400, 404]),
       detail: { tags, summary: "Health: failing since, last error, deliveries waiting for a retry, success rate over the last day" },
     })
     .patch("/webhooks/:id", ({ params, body }) => svc.updateSubscription(ctx, params.id, body), {
+      role: "operator",
       params: IdParam,
       body: m.SubscriptionPatch,
       response: adminResponses({ 200: m.Subscription }, [...ADMIN_BODY_ERRORS, 404, 409]),
@@ -55,9 +62,10 @@ export function webhookAdminRoutes(ctx: AppContext) {
         svc.deleteSubscription(ctx, params.id);
         return new Response(null, { status: 204 });
       },
-      { params: IdParam, response: adminResponses({ 204: NoContent }, [400, 404]), detail: { tags, summary: "Delete a subscription with its deliveries" } },
+      { role: "operator", params: IdParam, response: adminResponses({ 204: NoContent }, [400, 404]), detail: { tags, summary: "Delete a subscription with its deliveries" } },
     )
     .post("/webhooks/:id/rotate-secret", ({ params }) => svc.rotateSecret(ctx, params.id), {
+      role: "operator",
       params: IdParam,
       response: adminResponses({ 200: m.RotatedSecret }, [400, 404]),
       detail: { tags, summary: "Rotate the signing secret (the old one keeps signing for 24 h)" },
@@ -69,6 +77,7 @@ export function webhookAdminRoutes(ctx: AppContext) {
         return svc.enqueueTest(ctx, params.id, body.event, body.count ?? 1);
       },
       {
+        role: "operator",
         params: IdParam,
         body: m.TestRequest,
         response: adminResponses({ 202: m.TestResult }, [...ADMIN_BODY_ERRORS, 404, 409]),
@@ -76,6 +85,7 @@ export function webhookAdminRoutes(ctx: AppContext) {
       },
     )
     .get("/webhooks/:id/deliveries", ({ params, query }) => svc.listDeliveries(ctx, params.id, query), {
+      role: "viewer",
       params: IdParam,
       query: m.DeliveryListQuery,
       response: adminResponses({ 200: m.DeliveryPage }, [400, 404]),
@@ -88,6 +98,7 @@ export function webhookAdminRoutes(ctx: AppContext) {
         return svc.recover(ctx, params.id, body.since);
       },
       {
+        role: "operator",
         params: IdParam,
         body: m.RecoverRequest,
         response: adminResponses({ 202: m.RecoverResult }, [...ADMIN_BODY_ERRORS, 404, 409]),
@@ -95,6 +106,7 @@ export function webhookAdminRoutes(ctx: AppContext) {
       },
     )
     .get("/deliveries/:id", ({ params }) => svc.getDelivery(ctx, params.id), {
+      role: "viewer",
       params: IdParam,
       response: adminResponses({ 200: m.DeliveryDetail }, [400, 404]),
       detail: { tags, summary: "One delivery: event, payload and every attempt" },
@@ -105,6 +117,6 @@ export function webhookAdminRoutes(ctx: AppContext) {
         set.status = 202;
         return svc.redeliver(ctx, params.id);
       },
-      { params: IdParam, response: adminResponses({ 202: m.Requeued }, [400, 404, 409]), detail: { tags, summary: "Send one delivery again (same webhook-id, fresh retry cycle)" } },
+      { role: "operator", params: IdParam, response: adminResponses({ 202: m.Requeued }, [400, 404, 409]), detail: { tags, summary: "Send one delivery again (same webhook-id, fresh retry cycle)" } },
     );
 }

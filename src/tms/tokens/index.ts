@@ -1,4 +1,5 @@
 import { Elysia, t } from "elysia";
+import { adminAccess } from "../../admin/access";
 import { ADMIN_BODY_ERRORS, adminResponses } from "../../admin/auth";
 import { NoContent } from "../../http/responses";
 import type { AppContext } from "../../context";
@@ -10,16 +11,17 @@ const detail = (summary: string) => ({ tags: ["Admin: API tokens"], summary });
 /** Admin management of the `Token`-header credentials used by /api/v1 and /api/v2; mounted under /api/admin by src/admin. */
 export function apiTokenAdminRoutes(ctx: AppContext) {
   return new Elysia()
+    .use(adminAccess())
     .post("/api-tokens", ({ body, set }) => {
       set.status = 201;
       return createApiToken(ctx.db, body);
-    }, { body: ApiTokenCreate, response: adminResponses({ 201: ApiTokenCreated }, [...ADMIN_BODY_ERRORS, 404, 409]), detail: detail("Create an API token (shown once)") })
+    }, { role: "operator", body: ApiTokenCreate, response: adminResponses({ 201: ApiTokenCreated }, [...ADMIN_BODY_ERRORS, 404, 409]), detail: detail("Create an API token (shown once)") })
     .get("/api-tokens", () => {
       const items = listApiTokens(ctx.db);
       return { total: items.length, items };
-    }, { response: adminResponses({ 200: t.Object({ total: t.Integer(), items: t.Array(ApiTokenView) }) }), detail: detail("List API tokens (never the token itself)") })
+    }, { role: "viewer", response: adminResponses({ 200: t.Object({ total: t.Integer(), items: t.Array(ApiTokenView) }) }), detail: detail("List API tokens (never the token itself)") })
     .delete("/api-tokens/:id", ({ params, set }) => {
       revokeApiToken(ctx.db, params.id);
       set.status = 204;
-    }, { params: TokenIdParam, response: adminResponses({ 204: NoContent }, [400, 404]), detail: detail("Revoke an API token") });
+    }, { role: "operator", params: TokenIdParam, response: adminResponses({ 204: NoContent }, [400, 404]), detail: detail("Revoke an API token") });
 }
