@@ -82,7 +82,7 @@ const INTRO = [
 ].join("\n");
 
 const SCIM_AUTH = "Send a SCIM token as `Authorization: Bearer <token>` (create one with `gatehouse scim-token create --name <idp>` or `POST /api/admin/scim-tokens`). Errors are SCIM Error bodies.";
-const ADMIN_AUTH = "Send the admin token as `Authorization: Bearer $GATEHOUSE_ADMIN_TOKEN`; with no admin token configured these routes answer 503.";
+const ADMIN_AUTH = "Send `Authorization: Bearer` with $GATEHOUSE_ADMIN_TOKEN (owner) or an admin API token (its role); each operation needs the role in its `x-gatehouse-role` (viewer < operator < owner; 403 otherwise); with no admin token configured these routes answer 503.";
 const TMS_AUTH = "Send an API token in the `Token` header (create one with `POST /api/admin/api-tokens`), as the Qase clients do.";
 
 /** Every tag an operation may carry, with what it covers and how to authenticate for it. */
@@ -112,6 +112,7 @@ export const OPENAPI_TAGS: { name: string; group: string; description: string }[
   { name: "Admin: workspaces", group: "Administration", description: `Workspaces of the organization: create, rename, archive. ${ADMIN_AUTH}` },
   { name: "Admin: directory", group: "Administration", description: `The people and teams the identity provider provisioned, as the console shows them (read-only). ${ADMIN_AUTH}` },
   { name: "Admin: API tokens", group: "Administration", description: `Tokens for the test-management API. ${ADMIN_AUTH}` },
+  { name: "Admin: access", group: "Administration", description: `Admin API tokens for scripts: named, one role, an expiry. ${ADMIN_AUTH}` },
   { name: "Webhooks (admin)", group: "Administration", description: `Webhook subscriptions, their delivery log, redelivery and recovery. The events themselves are under Webhooks. ${ADMIN_AUTH}` },
   { name: "Operations", group: "Operations", description: "Health and readiness (no credential) and Prometheus metrics (open to loopback, otherwise the admin token)." },
   { name: "Webhook events", group: "Webhooks", description: "What Gatehouse POSTs to subscribers: one entry per event. Verify the Standard Webhooks signature headers with the subscription's secret (e.g. the standardwebhooks library)." },

@@ -656,6 +656,41 @@ export interface paths {
         patch: operations["patchApiAdminWorkspacesById"];
         trace?: never;
     };
+    "/api/admin/admin-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Admin API tokens (never the token itself) */
+        get: operations["getApiAdminAdmin-tokens"];
+        put?: never;
+        /** Create an admin API token with a role and an expiry (shown once) */
+        post: operations["postApiAdminAdmin-tokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/admin-tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an admin API token (at once) */
+        delete: operations["deleteApiAdminAdmin-tokensById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/project": {
         parameters: {
             query?: never;
@@ -989,7 +1024,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Complete an active run (run.completed; 409 unless active) */
+        /** Complete an active run (run.completed); a completed run answers 200 unchanged, an aborted one 409 */
         post: operations["postApiV1RunByCodeByIdComplete"];
         delete?: never;
         options?: never;
@@ -1040,7 +1075,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add a result to an active run (409 otherwise) */
+        /** Add a result to an active or completed run (409 if aborted) */
         post: operations["postApiV1ResultByCodeById"];
         delete?: never;
         options?: never;
@@ -1057,7 +1092,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add many results to an active run in one transaction */
+        /** Add many results to an active or completed run in one transaction (409 if aborted) */
         post: operations["postApiV1ResultByCodeByIdBulk"];
         delete?: never;
         options?: never;
@@ -2113,6 +2148,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description Unavailable: the feature is not configured or the service is not ready */
             503: {
                 headers: {
@@ -2178,6 +2222,15 @@ export interface operations {
             };
             /** @description Unauthorized: the credential is missing, unknown or revoked */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5690,6 +5743,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description Unavailable: the feature is not configured or the service is not ready */
             503: {
                 headers: {
@@ -5754,6 +5816,15 @@ export interface operations {
             };
             /** @description Unauthorized: the credential is missing, unknown or revoked */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5844,6 +5915,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -5894,6 +5974,15 @@ export interface operations {
             };
             /** @description Unauthorized: the credential is missing, unknown or revoked */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5969,6 +6058,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description The request body is too large */
             413: {
                 headers: {
@@ -6030,6 +6128,15 @@ export interface operations {
             };
             /** @description Unauthorized: the credential is missing, unknown or revoked */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6106,6 +6213,15 @@ export interface operations {
             };
             /** @description Unauthorized: the credential is missing, unknown or revoked */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6196,6 +6312,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -6265,6 +6390,15 @@ export interface operations {
             };
             /** @description Unauthorized: the credential is missing, unknown or revoked */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6383,6 +6517,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -6448,6 +6591,15 @@ export interface operations {
             };
             /** @description Unauthorized: the credential is missing, unknown or revoked */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6530,6 +6682,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -6586,6 +6747,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -6619,13 +6789,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "https://hooks.example.com/gatehouse",
-                 *       "events": [
-                 *         "case.created",
-                 *         "run.completed"
-                 *       ],
-                 *       "project": "DEMO",
-                 *       "description": "QA dashboard"
+                 *       "description": "QA dashboard (paused)",
+                 *       "enabled": false
                  *     }
                  */
                 "application/json": {
@@ -6647,7 +6812,6 @@ export interface operations {
                     /** @description Workspace id; only events of that workspace's projects are sent. Omit or null for every workspace. */
                     workspace?: number | null;
                     description?: string;
-                    /** @default true */
                     enabled?: boolean;
                 };
             };
@@ -6699,6 +6863,15 @@ export interface operations {
             };
             /** @description Unauthorized: the credential is missing, unknown or revoked */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6821,6 +6994,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -6876,6 +7058,15 @@ export interface operations {
             };
             /** @description Unauthorized: the credential is missing, unknown or revoked */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6957,6 +7148,15 @@ export interface operations {
             };
             /** @description Unauthorized: the credential is missing, unknown or revoked */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7078,6 +7278,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -7143,6 +7352,15 @@ export interface operations {
             };
             /** @description Unauthorized: the credential is missing, unknown or revoked */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7279,6 +7497,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -7334,6 +7561,15 @@ export interface operations {
             };
             /** @description Unauthorized: the credential is missing, unknown or revoked */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7447,6 +7683,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description Unavailable: the feature is not configured or the service is not ready */
             503: {
                 headers: {
@@ -7510,6 +7755,15 @@ export interface operations {
             };
             /** @description Unauthorized: the credential is missing, unknown or revoked */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7596,6 +7850,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -7671,6 +7934,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description Unavailable: the feature is not configured or the service is not ready */
             503: {
                 headers: {
@@ -7728,6 +8000,15 @@ export interface operations {
             };
             /** @description Unauthorized: the credential is missing, unknown or revoked */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7805,6 +8086,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description Unavailable: the feature is not configured or the service is not ready */
             503: {
                 headers: {
@@ -7850,6 +8140,15 @@ export interface operations {
             };
             /** @description Unauthorized: the credential is missing, unknown or revoked */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7921,6 +8220,15 @@ export interface operations {
             };
             /** @description Unauthorized: the credential is missing, unknown or revoked */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8016,6 +8324,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -8100,6 +8417,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -8129,6 +8455,285 @@ export interface operations {
             };
             /** @description Unsupported media type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unavailable: the feature is not configured or the service is not ready */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    "getApiAdminAdmin-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: number;
+                            name: string;
+                            /** @enum {string} */
+                            role: "viewer" | "operator" | "owner";
+                            /** @description Who created it (a person, or the name of the token used) */
+                            createdBy: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /**
+                             * Format: date-time
+                             * @description To the minute
+                             */
+                            lastUsedAt: string | null;
+                            /** Format: date-time */
+                            revokedAt: string | null;
+                            /** @enum {string} */
+                            state: "active" | "expired" | "revoked";
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized: the credential is missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unavailable: the feature is not configured or the service is not ready */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    "postApiAdminAdmin-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "nightly backup check",
+                 *       "role": "viewer",
+                 *       "expiresInDays": 90
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Unique among tokens not revoked (compared case-insensitively); shown in the audit log */
+                    name: string;
+                    /** @enum {string} */
+                    role: "viewer" | "operator" | "owner";
+                    /** @description The token stops working this many days from now */
+                    expiresInDays: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @enum {string} */
+                        role: "viewer" | "operator" | "owner";
+                        /** @description Who created it (a person, or the name of the token used) */
+                        createdBy: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /**
+                         * Format: date-time
+                         * @description To the minute
+                         */
+                        lastUsedAt: string | null;
+                        /** Format: date-time */
+                        revokedAt: string | null;
+                        /** @enum {string} */
+                        state: "active" | "expired" | "revoked";
+                        /** @description gadm_… — shown only in this answer; send it as `Authorization: Bearer` */
+                        token: string;
+                    };
+                };
+            };
+            /** @description Bad request: the body, a parameter or the query is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unauthorized: the credential is missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unavailable: the feature is not configured or the service is not ready */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    "deleteApiAdminAdmin-tokensById": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @enum {string} */
+                        role: "viewer" | "operator" | "owner";
+                        /** @description Who created it (a person, or the name of the token used) */
+                        createdBy: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /**
+                         * Format: date-time
+                         * @description To the minute
+                         */
+                        lastUsedAt: string | null;
+                        /** Format: date-time */
+                        revokedAt: string | null;
+                        /** @enum {string} */
+                        state: "active" | "expired" | "revoked";
+                    };
+                };
+            };
+            /** @description Bad request: the body, a parameter or the query is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unauthorized: the credential is missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
