@@ -18120,7 +18120,7 @@ export interface operations {
                     payload: {
                         id: number;
                         title: string;
-                        /** @description Case where the error occurred */
+                        /** @description Case where the error occurred; 0 when the defect names none */
                         case_id: number;
                         /** @description Step position where it occurred */
                         step: number;
