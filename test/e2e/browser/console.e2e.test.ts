@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BrowserContextOptions, Page } from "playwright-core";
-import { buildBinary, ROOT } from "../e2e/binary";
+import { buildBinary, ROOT } from "../binary";
 import { launchBrowser, type GuardedBrowser } from "./chromium";
 import { ADMIN_TOKEN, seedConsole, type Seeded } from "./console-seed";
 

@@ -2,8 +2,8 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startBinary, type RunningBinary } from "../e2e/binary";
-import { startReceiver } from "./harness";
+import { startBinary, type RunningBinary } from "./binary";
+import { startReceiver } from "../webhooks/harness";
 
 /**
  * kill -9 the compiled binary in the middle of delivering 1000 events, restart it on the same

@@ -11,11 +11,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { createApp } from "../../src/app";
-import { testConfig } from "../../src/config";
-import { closeDatabase, openDatabase } from "../../src/db/connection";
-import { silentLogger } from "../../src/log";
-import { createScimToken } from "../../src/scim/tokens/service";
+import { createApp } from "../../../src/app";
+import { testConfig } from "../../../src/config";
+import { closeDatabase, openDatabase } from "../../../src/db/connection";
+import { silentLogger } from "../../../src/log";
+import { createScimToken } from "../../../src/scim/tokens/service";
 import { launchBrowser, type GuardedBrowser } from "./chromium";
 
 declare const document: any;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { join } from "node:path";
-import { ROOT, startBinary, type RunningBinary } from "../../e2e/binary";
+import { ROOT, startBinary, type RunningBinary } from "./binary";
 
 /**
  * The official @qase/mcp-server (run by node over stdio, driven by the MCP SDK client as an AI

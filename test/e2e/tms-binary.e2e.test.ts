@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
-import { startBinary, type RunningBinary } from "../e2e/binary";
+import { startBinary, type RunningBinary } from "./binary";
 
 /** The shipped executable: a reporter-style session over HTTP ends in a signed run.completed delivery. */
 const ADMIN = "tms-e2e-admin-token";

@@ -1,8 +1,8 @@
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildBinary, ROOT } from "../e2e/binary";
-import { elfSection, executableFormat } from "./executable-format";
+import { buildBinary, ROOT } from "./binary";
+import { elfSection, executableFormat } from "../release/executable-format";
 
 test("dist/gatehouse is an x86-64 glibc ELF whose code section is the Bun runtime's, byte for byte", async () => {
   const binary = readFileSync(await buildBinary());

@@ -2,7 +2,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startBinary, type RunningBinary } from "../e2e/binary";
+import { startBinary, type RunningBinary } from "./binary";
 import { until } from "../helpers";
 
 /**

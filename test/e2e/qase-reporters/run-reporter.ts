@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { tmsHarness, type Harness } from "../harness";
+import { tmsHarness, type Harness } from "../../tms/harness";
 
 export const ROOT = join(import.meta.dir, "../../..");
 

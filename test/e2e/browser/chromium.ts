@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
 
 export const CHROMIUM_PATH = process.env.GATEHOUSE_TEST_CHROMIUM ?? "/usr/bin/chromium";
-export const ARTIFACTS_DIR = join(import.meta.dir, "../../test-artifacts");
+export const ARTIFACTS_DIR = join(import.meta.dir, "../../../test-artifacts");
 
 /** True for URLs that stay on this machine (loopback hosts, data:, blob:, about:). */
 export function isLocalUrl(raw: string): boolean {

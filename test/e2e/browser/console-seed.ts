@@ -4,8 +4,8 @@
  * is seeded through the public APIs (SCIM with a SCIM token, /api/v1 with an API token, the admin
  * API), as an IdP, a reporter and an admin would.
  */
-import { startBinary, type RunningBinary } from "../e2e/binary";
-import { until } from "../helpers";
+import { startBinary, type RunningBinary } from "../binary";
+import { until } from "../../helpers";
 
 export const ADMIN_TOKEN = "console-test-admin-token-0123456789";
 const SCIM = "application/scim+json";

@@ -1,7 +1,7 @@
 /**
  * Smoke test of what `npm run release` left in dist/release (run it first):
  *
- *   npm run release && npx bun test ./test/release/release.smoke.ts
+ *   npm run release && npx bun test ./test/e2e/release.smoke.ts
  *
  * Not part of `npm test` (the file name keeps bun from finding it): it needs the eight release
  * executables and qemu-user with the arm64 C library (.ci/run installs both).
@@ -13,8 +13,8 @@ import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import type { Manifest } from "../../scripts/release";
 import { fetchRuntime, pinnedBunVersion, RELEASE_TARGETS, sha256File } from "../../scripts/release-targets";
-import { ROOT, startBinary } from "../e2e/binary";
-import { elfSection, executableFormat, type ExecutableFormat } from "./executable-format";
+import { ROOT, startBinary } from "./binary";
+import { elfSection, executableFormat, type ExecutableFormat } from "../release/executable-format";
 
 const RELEASE = join(ROOT, "dist/release");
 if (!existsSync(join(RELEASE, "manifest.json"))) throw new Error(`${RELEASE} has no manifest.json: run \`npm run release\` first`);
