@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { describeCollision, refoldUserKeys } from "../directory/refold";
+import { repairStoredNames } from "../tms/shared/repair-stored-names";
 import { migrations } from "./migrations.generated";
 
 /**
@@ -10,7 +11,8 @@ import { migrations } from "./migrations.generated";
  * structures to drizzle's dialect. Idempotent: applied migrations are recorded in
  * `__drizzle_migrations` exactly as drizzle's own migrator does.
  *
- * Then the data steps SQL cannot express (user keys folded in JavaScript, src/directory/refold.ts);
+ * Then the data steps SQL cannot express (user keys folded in JavaScript, src/directory/refold.ts;
+ * rows stored unreadable through Object.prototype names, src/tms/shared/repair-stored-names.ts);
  * what they must leave for an admin to resolve is passed to `report`, one line each.
  */
 export function runMigrations(db: BunSQLiteDatabase, upTo: number = migrations.length, report: (line: string) => void = () => {}): number {
@@ -28,7 +30,11 @@ export function runMigrations(db: BunSQLiteDatabase, upTo: number = migrations.l
   const before = countApplied(db);
   anyDb.dialect.migrate(metas, anyDb.session, {});
   const applied = countApplied(db) - before;
-  if (upTo === migrations.length) for (const c of refoldUserKeys((db as unknown as { $client: import("bun:sqlite").Database }).$client)) report(describeCollision(c));
+  if (upTo === migrations.length) {
+    const client = (db as unknown as { $client: import("bun:sqlite").Database }).$client;
+    for (const c of refoldUserKeys(client)) report(describeCollision(c));
+    for (const line of repairStoredNames(client)) report(line);
+  }
   return applied;
 }
 

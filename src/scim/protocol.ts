@@ -35,12 +35,16 @@ export function canonicalNames(names: readonly string[]): ReadonlyMap<string, st
  * canonical spelling (top level and two levels down: `Name.GivenName`, `Members[].Value`,
  * `Operations[].Op`) so the `t` schemas can validate them. PATCH `value`s are left alone: the
  * patch appliers read their keys case-insensitively themselves. Users and Groups share this.
+ * A `__proto__` key is dropped.
  */
 export function canonicalizeKeys(body: unknown, names: ReadonlyMap<string, string>, depth = 0): unknown {
   if (Array.isArray(body)) return depth > 2 ? body : body.map((x) => canonicalizeKeys(x, names, depth + 1));
   if (!body || typeof body !== "object" || depth > 2) return body;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(body)) {
+    // JSON.parse makes `"__proto__"` an own key, but assigning it would set `out`'s prototype
+    // (its members then stand in for missing attributes); no SCIM schema has the name.
+    if (k === "__proto__") continue;
     const canon = names.get(k.toLowerCase()) ?? k;
     out[canon] = canon === "value" ? v : canonicalizeKeys(v, names, depth + 1);
   }

@@ -339,3 +339,45 @@ test("0018: custom fields get a workspace; one that reached several is copied in
     t.close();
   }
 });
+
+test("the stored-names repair: result steps and selectbox options stored unreadable before the #23 fix read again, once per database", async () => {
+  const { createTestApp } = await import("../helpers");
+  const t = createTestApp();
+  try {
+    const token = ((await (await t.admin("POST", "/api/admin/api-tokens", { name: "repair" })).json()) as { token: string }).token;
+    const api = async (method: string, path: string, body?: unknown) => {
+      const r = await t.request(method, `/api/v1${path}`, { body, headers: { token } });
+      return { status: r.status, body: (await r.json()) as any };
+    };
+    await api("POST", "/project", { title: "Repair", code: "REP" });
+    await api("POST", "/case/REP", { title: "c" });
+    const run = (await api("POST", "/run/REP", { title: "r", cases: [1] })).body.result.id;
+    const hash = (await api("POST", `/result/REP/${run}`, { case_id: 1, status: "failed", steps: [{ position: 1, status: "passed" }, { position: 2, status: "failed" }] })).body.result.hash;
+    const field = (await api("POST", "/custom_field", { title: "F", entity: "case", type: "selectbox", value: [{ title: "a" }, { title: "b" }, { title: "c" }] })).body.result.id;
+    // what the unfixed code stored: "constructor" → no status, "__proto__" → {}; an option's title dropped or {}
+    const step = (position: number, status: unknown, steps: unknown[] = []) => ({ position, ...(status === undefined ? {} : { status }), comment: null, action: "", expected_result: null, data: null, attachments: [], steps });
+    t.ctx.sqlite.run("UPDATE tms_results SET steps = ? WHERE hash = ?", [JSON.stringify([step(1, undefined, [step(1, {})]), step(2, "failed")]), hash]);
+    t.ctx.sqlite.run("UPDATE tms_custom_fields SET options = ? WHERE id = ?", [JSON.stringify([{ id: 1 }, { id: 2, title: {} }, { id: 3, title: "c" }]), field]);
+    t.ctx.sqlite.run("DELETE FROM settings WHERE key = 'tms.prototype_names_repaired'");
+    expect((await api("GET", "/result/REP")).status).toBe(500);
+
+    const lines: string[] = [];
+    runMigrations(t.ctx.db, migrations.length, (l) => lines.push(l)); // what the next start runs
+    expect(lines).toEqual([
+      `result ${hash}: a step status that was stored unreadable is now "invalid"`,
+      `custom field ${field}: an option title lost on a replace_values PATCH is now "Option <id>"; rename it`,
+    ]);
+    const one = await api("GET", `/result/REP/${hash}`);
+    expect(one.status).toBe(200);
+    const result = one.body.result;
+    expect(result.steps.map((s: any) => [s.status, s.steps.map((x: any) => x.status)])).toEqual([[8, [8]], [2, []]]); // 8 = invalid
+    expect(JSON.parse((await api("GET", `/custom_field/${field}`)).body.result.value)).toEqual([{ id: 1, title: "Option 1" }, { id: 2, title: "Option 2" }, { id: 3, title: "c" }]);
+    expect((await api("GET", "/result/REP")).status).toBe(200);
+
+    t.ctx.sqlite.run("UPDATE tms_custom_fields SET options = ? WHERE id = ?", [JSON.stringify([{ id: 1 }]), field]);
+    runMigrations(t.ctx.db, migrations.length, (l) => lines.push(l));
+    expect(lines.length).toBe(2); // ran once: the marker stays
+  } finally {
+    t.close();
+  }
+});

@@ -15,6 +15,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { ScimAttribute } from "../discovery/attributes";
 import { ScimError } from "../errors";
 import type { AttrPath, AttributeResolver, AttributeType, MultiValuedAttribute, ScalarAttribute } from "../filter";
+import { own } from "../../lib/own";
 import { caseFoldKey, displayNameKey } from "../../directory/tables";
 import { COLUMN_NAME_PARTS, findAttribute, userSchema, userSchemaOf } from "./schema";
 
@@ -134,7 +135,7 @@ export const userFilterResolver: AttributeResolver = (p) => {
     const multi = name === "emails" ? emails : name === "groups" ? groups : null;
     if (multi) return sub ? { ...multi.resolveSub(sub), within: multi.within } : multi;
     if (name === "name" && !sub) return str("coalesce(u.formatted_name, u.given_name, u.family_name)");
-    const column = COLUMNS[sub ? `${name}.${sub}` : name];
+    const column = own(COLUMNS, sub ? `${name}.${sub}` : name);
     if (column) return column;
   }
   const def = findAttribute(schema.attributes, p.name);
@@ -157,6 +158,9 @@ export const userFilterResolver: AttributeResolver = (p) => {
   return scalarOf(def, `json_extract(u.profile, '${jsonPath(schema.id, def.name)}')`);
 };
 
+const EMAIL_SORT_COLUMNS: Record<string, string> = { value: "value_key", type: "type", display: "display", primary: "is_primary" };
+const GROUP_SORT_COLUMNS: Record<string, string> = { value: "g.id", display: "g.display_name_key", type: "'direct'" };
+
 /**
  * SQL to order by for a `sortBy` path: the filter's expression for single-valued attributes,
  * strings case-insensitively; a multi-valued attribute sorts by its primary (else first) entry.
@@ -168,10 +172,10 @@ export function userSortExpression(p: AttrPath): SQL {
   const name = p.name.toLowerCase();
   const sub = p.sub?.toLowerCase();
   if (schema === userSchema) {
-    const emailColumn = ({ value: "value_key", type: "type", display: "display", primary: "is_primary" } as Record<string, string>)[sub ?? "value"];
+    const emailColumn = own(EMAIL_SORT_COLUMNS, sub ?? "value");
     if (name === "emails" && emailColumn)
       return sql.raw(`(SELECT e.${emailColumn} FROM user_emails e WHERE e.user_id = u.id ORDER BY e.is_primary DESC, e.position LIMIT 1)`);
-    const groupColumn = ({ value: "g.id", display: "g.display_name_key", type: "'direct'" } as Record<string, string>)[sub ?? "value"];
+    const groupColumn = own(GROUP_SORT_COLUMNS, sub ?? "value");
     if (name === "groups" && groupColumn)
       return sql.raw(`(SELECT ${groupColumn} FROM group_members gm JOIN groups g ON g.id = gm.group_id WHERE gm.user_id = u.id ORDER BY 1 LIMIT 1)`);
     if (name === "name" && !sub) return sql.raw("u.formatted_name COLLATE NOCASE");

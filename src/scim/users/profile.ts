@@ -28,9 +28,9 @@ export const isObject = (v: unknown): v is Record<string, unknown> => !!v && typ
 
 /** `obj[name]` with the key compared case-insensitively (RFC 7643 §2.1). */
 export function getKey(obj: Record<string, unknown>, name: string): unknown {
-  if (name in obj) return obj[name];
+  if (Object.hasOwn(obj, name)) return obj[name];
   const lower = name.toLowerCase();
-  for (const k in obj) if (k.toLowerCase() === lower) return obj[k];
+  for (const k of Object.keys(obj)) if (k.toLowerCase() === lower) return obj[k];
   return undefined;
 }
 

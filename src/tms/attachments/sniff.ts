@@ -1,3 +1,4 @@
+import { own } from "../../lib/own";
 /**
  * The media type of an upload, read from its first bytes: what a client declares is never
  * trusted (a file labelled image/png may be HTML). Anything not recognised is
@@ -38,5 +39,5 @@ export function extensionOf(mime: string, filename: string): string {
     "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp", "application/pdf": "pdf",
     "application/zip": "zip", "application/gzip": "gz", "video/webm": "webm", "video/mp4": "mp4",
   };
-  return known[mime.split(";")[0]!] ?? (/\.([A-Za-z0-9]{1,10})$/.exec(filename)?.[1]?.toLowerCase() ?? "");
+  return own(known, mime.split(";")[0]!) ?? (/\.([A-Za-z0-9]{1,10})$/.exec(filename)?.[1]?.toLowerCase() ?? "");
 }

@@ -1,6 +1,7 @@
 import { and, count, eq } from "drizzle-orm";
 import type { Db, Tx } from "../../db/connection";
 import { badRequest, notFound } from "../../http/errors";
+import { own } from "../../lib/own";
 import { publish } from "../../webhooks/publish";
 import { workspaceProjectCodes } from "../projects/service";
 import type { Caller } from "../shared/auth";
@@ -87,7 +88,11 @@ export function updateCustomField(db: Db, caller: Caller, id: number, body: Cust
       }
       if (body.replace_values) {
         // Qase semantics: { "<old title>": "<new title>" } renames options in place.
-        options = options!.map((o) => (body.replace_values![o.title] != null ? { id: o.id, title: body.replace_values![o.title]! } : o));
+        const renames = body.replace_values;
+        options = options!.map((o) => {
+          const title = own(renames, o.title);
+          return title != null ? { id: o.id, title } : o;
+        });
       }
     }
     tx.update(customFields).set({

@@ -9,6 +9,7 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import type { Db } from "../../db/connection";
 import { ApiError, badRequest } from "../../http/errors";
 import type { Logger } from "../../log";
+import { own } from "../../lib/own";
 import type { CaseCreateBody } from "../cases/model";
 import { CaseBatch } from "../cases/service";
 import type { Caller } from "../shared/auth";
@@ -41,9 +42,9 @@ export function caseFieldsOf(fields: Record<string, unknown> | null | undefined,
     const name = key.trim().toLowerCase();
     const value = raw == null ? "" : String(raw);
     if ((CASE_TEXT_FIELDS as readonly string[]).includes(name)) out[name] = value.slice(0, 100000);
-    else if (CASE_ENUM_FIELDS[name]) {
+    else if (own(CASE_ENUM_FIELDS, name)) {
       try {
-        out[name] = enumName(CASE_ENUM_FIELDS[name], value, name);
+        out[name] = enumName(own(CASE_ENUM_FIELDS, name)!, value, name);
       } catch (e) {
         warn({ index, field: `results.${index}.fields.${key}`, message: `${(e as Error).message}; ignored` });
       }

@@ -1,5 +1,6 @@
 import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, enumLegend, findEnumName, LAYER, NEGATIVE_RESULT_STATUSES, PRIORITY, RESULT_STATUS, RUN_STATUS_WORDS, runStatusWord, SEVERITY, type QaseEnum } from "../shared/enums";
 import { numberSql } from "../shared/numbers";
+import { own } from "../../lib/own";
 import { QqlError, type Expr, type Query, type Value } from "./qql";
 
 /** `runStatus`: a run's stored status (name or number) or Qase's outcome words, as `status_text` answers them. */
@@ -70,11 +71,11 @@ const enumSlug = (v: Value) => String(v).trim().toLowerCase().replace(/[\s-]+/g,
  * wrong type, are errors naming them.
  */
 export function compileQql(q: Query, workspaceId: number): CompiledQql {
-  const entity = QQL_ENTITIES[q.entity];
+  const entity = own(QQL_ENTITIES, q.entity);
   if (!entity) throw new QqlError(`Unknown entity "${q.entity}": expected one of ${Object.keys(QQL_ENTITIES).join(", ")}`, 0);
   const params: (string | number)[] = [];
   const column = (name: string): Field => {
-    const f = entity.fields[name];
+    const f = own(entity.fields, name);
     if (!f) throw new QqlError(`Unknown field "${name}" for ${q.entity}: expected one of ${Object.keys(entity.fields).join(", ")}`, 0);
     return f;
   };

@@ -1,4 +1,5 @@
 import { badRequest } from "../../http/errors";
+import { own } from "../../lib/own";
 
 /**
  * Qase's enumerations, each option once with its **number** (what the Qase v1 models declare:
@@ -101,7 +102,7 @@ export function enumLegend<N extends string>(e: QaseEnum<N>): string {
 export function findEnumName<N extends string>(e: QaseEnum<N>, input: number | string): N | null {
   if (typeof input === "number" || /^\s*\d+\s*$/.test(input)) return e.options.find((o) => o.id === Number(input))?.name ?? null;
   const s = slug(input);
-  return e.options.find((o) => o.name === s || o.slug === s || slug(o.title) === s)?.name ?? e.aliases[s] ?? null;
+  return e.options.find((o) => o.name === s || o.slug === s || slug(o.title) === s)?.name ?? own(e.aliases, s) ?? null;
 }
 
 /** As `findEnumName`, but an unknown value is a 400 naming `field` and listing what it takes. */
