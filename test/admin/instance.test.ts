@@ -1,4 +1,6 @@
 import { afterAll, expect, test } from "bun:test";
+import { statSync } from "node:fs";
+import { join } from "node:path";
 import { createTestApp } from "../helpers";
 
 const t = createTestApp();
@@ -8,8 +10,22 @@ const json = async (r: Response) => (await r.json()) as any;
 test("instance: version, uptime, database size and webhook backlog", async () => {
   const i = await json(await t.admin("GET", "/api/admin/instance"));
   expect(i).toMatchObject({ version: "test", baseUrl: "https://gatehouse.test", webhooks: { subscriptions: 0, disabledSubscriptions: 0, backlog: 0 }, links: { openapi: "/openapi", metrics: "/metrics" } });
-  expect(i.uptimeSeconds).toBeGreaterThanOrEqual(0);
+  // Uptime is the process's, and agrees with startedAt.
+  const sinceStart = (Date.now() - Date.parse(i.startedAt)) / 1000;
+  expect(Math.abs(i.uptimeSeconds - sinceStart)).toBeLessThanOrEqual(1);
+  expect(Math.abs(i.uptimeSeconds - process.uptime())).toBeLessThanOrEqual(1);
   expect(i.database.sizeBytes).toBeGreaterThan(4096);
-  expect(i.database.walBytes).toBeGreaterThanOrEqual(0);
+  // The write-ahead log as the file system sees it: the migrations wrote to it, and a GET writes nothing.
+  const wal = statSync(join(t.dir, "gatehouse.db-wal")).size;
+  expect(wal).toBeGreaterThan(0);
+  expect(i.database.walBytes).toBe(wal);
   expect((await t.request("GET", "/api/admin/instance")).status).toBe(401);
+});
+
+test("instance: the webhook counts follow the subscriptions", async () => {
+  const created = await json(await t.admin("POST", "/api/admin/webhooks", { url: "https://hooks.example.com/a", events: ["case.created"] }));
+  await t.admin("POST", "/api/admin/webhooks", { url: "https://hooks.example.com/b", events: ["case.created"] });
+  expect((await t.admin("PATCH", `/api/admin/webhooks/${created.id}`, { enabled: false })).status).toBe(200);
+  const i = await json(await t.admin("GET", "/api/admin/instance"));
+  expect(i.webhooks).toEqual({ subscriptions: 2, disabledSubscriptions: 1, backlog: 0 });
 });

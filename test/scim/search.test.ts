@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createScimTestApp, expectScimError, json, LIST_SCHEMA, newUser } from "./helpers";
 
 /** RFC 7644 §3.4.3: POST /.search, /Users/.search and /Groups/.search, the same semantics as GET. */
@@ -8,7 +8,8 @@ afterAll(() => t.close());
 
 const ids: string[] = [];
 let groupId = "";
-test("setup: five users, one group", async () => {
+// Every test reads the same five users and one group; none writes to them.
+beforeAll(async () => {
   for (const n of ["a", "b", "c", "d", "e"]) ids.push((await json(await t.scim("POST", "/Users", newUser(`${n}.search@example.com`, { title: n === "e" ? "Boss" : "Staff" })))).id);
   groupId = (await json(await t.scim("POST", "/Groups", { displayName: "Searchers", members: [{ value: ids[0] }] }))).id;
 });
