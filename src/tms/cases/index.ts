@@ -2,7 +2,8 @@ import { t } from "elysia";
 import type { AppContext } from "../../context";
 import { TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
 import { CodeNumberParams, CodeParam, NumberResult, Envelope, ok, page, paging, PageOf } from "../shared/envelope";
-import { CaseBulkCreate, CaseClone, CaseCreate, CaseListQuery, CaseUpdate, CaseView } from "./model";
+import { CaseBulkCreate, CaseClone, CaseCreate, CaseGetQuery, CaseListQuery, CaseUpdate, CaseView } from "./model";
+import { checkInclude } from "../shared/list-filters";
 import { cloneCase, createCase, createCasesBulk, deleteCase, getCase, listCases, updateCase } from "./service";
 
 /** `{code}/{id}`: the test case's number within the project. */
@@ -23,7 +24,10 @@ export function caseRoutes(ctx: AppContext) {
       const r = listCases(ctx.db, params.code, { ...query, ...paging(query) });
       return page(r.entities, r.total, r.filtered);
     }, { params: CodeParam, query: CaseListQuery, response: tmsResponses({ 200: PageOf(CaseView) }, [404]), detail: detail("List test cases") })
-    .get("/case/:code/:id", ({ params }) => ok(getCase(ctx.db, params.code, params.id)), { params: NumberParams, response: tmsResponses({ 200: Envelope(CaseView) }, [404]), detail: detail("Get a test case") })
+    .get("/case/:code/:id", ({ params, query }) => {
+      checkInclude(query.include, []);
+      return ok(getCase(ctx.db, params.code, params.id));
+    }, { params: NumberParams, query: CaseGetQuery, response: tmsResponses({ 200: Envelope(CaseView) }, [404]), detail: detail("Get a test case") })
     .patch("/case/:code/:id", ({ params, body }) => ok(updateCase(ctx.db, params.code, params.id, body)), {
       params: NumberParams, body: CaseUpdate, response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]), detail: detail("Update a test case; revision + 1 (case.updated)"),
     })

@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { FilterText } from "../shared/list-filters";
 import { Limit, Offset } from "../shared/envelope";
 import { AttachmentIds, Opt } from "../shared/envelope";
 import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, enumLegend, IS_FLAKY, LAYER, PRIORITY, SEVERITY } from "../shared/enums";
@@ -87,7 +88,12 @@ export const CaseListQuery = t.Object({
   behavior: t.Optional(t.String({ maxLength: 200, description: `Comma-separated names or numbers: ${enumLegend(BEHAVIOR)}` })),
   automation: t.Optional(t.String({ maxLength: 200, description: `Comma-separated: is-not-automated, to-be-automated, automated (Qase's words), or ${enumLegend(AUTOMATION)}` })),
   status: t.Optional(t.String({ maxLength: 200, description: `Comma-separated names or numbers: ${enumLegend(CASE_STATUS)}` })),
+  "external_issues[type]": FilterText("Not supported (400): cases hold no external issues"),
+  "external_issues[ids][]": t.Optional(t.Union([t.String({ maxLength: 2000 }), t.Array(t.String({ maxLength: 2000 }), { maxItems: 100 })], { description: "Not supported (400)" })),
+  include: FilterText("Not supported (400): cases hold no external issues"),
 });
+/** `GET /case/{code}/{id}?include=`: Qase's only part is `external_issues`, which cases do not hold (400). */
+export const CaseGetQuery = t.Object({ include: FilterText("Not supported (400)") });
 export type CaseCreateBody = typeof CaseCreate.static;
 export type CaseUpdateBody = typeof CaseUpdate.static;
 export type CaseCloneBody = typeof CaseClone.static;

@@ -16,7 +16,8 @@ import { isoMicro } from "../shared/time";
 import { sharedSteps } from "../shared-steps/tables";
 import { containsText } from "../../db/contains";
 import { RowBudget } from "../shared/row-budget";
-import type { CaseCloneBody, CaseCreateBody, CaseUpdateBody } from "./model";
+import type { CaseCloneBody, CaseCreateBody, CaseListQuery, CaseUpdateBody } from "./model";
+import { checkInclude, csv } from "../shared/list-filters";
 import { buildCaseParameters, caseParameterViews, sharedParametersOf } from "./parameters";
 import { cases, type CaseCustomFieldValue, type CaseStep } from "./tables";
 
@@ -293,13 +294,14 @@ export function getCase(db: Db, code: string, number: number) {
   return caseViews(db, [requireCase(db, p.id, number)])[0]!;
 }
 
-type CaseFilters = { search?: string; suite_id?: number; milestone_id?: number; severity?: string; priority?: string; type?: string; behavior?: string; automation?: string; status?: string };
+type CaseFilters = Omit<typeof CaseListQuery.static, "limit" | "offset">;
 
 /** Qase list filters are comma-separated values; each enum value may be a name or Qase's number. */
-const csv = (v: string) => v.split(",").map((x) => x.trim()).filter(Boolean);
 
 export function listCases(db: Db, code: string, q: CaseFilters & { limit: number; offset: number }) {
   const p = requireProject(db, code);
+  checkInclude(q.include, []);
+  for (const f of ["external_issues[type]", "external_issues[ids][]"] as const) if (q[f] !== undefined) throw badRequest(`"${f}" is not supported: cases hold no external issues`, f);
   const base = and(eq(cases.projectId, p.id), notDeleted)!;
   const filters: SQL[] = [base];
   if (q.search) filters.push(containsText(cases.title, q.search)); // %, _ and \ match themselves

@@ -1,7 +1,7 @@
 import type { AppContext } from "../../context";
 import { TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
-import { IdResult, ok, page, paging, Paging, Envelope, PageOf } from "../shared/envelope";
-import { CustomFieldCreate, CustomFieldUpdate, FieldIdParam, CustomFieldView } from "./model";
+import { IdResult, ok, page, paging, Envelope, PageOf } from "../shared/envelope";
+import { CustomFieldCreate, CustomFieldListQuery, CustomFieldUpdate, FieldIdParam, CustomFieldView } from "./model";
 import { createCustomField, customFieldView, deleteCustomField, listCustomFields, requireField, updateCustomField } from "./service";
 
 const detail = (summary: string) => ({ tags: ["Custom fields"], summary });
@@ -13,10 +13,9 @@ export function customFieldRoutes(ctx: AppContext) {
       body: CustomFieldCreate, response: tmsResponses({ 200: IdResult }, [404, ...TMS_BODY_ERRORS]), detail: detail("Create a custom field (custom_field.created)"),
     })
     .get("/custom_field", ({ query, caller }) => {
-      const { limit, offset } = paging(query);
-      const r = listCustomFields(ctx.db, caller.workspaceId, limit, offset);
-      return page(r.entities, r.total);
-    }, { query: Paging, response: tmsResponses({ 200: PageOf(CustomFieldView) }), detail: detail("List custom fields") })
+      const r = listCustomFields(ctx.db, caller.workspaceId, { ...paging(query), entity: query.entity, type: query.type });
+      return page(r.entities, r.total, r.filtered);
+    }, { query: CustomFieldListQuery, response: tmsResponses({ 200: PageOf(CustomFieldView) }), detail: detail("List custom fields") })
     .get("/custom_field/:id", ({ params, caller }) => ok(customFieldView(requireField(ctx.db, caller.workspaceId, params.id))), { params: FieldIdParam, response: tmsResponses({ 200: Envelope(CustomFieldView) }, [404]), detail: detail("Get a custom field") })
     .patch("/custom_field/:id", ({ params, body, caller }) => ok(updateCustomField(ctx.db, caller, params.id, body)), {
       params: FieldIdParam, body: CustomFieldUpdate, response: tmsResponses({ 200: IdResult }, [404, ...TMS_BODY_ERRORS]), detail: detail("Update a custom field (custom_field.updated)"),

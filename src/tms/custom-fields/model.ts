@@ -1,7 +1,8 @@
 import { t } from "elysia";
 import { EnumInput, EnumSlug } from "../shared/enum-schemas";
-import { CUSTOM_FIELD_ENTITY, CUSTOM_FIELD_TYPE } from "../shared/enums";
-import { AuthorId, Nullable, Opt, Timestamp } from "../shared/envelope";
+import { CUSTOM_FIELD_ENTITY, CUSTOM_FIELD_TYPE, enumLegend } from "../shared/enums";
+import { AuthorId, Limit, Nullable, Offset, Opt, Timestamp } from "../shared/envelope";
+import { FilterText } from "../shared/list-filters";
 
 /** Selectbox options; `id` is optional on create (assigned 1..n in order). */
 const Option = t.Object({ id: Opt(t.Integer({ minimum: 1 })), title: t.String({ minLength: 1, maxLength: 255 }) });
@@ -33,6 +34,13 @@ export const CustomFieldUpdate = t.Object({
 export type CustomFieldCreateBody = typeof CustomFieldCreate.static;
 export type CustomFieldUpdateBody = typeof CustomFieldUpdate.static;
 export const FieldIdParam = t.Object({ id: t.Numeric() });
+/** `GET /custom_field` filters as qase-api-client's CustomFieldsApi.getCustomFields sends them. */
+export const CustomFieldListQuery = t.Object({
+  limit: Limit,
+  offset: Offset,
+  entity: FilterText(`Name or number: ${enumLegend(CUSTOM_FIELD_ENTITY)}`),
+  type: FilterText(`Name or number: ${enumLegend(CUSTOM_FIELD_TYPE)}`),
+});
 
 export const CustomFieldView = t.Object({
   id: t.Integer(),

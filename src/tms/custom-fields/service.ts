@@ -122,10 +122,17 @@ export function deleteCustomField(db: Db, caller: Caller, id: number) {
   }, { behavior: "immediate" });
 }
 
-export function listCustomFields(db: Db, workspaceId: number, limit: number, offset: number) {
+/** The workspace's fields; `entity` and `type` (a name or Qase's number) narrow them (else 400 naming them). */
+export function listCustomFields(db: Db, workspaceId: number, q: { limit: number; offset: number; entity?: string; type?: string }) {
   const mine = eq(customFields.workspaceId, workspaceId);
+  const where = and(
+    mine,
+    q.entity ? eq(customFields.entity, enumName(CUSTOM_FIELD_ENTITY, q.entity, "entity")) : undefined,
+    q.type ? eq(customFields.type, enumName(CUSTOM_FIELD_TYPE, q.type, "type")) : undefined,
+  );
   const total = db.select({ n: count() }).from(customFields).where(mine).get()!.n;
-  return { total, entities: db.select().from(customFields).where(mine).orderBy(customFields.id).limit(limit).offset(offset).all().map(customFieldView) };
+  const filtered = db.select({ n: count() }).from(customFields).where(where).get()!.n;
+  return { total, filtered, entities: db.select().from(customFields).where(where).orderBy(customFields.id).limit(q.limit).offset(q.offset).all().map(customFieldView) };
 }
 
 /** Case custom fields that apply to a project: its workspace's, enabled for all its projects or listing its code. */

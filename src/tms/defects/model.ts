@@ -3,6 +3,7 @@ import { Limit, Offset } from "../shared/envelope";
 import { AttachmentIds, AuthorId, EntityNumber, Nullable, Opt, Tags, Timestamp } from "../shared/envelope";
 import { EnumInput, EnumSlug } from "../shared/enum-schemas";
 import { SEVERITY } from "../shared/enums";
+import { DEFECT_STATUSES } from "./tables";
 
 /**
  * Qase `DefectCreate` (which names no case) plus, optionally, where the defect was seen: `case_id`
@@ -25,7 +26,7 @@ export type DefectCreateBody = typeof DefectCreate.static;
 export const DefectListQuery = t.Object({
   limit: Limit,
   offset: Offset,
-  status: t.Optional(t.Union([t.Literal("open"), t.Literal("resolved")])),
+  status: t.Optional(t.UnionEnum(DEFECT_STATUSES)),
 });
 
 /** Qase's Defect declares `severity` and `status` as strings: Qase's spelling (`"blocker"`, `"critical"`…). */
@@ -34,7 +35,7 @@ export const DefectView = t.Object({
   title: t.String(),
   actual_result: t.String(),
   severity: EnumSlug(SEVERITY),
-  status: t.UnionEnum(["open", "resolved"]),
+  status: t.UnionEnum(DEFECT_STATUSES),
   case_id: Nullable(EntityNumber("test case")),
   step: Nullable(t.Integer()),
   milestone_id: Nullable(EntityNumber("milestone")),

@@ -13,7 +13,7 @@ import type { Reader } from "../shared/lookup";
 import { nextNumber, Numbers, numbersIn, optRefId, requireNumbered } from "../shared/numbers";
 import { isoMicro } from "../shared/time";
 import type { DefectCreateBody } from "./model";
-import { defects } from "./tables";
+import { defects, type DefectStatus } from "./tables";
 
 type Row = typeof defects.$inferSelect;
 /** A defect to insert; `caseId`, `runId` and `milestoneId` are row keys. */
@@ -117,7 +117,7 @@ export function getDefect(db: Db, code: string, number: number) {
   return defectViews(db, [requireDefect(db, p.id, number)])[0]!;
 }
 
-export function listDefects(db: Db, code: string, q: { limit: number; offset: number; status?: "open" | "resolved" }) {
+export function listDefects(db: Db, code: string, q: { limit: number; offset: number; status?: DefectStatus }) {
   const p = requireProject(db, code);
   const base = eq(defects.projectId, p.id);
   const where = q.status ? and(base, eq(defects.status, q.status)) : base;

@@ -6,6 +6,10 @@ import { milestones } from "../milestones/tables";
 import { projects } from "../projects/tables";
 import { runs } from "../runs/tables";
 
+/** Qase's defect statuses (`DefectStatus`, `getDefects(status)`). */
+export const DEFECT_STATUSES = ["open", "resolved", "in_progress", "invalid"] as const;
+export type DefectStatus = (typeof DEFECT_STATUSES)[number];
+
 export const defects = sqliteTable("tms_defects", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   projectId: integer("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
@@ -14,7 +18,7 @@ export const defects = sqliteTable("tms_defects", {
   title: text("title").notNull(),
   actualResult: text("actual_result").notNull(),
   severity: text("severity").$type<(typeof SEVERITY.names)[number]>().notNull().default("normal"),
-  status: text("status", { enum: ["open", "resolved"] }).notNull().default("open"),
+  status: text("status", { enum: DEFECT_STATUSES }).notNull().default("open"),
   caseId: integer("case_id").references(() => cases.id),
   step: integer("step"),
   runId: integer("run_id").references(() => runs.id, { onDelete: "set null" }),

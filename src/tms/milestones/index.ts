@@ -1,6 +1,7 @@
 import type { AppContext } from "../../context";
 import { TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
-import { CodeNumberParams, CodeParam, NumberResult, ok, page, paging, Paging, Envelope, PageOf } from "../shared/envelope";
+import { CodeNumberParams, CodeParam, NumberResult, ok, page, paging, Envelope, PageOf } from "../shared/envelope";
+import { SearchPaging } from "../shared/list-filters";
 import { MilestoneCreate, MilestoneUpdate, MilestoneView } from "./model";
 import { createMilestone, deleteMilestone, getMilestone, listMilestones, updateMilestone } from "./service";
 
@@ -15,10 +16,9 @@ export function milestoneRoutes(ctx: AppContext) {
       params: CodeParam, body: MilestoneCreate, response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]), detail: detail("Create a milestone (milestone.created)"),
     })
     .get("/milestone/:code", ({ params, query }) => {
-      const { limit, offset } = paging(query);
-      const r = listMilestones(ctx.db, params.code, limit, offset);
-      return page(r.entities, r.total);
-    }, { params: CodeParam, query: Paging, response: tmsResponses({ 200: PageOf(MilestoneView) }, [404]), detail: detail("List milestones") })
+      const r = listMilestones(ctx.db, params.code, { ...paging(query), search: query.search });
+      return page(r.entities, r.total, r.filtered);
+    }, { params: CodeParam, query: SearchPaging, response: tmsResponses({ 200: PageOf(MilestoneView) }, [404]), detail: detail("List milestones") })
     .get("/milestone/:code/:id", ({ params }) => ok(getMilestone(ctx.db, params.code, params.id)), { params: NumberParams, response: tmsResponses({ 200: Envelope(MilestoneView) }, [404]), detail: detail("Get a milestone") })
     .patch("/milestone/:code/:id", ({ params, body }) => ok(updateMilestone(ctx.db, params.code, params.id, body)), {
       params: NumberParams, body: MilestoneUpdate, response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]), detail: detail("Update a milestone (milestone.updated)"),

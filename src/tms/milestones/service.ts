@@ -1,4 +1,5 @@
 import { and, count, eq } from "drizzle-orm";
+import { containsText } from "../../db/contains";
 import type { Db } from "../../db/connection";
 import { publish } from "../../webhooks/publish";
 import type { Caller } from "../shared/auth";
@@ -61,10 +62,12 @@ export function getMilestone(db: Db, code: string, number: number) {
   return milestoneView(requireNumbered(db, "milestone", p.id, number));
 }
 
-export function listMilestones(db: Db, code: string, limit: number, offset: number) {
+export function listMilestones(db: Db, code: string, q: { limit: number; offset: number; search?: string }) {
   const p = requireProject(db, code);
-  const where = and(eq(milestones.projectId, p.id));
-  const total = db.select({ n: count() }).from(milestones).where(where).get()!.n;
-  const rows = db.select().from(milestones).where(where).orderBy(milestones.number).limit(limit).offset(offset).all();
-  return { total, entities: rows.map(milestoneView) };
+  const base = eq(milestones.projectId, p.id);
+  const where = q.search ? and(base, containsText(milestones.title, q.search)) : base;
+  const total = db.select({ n: count() }).from(milestones).where(base).get()!.n;
+  const filtered = q.search ? db.select({ n: count() }).from(milestones).where(where).get()!.n : total;
+  const rows = db.select().from(milestones).where(where).orderBy(milestones.number).limit(q.limit).offset(q.offset).all();
+  return { total, filtered, entities: rows.map(milestoneView) };
 }

@@ -2,8 +2,9 @@ import { t } from "elysia";
 import type { AppContext } from "../../context";
 import { badRequest } from "../../http/errors";
 import { TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
-import { CodeHashParams, CodeNumberParams, CodeParam, EntityNumber, NumberResult, Envelope, ok, page, paging, Limit, Offset, PageOf, StatusOnly } from "../shared/envelope";
-import { ResultCreate, ResultCreateBulk, RunCreate, RunExternalIssues, RunIdParams, RunListQuery, RunPublic, V2ResultCreate, V2ResultCreated, V2ResultsCreate, V2ResultsCreated, V2RunParams, ResultView, RunPublicResult, RunView } from "./model";
+import { CodeHashParams, CodeNumberParams, CodeParam, EntityNumber, NumberResult, Envelope, ok, page, paging, PageOf, StatusOnly } from "../shared/envelope";
+import { checkInclude } from "../shared/list-filters";
+import { ResultCreate, ResultCreateBulk, ResultListQuery, RunCreate, RunGetQuery, RunExternalIssues, RunIdParams, RunListQuery, RunPublic, V2ResultCreate, V2ResultCreated, V2ResultsCreate, V2ResultsCreated, V2RunParams, ResultView, RunPublicResult, RunView } from "./model";
 import { recordV2Results } from "./reporter";
 import { abortRun, completeRun, createRun, deleteRun, fromV1, getResult, getRun, listResults, listRuns, recordResults, setRunExternalIssues, setRunPublic } from "./service";
 
@@ -24,10 +25,13 @@ export function runRoutes(ctx: AppContext) {
       params: CodeParam, body: RunExternalIssues, response: tmsResponses({ 200: Envelope(t.Object({})) }, [404, ...TMS_BODY_ERRORS]), detail: runDetail("Link runs to external issues (Jira)"),
     })
     .get("/run/:code", ({ params, query }) => {
-      const r = listRuns(ctx.db, base, params.code, { ...paging(query), status: query.status });
+      const r = listRuns(ctx.db, base, params.code, { ...query, ...paging(query) });
       return page(r.entities, r.total, r.filtered);
     }, { params: CodeParam, query: RunListQuery, response: tmsResponses({ 200: PageOf(RunView) }, [404]), detail: runDetail("List test runs") })
-    .get("/run/:code/:id", ({ params }) => ok(getRun(ctx.db, base, params.code, params.id)), { params: NumberParams, response: tmsResponses({ 200: Envelope(RunView) }, [404]), detail: runDetail("Get a test run with its stats") })
+    .get("/run/:code/:id", ({ params, query }) => {
+      checkInclude(query.include, ["cases"]);
+      return ok(getRun(ctx.db, base, params.code, params.id));
+    }, { params: NumberParams, query: RunGetQuery, response: tmsResponses({ 200: Envelope(RunView) }, [404]), detail: runDetail("Get a test run with its stats") })
     .delete("/run/:code/:id", ({ params }) => ok(deleteRun(ctx.db, params.code, params.id)), {
       params: NumberParams, response: tmsResponses({ 200: Numbered }, [404]), detail: runDetail("Delete a test run and its results (run.deleted)"),
     })
@@ -48,11 +52,11 @@ export function runRoutes(ctx: AppContext) {
       return { status: true };
     }, { params: RunIdParams, body: ResultCreateBulk, response: tmsResponses({ 200: StatusOnly }, [404, 409, ...TMS_BODY_ERRORS]), detail: resultDetail("Add many results to an active or completed run in one transaction (409 if aborted)") })
     .get("/result/:code", ({ params, query }) => {
-      const r = listResults(ctx.db, params.code, { ...paging(query), run: query.run });
+      const r = listResults(ctx.db, params.code, { ...query, ...paging(query) });
       return page(r.entities, r.total, r.filtered);
     }, {
       params: CodeParam,
-      query: t.Object({ limit: Limit, offset: Offset, run: t.Optional(t.Numeric({ description: "Number of a test run within the project" })) }),
+      query: ResultListQuery,
       response: tmsResponses({ 200: PageOf(ResultView) }, [404]),
       detail: resultDetail("List results"),
     })

@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { FilterText } from "../shared/list-filters";
 import { Limit, Offset } from "../shared/envelope";
 import { AttachmentIds, AuthorId, EntityNumber, EntityNumbers, Nullable, Opt, Tags, Timestamp } from "../shared/envelope";
 import { EnumSlug, EnumNumber } from "../shared/enum-schemas";
@@ -41,8 +42,31 @@ export const RunPublic = t.Object({ status: t.Boolean({ description: "true makes
 export const RunListQuery = t.Object({
   limit: Limit,
   offset: Offset,
+  search: FilterText("Part of the title (case-insensitive)"),
   status: t.Optional(t.String({ maxLength: 200, description: `Comma-separated: Qase's words \`in_progress\`, \`passed\`, \`failed\` (completed runs by outcome), \`aborted\`; or a status name or number: ${enumLegend(RUN_STATUS)}` })),
+  milestone: FilterText("Number of a milestone within the project"),
+  environment: FilterText("Id of an environment of the project"),
+  from_start_time: FilterText("Runs started at or after: Unix seconds (or YYYY-MM-DD HH:MM:SS, UTC)"),
+  to_start_time: FilterText("Runs started at or before: Unix seconds (or YYYY-MM-DD HH:MM:SS, UTC)"),
+  include: FilterText("`cases` (always answered)"),
 });
+/** `GET /run/{code}/{id}?include=cases`: the cases are always answered. */
+export const RunGetQuery = t.Object({ include: FilterText("`cases` (always answered)") });
+export type RunListFilters = Omit<typeof RunListQuery.static, "limit" | "offset">;
+
+/** `GET /result/{code}` filters as qase-api-client's ResultsApi.getResults sends them. */
+export const ResultListQuery = t.Object({
+  limit: Limit,
+  offset: Offset,
+  status: FilterText(`Comma-separated result statuses: ${enumLegend(RESULT_STATUS)}`),
+  run: FilterText("Comma-separated numbers of test runs within the project"),
+  case_id: FilterText("Comma-separated numbers of test cases within the project"),
+  member: FilterText("Comma-separated ids of the users who recorded the results"),
+  api: FilterText("true: results recorded through the API (all of them here); false: none"),
+  from_end_time: FilterText("Results recorded at or after: YYYY-MM-DD HH:MM:SS (UTC) or Unix seconds"),
+  to_end_time: FilterText("Results recorded at or before: YYYY-MM-DD HH:MM:SS (UTC) or Unix seconds"),
+});
+export type ResultListFilters = Omit<typeof ResultListQuery.static, "limit" | "offset">;
 
 const StatusInput = t.String({ minLength: 1, maxLength: 32, description: `${RESULT_STATUS.names.join(", ")} (any case)` });
 

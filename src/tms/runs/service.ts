@@ -1,6 +1,8 @@
 import type { Database } from "bun:sqlite";
 import { randomBytes } from "node:crypto";
-import { and, count, eq, inArray, isNull, max, not, or, sql, sum, type SQL } from "drizzle-orm";
+import { and, count, eq, gte, inArray, isNull, lte, max, not, or, sql, sum, type SQL } from "drizzle-orm";
+import { containsText } from "../../db/contains";
+import { checkInclude, csv, flagOf, integersOf, timeOf } from "../shared/list-filters";
 import type { Db, Tx } from "../../db/connection";
 import { ApiError, badRequest, conflict } from "../../http/errors";
 import { publish } from "../../webhooks/publish";
@@ -13,7 +15,7 @@ import { requireProject, type ProjectRow } from "../projects/service";
 import type { Caller } from "../shared/auth";
 import { attachmentIds } from "../shared/envelope";
 import type { Reader } from "../shared/lookup";
-import { nextNumber, Numbers, optRefId, refId, refIds, requireNumbered } from "../shared/numbers";
+import { findRowId, nextNumber, Numbers, optRefId, refId, refIds, requireNumbered } from "../shared/numbers";
 import { RowBudget } from "../shared/row-budget";
 import { isoMicro, secondsBetween } from "../shared/time";
 import { runCounts, type ResultStatus } from "./counts";
@@ -22,7 +24,7 @@ import type { CaseCreateBody } from "../cases/model";
 import { requireConfigurationIds } from "../configurations/service";
 import { environmentBySlug } from "../environments/service";
 import { environments } from "../environments/tables";
-import type { ResultCreateBody, RunCreateBody, RunExternalIssuesBody } from "./model";
+import type { ResultCreateBody, ResultListFilters, RunCreateBody, RunExternalIssuesBody, RunListFilters } from "./model";
 import { results, runCases, runs, type ResultStep } from "./tables";
 
 type RunRow = typeof runs.$inferSelect;
@@ -261,11 +263,21 @@ function runStatusFilter(word: string): SQL {
   return w.outcome === undefined ? status : and(status, w.outcome === "failed" ? hasNegativeCase : not(hasNegativeCase))!;
 }
 
-export function listRuns(db: Db, baseUrl: string, code: string, q: { limit: number; offset: number; status?: string }) {
+/** `GET /run` filters (see RunListQuery); each narrows the list or is a 400 naming it. */
+export function listRuns(db: Db, baseUrl: string, code: string, q: { limit: number; offset: number } & RunListFilters) {
   const p = requireProject(db, code);
+  checkInclude(q.include, ["cases"]);
   const base = eq(runs.projectId, p.id);
+  const filters: (SQL | undefined)[] = [base];
   const wanted = q.status?.split(",").map((x) => x.trim()).filter(Boolean).map(runStatusFilter);
-  const where = wanted?.length ? and(base, or(...wanted)) : base;
+  if (wanted?.length) filters.push(or(...wanted));
+  if (q.search) filters.push(containsText(runs.title, q.search));
+  // A number naming no milestone (or an environment of another project) matches no run.
+  if (q.milestone) filters.push(inArray(runs.milestoneId, integersOf(q.milestone, "milestone").map((n) => findRowId(db, "milestone", p.id, n) ?? 0)));
+  if (q.environment) filters.push(inArray(runs.environmentId, integersOf(q.environment, "environment")));
+  if (q.from_start_time) filters.push(gte(runs.startTime, timeOf(q.from_start_time, "from_start_time")));
+  if (q.to_start_time) filters.push(lte(runs.startTime, timeOf(q.to_start_time, "to_start_time")));
+  const where = and(...filters);
   const total = db.select({ n: count() }).from(runs).where(base).get()!.n;
   const filtered = db.select({ n: count() }).from(runs).where(where).get()!.n;
   const rows = db.select().from(runs).where(where).orderBy(runs.number).limit(q.limit).offset(q.offset).all();
@@ -479,11 +491,20 @@ export function getResult(db: Db, code: string, hash: string) {
   return resultViews(db, [r.r])[0]!;
 }
 
-/** Results of the project; `run` (a run's number) narrows to one run. */
-export function listResults(db: Db, code: string, q: { limit: number; offset: number; run?: number }) {
+/** Results of the project, narrowed by ResultsApi.getResults' filters (see ResultListQuery); each narrows or is a 400 naming it. */
+export function listResults(db: Db, code: string, q: { limit: number; offset: number } & ResultListFilters) {
   const p = requireProject(db, code);
   const base = eq(runs.projectId, p.id);
-  const where = q.run ? and(base, eq(runs.number, q.run)) : base;
+  const filters: (SQL | undefined)[] = [base];
+  if (q.status) filters.push(inArray(results.status, csv(q.status).map((v) => statusOf(v, "status"))));
+  if (q.run) filters.push(inArray(runs.number, integersOf(q.run, "run")));
+  if (q.case_id) filters.push(inArray(results.caseId, integersOf(q.case_id, "case_id").map((n) => findRowId(db, "case", p.id, n) ?? 0)));
+  if (q.member) filters.push(inArray(results.authorId, integersOf(q.member, "member")));
+  // Every result here is recorded through the API (there is no manual entry).
+  if (q.api !== undefined && !flagOf(q.api, "api")) filters.push(sql`0`);
+  if (q.from_end_time) filters.push(gte(results.created, timeOf(q.from_end_time, "from_end_time")));
+  if (q.to_end_time) filters.push(lte(results.created, timeOf(q.to_end_time, "to_end_time")));
+  const where = and(...filters);
   const total = db.select({ n: count() }).from(results).innerJoin(runs, eq(runs.id, results.runId)).where(base).get()!.n;
   const filtered = db.select({ n: count() }).from(results).innerJoin(runs, eq(runs.id, results.runId)).where(where).get()!.n;
   const rows = db.select({ r: results }).from(results).innerJoin(runs, eq(runs.id, results.runId)).where(where).orderBy(results.created, results.hash).limit(q.limit).offset(q.offset).all();

@@ -1,7 +1,8 @@
 import type { AppContext } from "../../context";
 import { requireProject } from "../projects/service";
 import { TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
-import { CodeHashParams, CodeParam, HashResult, ok, page, paging, Paging, Envelope, PageOf } from "../shared/envelope";
+import { CodeHashParams, CodeParam, HashResult, ok, page, paging, Envelope, PageOf } from "../shared/envelope";
+import { SearchPaging } from "../shared/list-filters";
 import { SharedStepCreate, SharedStepUpdate, SharedStepView } from "./model";
 import { createSharedStep, deleteSharedStep, listSharedSteps, requireSharedStep, sharedStepView, updateSharedStep } from "./service";
 
@@ -13,10 +14,9 @@ export function sharedStepRoutes(ctx: AppContext) {
       params: CodeParam, body: SharedStepCreate, response: tmsResponses({ 200: HashResult }, [404, ...TMS_BODY_ERRORS]), detail: detail("Create a shared step (shared_step.created)"),
     })
     .get("/shared_step/:code", ({ params, query }) => {
-      const { limit, offset } = paging(query);
-      const r = listSharedSteps(ctx.db, params.code, limit, offset);
-      return page(r.entities, r.total);
-    }, { params: CodeParam, query: Paging, response: tmsResponses({ 200: PageOf(SharedStepView) }, [404]), detail: detail("List shared steps") })
+      const r = listSharedSteps(ctx.db, params.code, { ...paging(query), search: query.search });
+      return page(r.entities, r.total, r.filtered);
+    }, { params: CodeParam, query: SearchPaging, response: tmsResponses({ 200: PageOf(SharedStepView) }, [404]), detail: detail("List shared steps") })
     .get("/shared_step/:code/:hash", ({ params }) => ok(sharedStepView(requireSharedStep(ctx.db, requireProject(ctx.db, params.code).id, params.hash))), {
       params: CodeHashParams, response: tmsResponses({ 200: Envelope(SharedStepView) }, [404]), detail: detail("Get a shared step"),
     })

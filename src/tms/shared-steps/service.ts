@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { and, count, eq } from "drizzle-orm";
+import { containsText } from "../../db/contains";
 import type { Db, Tx } from "../../db/connection";
 import { badRequest, notFound } from "../../http/errors";
 import { publish } from "../../webhooks/publish";
@@ -68,9 +69,12 @@ export function deleteSharedStep(db: Db, code: string, hash: string) {
   }, { behavior: "immediate" });
 }
 
-export function listSharedSteps(db: Db, code: string, limit: number, offset: number) {
+export function listSharedSteps(db: Db, code: string, q: { limit: number; offset: number; search?: string }) {
   const p = requireProject(db, code);
-  const total = db.select({ n: count() }).from(sharedSteps).where(eq(sharedSteps.projectId, p.id)).get()!.n;
-  const rows = db.select().from(sharedSteps).where(eq(sharedSteps.projectId, p.id)).orderBy(sharedSteps.created).limit(limit).offset(offset).all();
-  return { total, entities: rows.map(sharedStepView) };
+  const base = eq(sharedSteps.projectId, p.id);
+  const where = q.search ? and(base, containsText(sharedSteps.title, q.search)) : base;
+  const total = db.select({ n: count() }).from(sharedSteps).where(base).get()!.n;
+  const filtered = q.search ? db.select({ n: count() }).from(sharedSteps).where(where).get()!.n : total;
+  const rows = db.select().from(sharedSteps).where(where).orderBy(sharedSteps.created).limit(q.limit).offset(q.offset).all();
+  return { total, filtered, entities: rows.map(sharedStepView) };
 }

@@ -1,7 +1,8 @@
 import { t } from "elysia";
 import type { AppContext } from "../../context";
 import { TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
-import { CodeNumberParams, CodeParam, NumberResult, ok, page, paging, Paging, Envelope, PageOf } from "../shared/envelope";
+import { CodeNumberParams, CodeParam, NumberResult, ok, page, paging, Envelope, PageOf } from "../shared/envelope";
+import { SearchPaging } from "../shared/list-filters";
 import { SuiteClone, SuiteCreate, SuiteDelete, SuiteUpdate, SuiteView } from "./model";
 import { cloneSuite, createSuite, deleteSuite, getSuite, listSuites, updateSuite } from "./service";
 
@@ -16,10 +17,9 @@ export function suiteRoutes(ctx: AppContext) {
       params: CodeParam, body: SuiteCreate, response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]), detail: detail("Create a suite (suite.created)"),
     })
     .get("/suite/:code", ({ params, query }) => {
-      const { limit, offset } = paging(query);
-      const r = listSuites(ctx.db, params.code, limit, offset);
-      return page(r.entities, r.total);
-    }, { params: CodeParam, query: Paging, response: tmsResponses({ 200: PageOf(SuiteView) }, [404]), detail: detail("List suites") })
+      const r = listSuites(ctx.db, params.code, { ...paging(query), search: query.search });
+      return page(r.entities, r.total, r.filtered);
+    }, { params: CodeParam, query: SearchPaging, response: tmsResponses({ 200: PageOf(SuiteView) }, [404]), detail: detail("List suites") })
     .get("/suite/:code/:id", ({ params }) => ok(getSuite(ctx.db, params.code, params.id)), { params: NumberParams, response: tmsResponses({ 200: Envelope(SuiteView) }, [404]), detail: detail("Get a suite") })
     .patch("/suite/:code/:id", ({ params, body }) => ok(updateSuite(ctx.db, params.code, params.id, body)), {
       params: NumberParams, body: SuiteUpdate, response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]), detail: detail("Update or move a suite (suite.updated)"),

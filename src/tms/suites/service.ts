@@ -1,4 +1,5 @@
 import { and, count, eq, inArray, isNull, max } from "drizzle-orm";
+import { containsText } from "../../db/contains";
 import type { Db, Tx } from "../../db/connection";
 import { badRequest } from "../../http/errors";
 import { publish } from "../../webhooks/publish";
@@ -164,9 +165,12 @@ export function getSuite(db: Db, code: string, number: number) {
   return suiteViews(db, [requireSuite(db, p.id, number)])[0]!;
 }
 
-export function listSuites(db: Db, code: string, limit: number, offset: number) {
+export function listSuites(db: Db, code: string, q: { limit: number; offset: number; search?: string }) {
   const p = requireProject(db, code);
-  const total = db.select({ n: count() }).from(suites).where(eq(suites.projectId, p.id)).get()!.n;
-  const rows = db.select().from(suites).where(eq(suites.projectId, p.id)).orderBy(suites.number).limit(limit).offset(offset).all();
-  return { total, entities: suiteViews(db, rows) };
+  const base = eq(suites.projectId, p.id);
+  const where = q.search ? and(base, containsText(suites.title, q.search)) : base;
+  const total = db.select({ n: count() }).from(suites).where(base).get()!.n;
+  const filtered = q.search ? db.select({ n: count() }).from(suites).where(where).get()!.n : total;
+  const rows = db.select().from(suites).where(where).orderBy(suites.number).limit(q.limit).offset(q.offset).all();
+  return { total, filtered, entities: suiteViews(db, rows) };
 }

@@ -2,11 +2,11 @@
  * Workspace-level read models Qase clients look up: the system fields (the case enums with the
  * numbers the API takes) and the people (users and authors, from the SCIM directory).
  */
-import { and, count, eq, or, type SQL } from "drizzle-orm";
+import { and, count, eq, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/connection";
 import { containsText } from "../../db/contains";
 import { users, workspaceMembers } from "../../directory/tables";
-import { notFound } from "../../http/errors";
+import { badRequest, notFound } from "../../http/errors";
 import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, IS_FLAKY, LAYER, PRIORITY, RESULT_STATUS, SEVERITY, type QaseEnum } from "../shared/enums";
 
 /** One selectbox system field: its options are the enum's, with Qase's numbers as option ids. */
@@ -55,8 +55,8 @@ const authorView = (u: UserRow) => ({ id: u.id, author_id: u.id, entity_type: "u
 const membersOf = (workspaceId: number) =>
   and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, users.id));
 
-function listPeople<T>(db: Db, workspaceId: number, q: { limit: number; offset: number; search?: string }, view: (u: UserRow) => T) {
-  const search: SQL | undefined = q.search ? or(containsText(users.displayName, q.search), containsText(users.userName, q.search)) : undefined;
+function listPeople<T>(db: Db, workspaceId: number, q: { limit: number; offset: number; search?: string; none?: boolean }, view: (u: UserRow) => T) {
+  const search: SQL | undefined = q.none ? sql`0` : q.search ? or(containsText(users.displayName, q.search), containsText(users.userName, q.search)) : undefined;
   const from = () => db.select({ n: count() }).from(users).innerJoin(workspaceMembers, membersOf(workspaceId));
   const total = from().get()!.n;
   const filtered = from().where(search).get()!.n;
@@ -72,5 +72,9 @@ function requireUser(db: Db, workspaceId: number, id: number): UserRow {
 
 export const listUsers = (db: Db, workspaceId: number, q: { limit: number; offset: number }) => listPeople(db, workspaceId, q, userView);
 export const getUser = (db: Db, workspaceId: number, id: number) => userView(requireUser(db, workspaceId, id));
-export const listAuthors = (db: Db, workspaceId: number, q: { limit: number; offset: number; search?: string }) => listPeople(db, workspaceId, q, authorView);
+/** Authors are the workspace's users: `type=user` lists them, `type=app` none (there are no app authors); another type is a 400. */
+export function listAuthors(db: Db, workspaceId: number, q: { limit: number; offset: number; search?: string; type?: string }) {
+  if (q.type !== undefined && q.type !== "user" && q.type !== "app") throw badRequest(`"type" must be user or app`, "type");
+  return listPeople(db, workspaceId, { ...q, none: q.type === "app" }, authorView);
+}
 export const getAuthor = (db: Db, workspaceId: number, id: number) => authorView(requireUser(db, workspaceId, id));
