@@ -45,7 +45,7 @@ test("bad bodies → 400 naming the field", async () => {
   expectError(await h.api("POST", "/custom_field", { title: "f", entity: 0, type: "selectbox" }), 400, "value");
   expectError(await h.api("POST", "/custom_field", { title: "f", entity: 0, type: "number", value: [{ title: "x" }] }), 400, "value");
   expectError(await h.api("POST", "/milestone/VAL", { title: "m", status: "paused" }), 400, "status");
-  expectError(await h.api("POST", "/defect/VAL", { title: "d", actual_result: "a" }), 400, "case_id");
+  expectError(await h.api("POST", "/defect/VAL", { title: "d", actual_result: "a", step: 1 }), 400, "step");
   expectError(await h.api("POST", "/run/VAL", { title: "" }), 400, "title");
   const run = (await h.api("POST", "/run/VAL", { title: "r" })).body.result.id;
   expectError(await h.api("POST", `/result/VAL/${run}`, { case_id: 1, status: "great" }), 400, "status");
