@@ -7,6 +7,8 @@
  * against this list by test/config.test.ts.
  */
 
+import { resolve } from "node:path";
+
 export type Config = {
   baseUrl: string;
   host: string;
@@ -16,6 +18,7 @@ export type Config = {
   tlsKeyFile: string | null;
   httpRedirectPort: number | null;
   adminToken: string | null;
+  adminTokenPrevious: string | null;
   metricsPublic: boolean;
   logLevel: LogLevel;
   scimEnabled: boolean;
@@ -100,7 +103,8 @@ const oneOf = <T extends string>(values: readonly T[]): Parser<T> => (raw) => {
   return v;
 };
 
-type KeySpec = { key: string; field: keyof Config; default: string; parse: Parser<unknown>; doc: string };
+/** `secret`: the value is never printed — not in errors, not by `gatehouse config check`. */
+type KeySpec = { key: string; field: keyof Config; default: string; parse: Parser<unknown>; doc: string; secret?: true };
 
 /** The single list of configuration keys: name, default (as written in an env file), parser, meaning. */
 export const KEYS: KeySpec[] = [
@@ -111,7 +115,8 @@ export const KEYS: KeySpec[] = [
   { key: "GATEHOUSE_TLS_CERT_FILE", field: "tlsCertFile", default: "", parse: optional(str), doc: "PEM certificate chain; with the key file, the server speaks HTTPS." },
   { key: "GATEHOUSE_TLS_KEY_FILE", field: "tlsKeyFile", default: "", parse: optional(str), doc: "PEM private key for the certificate." },
   { key: "GATEHOUSE_HTTP_REDIRECT_PORT", field: "httpRedirectPort", default: "", parse: optional(int(1, 65535)), doc: "Optional plain-HTTP port answering every request with 308 to the HTTPS address (needs TLS)." },
-  { key: "GATEHOUSE_ADMIN_TOKEN", field: "adminToken", default: "", parse: optional(bearerSecret), doc: "Bearer token for `/api/admin`, the console and remote `/metrics`: at least 16 visible ASCII characters, no spaces (else exit 2). Empty disables the admin API." },
+  { key: "GATEHOUSE_ADMIN_TOKEN", field: "adminToken", default: "", parse: optional(bearerSecret), secret: true, doc: "Bearer token for `/api/admin`, the console and remote `/metrics`: at least 16 visible ASCII characters, no spaces (else exit 2). Empty disables the admin API." },
+  { key: "GATEHOUSE_ADMIN_TOKEN_PREVIOUS", field: "adminTokenPrevious", default: "", parse: optional(bearerSecret), secret: true, doc: "During an admin-token rotation, the old token, accepted as well as `GATEHOUSE_ADMIN_TOKEN` until you empty it; both are re-read on SIGHUP, so rotating needs no restart." },
   { key: "GATEHOUSE_METRICS_PUBLIC", field: "metricsPublic", default: "false", parse: bool, doc: "true opens `/metrics` to anyone who can reach it; by default only direct loopback scrapes go without the admin token (a reverse proxy's requests never count as loopback)." },
   { key: "GATEHOUSE_LOG_LEVEL", field: "logLevel", default: "info", parse: oneOf(["debug", "info", "warn", "error"] as const), doc: "debug, info, warn or error." },
   { key: "GATEHOUSE_SCIM_ENABLED", field: "scimEnabled", default: "true", parse: bool, doc: "Initial state of the SCIM interface (false → every SCIM call answers 403). The admin API can toggle it at run time; the stored toggle wins once set." },
@@ -140,7 +145,7 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
     try {
       out[spec.field] = spec.parse(raw);
     } catch (e) {
-      errors.push(`${spec.key}: expected ${(e as Error).message}, got ${JSON.stringify(raw)}`);
+      errors.push(`${spec.key}: expected ${(e as Error).message}, got ${spec.secret ? `a value of ${raw.length} characters (not shown: it is a secret)` : JSON.stringify(raw)}`);
     }
   }
   const known = new Set(KEYS.map((k) => k.key));
@@ -151,10 +156,31 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
     const c = out as Config;
     if ((c.tlsCertFile === null) !== (c.tlsKeyFile === null))
       errors.push("GATEHOUSE_TLS_CERT_FILE: expected both GATEHOUSE_TLS_CERT_FILE and GATEHOUSE_TLS_KEY_FILE, or neither");
+    if (c.adminTokenPrevious !== null && c.adminToken === null)
+      errors.push("GATEHOUSE_ADMIN_TOKEN_PREVIOUS: expected only together with GATEHOUSE_ADMIN_TOKEN (the new token)");
     if (c.httpRedirectPort !== null && c.tlsCertFile === null)
       errors.push("GATEHOUSE_HTTP_REDIRECT_PORT: expected only together with GATEHOUSE_TLS_CERT_FILE/GATEHOUSE_TLS_KEY_FILE");
   }
   return errors.length ? { ok: false, errors } : { ok: true, config: out as Config };
+}
+
+/**
+ * The data directory the systemd template unit gives an organization whose env file is
+ * /etc/gatehouse/NAME.env (`Environment=GATEHOUSE_DATA_DIR=/var/lib/gatehouse/%i`); null for any
+ * other env file.
+ */
+export function unitDataDir(envFile: string): string | null {
+  const m = /^\/etc\/gatehouse\/([^/]+)\.env$/.exec(resolve(envFile));
+  return m ? `/var/lib/gatehouse/${m[1]}` : null;
+}
+
+/** The effective value of every key as `gatehouse config check` prints it: secrets masked. */
+export function describeConfig(config: Config): { key: string; value: string }[] {
+  return KEYS.map((spec) => {
+    const v = config[spec.field];
+    const shown = v === null ? "" : Array.isArray(v) ? v.map((ms) => `${ms}ms`).join(",") : String(v);
+    return { key: spec.key, value: spec.secret && shown !== "" ? "(set, not shown)" : shown };
+  });
 }
 
 /** Parses an env file: KEY=VALUE lines, `#` comments, optional `export `, single/double quotes. */

@@ -1,14 +1,19 @@
 #!/usr/bin/env bun
 /** Entry point of the `gatehouse` executable; see src/cli/ for the commands. */
 import { runCli } from "./cli";
+import { classifyFailure } from "./cli/exit-codes";
+
+// Everything Gatehouse creates (data directory, database, WAL, lock, backups, key file) holds
+// secrets or their digests: owner-only, whatever umask the shell or the init system left.
+process.umask(0o077);
 
 let code: number;
 try {
   code = await runCli(process.argv.slice(2));
 } catch (e) {
-  // Anything a command did not turn into an exit code itself (unwritable data dir, corrupt
-  // database…): one readable line, the stack for whoever debugs it, exit 1.
-  process.stderr.write(`gatehouse: ${(e as Error)?.message ?? e}\n${(e as Error)?.stack ?? ""}\n`);
-  code = 1;
+  // Anything a command did not turn into an exit code itself: still one JSON line.
+  const failure = classifyFailure(e);
+  process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level: "error", msg: failure.message, stack: (e as Error)?.stack }) + "\n");
+  code = failure.code;
 }
 process.exit(code);

@@ -15,7 +15,8 @@ export function isAdminPath(url: string): boolean {
 }
 
 /**
- * The admin check: `Authorization: Bearer $GATEHOUSE_ADMIN_TOKEN`, compared in constant time.
+ * The admin check: `Authorization: Bearer $GATEHOUSE_ADMIN_TOKEN` (or, during a rotation,
+ * `$GATEHOUSE_ADMIN_TOKEN_PREVIOUS`), compared in constant time.
  * The admin home (src/admin/index.ts) runs it for every /api/admin request; /metrics uses it for
  * remote scrapes. With no admin token configured the admin API is closed (503), never open.
  */
@@ -23,7 +24,11 @@ export function assertAdmin(ctx: AppContext, request: Request): void {
   const configured = ctx.config.adminToken;
   if (!configured) throw new ApiError(503, "admin_disabled", "The admin API is disabled: set GATEHOUSE_ADMIN_TOKEN");
   const given = bearerToken(request.headers.get("authorization"));
-  if (!given || !constantTimeEqual(given, configured))
+  const previous = ctx.config.adminTokenPrevious;
+  // Both compared whatever the first answer, so timing does not tell which one matched.
+  const matchesCurrent = given ? constantTimeEqual(given, configured) : false;
+  const matchesPrevious = given && previous ? constantTimeEqual(given, previous) : false;
+  if (!matchesCurrent && !matchesPrevious)
     throw new ApiError(401, "unauthorized", "A valid admin bearer token is required", undefined, { "www-authenticate": "Bearer" });
 }
 

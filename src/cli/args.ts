@@ -4,8 +4,10 @@
  *   gatehouse migrate [--env-file FILE]
  *   gatehouse backup <file> [--env-file FILE]
  *   gatehouse scim-token <create --name NAME | list | revoke ID> [--env-file FILE]
+ *   gatehouse config check [--env-file FILE]
  *   gatehouse version | --version | -v
- *   gatehouse help | --help | -h
+ *   gatehouse help [command] | --help | -h
+ *   gatehouse <command> --help | -h
  * `--env-file` may appear anywhere (also as `--env-file=FILE`).
  */
 
@@ -14,8 +16,9 @@ export type Command =
   | { name: "migrate"; envFile: string | null }
   | { name: "backup"; envFile: string | null; target: string }
   | { name: "scim-token"; envFile: string | null; args: string[] }
+  | { name: "config-check"; envFile: string | null }
   | { name: "version" }
-  | { name: "help" };
+  | { name: "help"; topic?: HelpTopic };
 
 export type ParseResult = { ok: true; command: Command } | { ok: false; error: string };
 
@@ -27,16 +30,75 @@ Commands:
   backup <file>         Write a consistent copy of the database to <file>; safe while serving
   scim-token create --name NAME [--workspace ID] | list | revoke ID
                         Manage the bearer tokens identity providers use for SCIM
-  version               Print the version, commit, build date, Bun version and target
-  help                  Show this help
+  config check          Validate the configuration and print it (secrets masked)
+  version               Print the version, schema version, commit, build date, Bun version and target
+  help [command]        Show this help, or a command's
 
 Options:
   --env-file FILE       Read GATEHOUSE_* settings from FILE; the process environment wins
-  -h, --help            Show this help
+  -h, --help            Show help (after a command: that command's)
   -v, --version         Print the version
 
-Exit codes: 0 success, 1 runtime failure, 2 usage or configuration error.
+Exit codes: 0 success, 1 transient failure (retrying may succeed: disk full, I/O error,
+crash), 2 the admin must act (usage, configuration, certificate, permissions, port taken).
 `;
+
+const ENV_FILE_HELP = `  --env-file FILE   Read GATEHOUSE_* settings from FILE; the process environment wins.
+                    With /etc/gatehouse/NAME.env and no GATEHOUSE_DATA_DIR in the file or the
+                    environment, the data directory is /var/lib/gatehouse/NAME (as the unit sets it).`;
+
+/** What `gatehouse <command> --help` prints. */
+export const COMMAND_HELP = {
+  serve: `Usage: gatehouse serve [--env-file FILE]
+
+Runs the server until SIGTERM or SIGINT (graceful: in-flight requests finish, up to 10 s).
+SIGHUP re-reads the TLS certificate and key and the admin tokens without a restart; a bad new
+certificate is logged and the old one keeps serving.
+
+${ENV_FILE_HELP}
+`,
+  migrate: `Usage: gatehouse migrate [--env-file FILE]
+
+Applies the migrations this executable carries to the database (creating it if missing), names
+each one applied, and exits. \`serve\` does the same at start.
+
+${ENV_FILE_HELP}
+`,
+  backup: `Usage: gatehouse backup <file> [--env-file FILE]
+
+Writes a consistent, checked copy of the database to <file> (mode 0600) while the server keeps
+serving. Refuses to overwrite <file>. The copy holds webhook signing secrets encrypted: a
+restore needs the secret key file too (GATEHOUSE_SECRET_KEY_FILE).
+
+${ENV_FILE_HELP}
+`,
+  "scim-token": `Usage: gatehouse scim-token create --name NAME [--workspace ID] [--env-file FILE]
+       gatehouse scim-token list [--env-file FILE]
+       gatehouse scim-token revoke ID [--env-file FILE]
+
+Manages the bearer tokens identity providers use for SCIM, in the database of an existing
+instance (it refuses to create one). \`create\` prints only the token on stdout.
+
+${ENV_FILE_HELP}
+`,
+  config: `Usage: gatehouse config check [--env-file FILE]
+
+Validates the configuration as \`serve\` would (keys, values, TLS files, data directory) and prints
+every key with its effective value and where it came from; secrets are masked. Exit 0 when
+\`serve\` would start with it, 2 otherwise.
+
+${ENV_FILE_HELP}
+`,
+  version: `Usage: gatehouse version
+
+Prints the version, the database schema version this executable carries, the commit, build date,
+Bun version and target platform.
+`,
+  help: USAGE,
+} as const;
+export type HelpTopic = keyof typeof COMMAND_HELP;
+
+const isHelpFlag = (a: string) => a === "-h" || a === "--help";
 
 export function parseCommandLine(argv: string[]): ParseResult {
   let envFile: string | null = null;
@@ -61,12 +123,18 @@ export function parseCommandLine(argv: string[]): ParseResult {
 
   const [first, ...args] = rest;
   if (first === "-h" || first === "--help" || first === "help") {
-    return args.length === 0 ? { ok: true, command: { name: "help" } } : unexpected(args[0]!, "help");
+    if (args.length === 0) return { ok: true, command: { name: "help" } };
+    const topic = args[0]!;
+    if (args.length === 1 && Object.hasOwn(COMMAND_HELP, topic)) return { ok: true, command: { name: "help", topic: topic as HelpTopic } };
+    return unexpected(args[0]!, "help");
   }
   if (first === "-v" || first === "--version" || first === "version") {
+    if (args.length === 1 && isHelpFlag(args[0]!)) return { ok: true, command: { name: "help", topic: "version" } };
     return args.length === 0 ? { ok: true, command: { name: "version" } } : unexpected(args[0]!, "version");
   }
   if (first === undefined) return { ok: true, command: { name: "serve", envFile } };
+  // `gatehouse <command> … --help`: that command's help, whatever else is on the line.
+  if (Object.hasOwn(COMMAND_HELP, first) && args.some(isHelpFlag)) return { ok: true, command: { name: "help", topic: first as HelpTopic } };
   switch (first) {
     case "serve":
     case "migrate":
@@ -80,6 +148,12 @@ export function parseCommandLine(argv: string[]): ParseResult {
     case "scim-token":
       // The SCIM token CLI validates its own sub-commands.
       return { ok: true, command: { name: "scim-token", envFile, args } };
+    case "config": {
+      const [sub, ...extra] = args;
+      if (sub !== "check") return { ok: false, error: sub === undefined ? "config needs a sub-command: gatehouse config check" : `unknown config sub-command ${sub} (there is: check)` };
+      if (extra.length > 0) return unexpected(extra[0]!, "config check");
+      return { ok: true, command: { name: "config-check", envFile } };
+    }
     default:
       return first.startsWith("-") ? { ok: false, error: `unknown option ${first}` } : { ok: false, error: `unknown command ${first}` };
   }

@@ -1,108 +1,133 @@
 /**
- * The `gatehouse` command: turns a parsed command line into work and an exit code
- * (0 success, 1 runtime failure, 2 usage or configuration error).
+ * The `gatehouse` command: turns a parsed command line into work and an exit code (the table is
+ * in ./exit-codes.ts). stdout carries what a command produces (a token, a table, help); stderr
+ * carries only JSON log lines, so `journalctl -o cat | jq` reads everything the process says.
  */
-import { readFileSync } from "node:fs";
-import { parseConfig, parseEnvFile, type Config } from "../config";
+import { existsSync } from "node:fs";
+import type { Config } from "../config";
+import { describeConfig } from "../config";
 import type { AppContext } from "../context";
 import { closeDatabase } from "../db/connection";
-import { DatabaseNewerThanBinaryError, runMigrations } from "../db/migrate";
-import { createLogger } from "../log";
+import { runMigrations } from "../db/migrate";
+import { createLogger, type Logger } from "../log";
 import { backupDatabase, BackupError } from "../ops/backup";
 import { scimTokenCli } from "../scim/cli";
-import { databaseFile, openDataDir, startGatehouse, StartupConfigError } from "../server";
+import { databaseFile, loadTls, openDataDir, startGatehouse } from "../server";
 import { buildInfo, describeBuild, VERSION } from "../version";
-import { parseCommandLine, USAGE, type Command } from "./args";
+import { COMMAND_HELP, parseCommandLine, USAGE, type Command } from "./args";
+import { classifyFailure, EXIT_ADMIN_MUST_ACT, EXIT_OK, EXIT_TRANSIENT } from "./exit-codes";
+import { loadConfig, type Origin } from "./load-config";
+import { serveUntilSignalled } from "./serve";
 
 export type CliIo = { out(text: string): void; err(text: string): void };
 const stdio: CliIo = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) };
 
-/** Reads the env file (if any) under the process environment, then validates. */
-export function loadConfig(envFile: string | null, env: Record<string, string | undefined>): { ok: true; config: Config } | { ok: false; errors: string[] } {
-  let merged: Record<string, string | undefined> = { ...env };
-  if (envFile !== null) {
-    let text: string;
-    try {
-      text = readFileSync(envFile, "utf8");
-    } catch (e) {
-      return { ok: false, errors: [`--env-file: cannot read ${envFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`] };
-    }
-    try {
-      // The process environment wins over the file, as with Node's and Docker's --env-file.
-      merged = { ...parseEnvFile(text), ...env };
-    } catch (e) {
-      return { ok: false, errors: [`--env-file ${envFile}: ${(e as Error).message}`] };
-    }
-  }
-  return parseConfig(merged);
+/** JSON lines on the command's stderr (the same shape as the server's log). */
+export function stderrLogger(io: CliIo, config?: Config): Logger {
+  return createLogger(config?.logLevel ?? "info", (line) => io.err(line + "\n"));
 }
 
 export async function runCli(argv: string[], env: Record<string, string | undefined> = process.env, io: CliIo = stdio): Promise<number> {
+  let log = stderrLogger(io);
   const parsed = parseCommandLine(argv);
   if (!parsed.ok) {
-    io.err(`gatehouse: ${parsed.error}\n\n${USAGE}`);
-    return 2;
+    log.error(`${parsed.error} (gatehouse help lists the commands)`);
+    return EXIT_ADMIN_MUST_ACT;
   }
   const command = parsed.command;
   if (command.name === "help") {
-    io.out(USAGE);
-    return 0;
+    io.out(command.topic ? COMMAND_HELP[command.topic] : USAGE);
+    return EXIT_OK;
   }
   if (command.name === "version") {
     io.out(`${describeBuild(buildInfo())}\n`);
-    return 0;
+    return EXIT_OK;
   }
 
   const loaded = loadConfig(command.envFile, env);
   if (!loaded.ok) {
-    for (const e of loaded.errors) io.err(`gatehouse: ${e}\n`);
-    return 2;
+    for (const e of loaded.errors) log.error(e);
+    return EXIT_ADMIN_MUST_ACT;
   }
-  const config = loaded.config;
+  const { config, origins } = loaded;
+  log = stderrLogger(io, config);
   try {
-    return await runCommand(command, config, io);
+    return await runCommand(command, config, origins, io, log, command.envFile, env);
   } catch (e) {
-    if (e instanceof StartupConfigError || e instanceof DatabaseNewerThanBinaryError) {
-      io.err(`gatehouse: ${e.message}\n`);
-      return 2;
-    }
-    throw e;
+    const failure = classifyFailure(e);
+    log.error(failure.message, failure.stack ? { stack: failure.stack } : undefined);
+    return failure.code;
   }
 }
 
-async function runCommand(command: Exclude<Command, { name: "help" | "version" }>, config: Config, io: CliIo): Promise<number> {
+/** Where the database is and why: every command that opens one says so. */
+function databaseNote(config: Config, origins: Map<string, Origin>) {
+  return { database: databaseFile(config), dataDirFrom: origins.get("GATEHOUSE_DATA_DIR") };
+}
+
+async function runCommand(
+  command: Exclude<Command, { name: "help" | "version" }>,
+  config: Config,
+  origins: Map<string, Origin>,
+  io: CliIo,
+  log: Logger,
+  envFile: string | null,
+  env: Record<string, string | undefined>,
+): Promise<number> {
   switch (command.name) {
     case "serve":
-      return serveUntilSignalled(config, io);
+      return serveUntilSignalled(config, { envFile, env, log: createLogger(config.logLevel), stderr: log });
+    case "config-check":
+      return configCheck(config, origins, io, log);
     case "migrate": {
       const handle = openDataDir(config);
       try {
-        const applied = runMigrations(handle.db, undefined, (line) => io.err(`gatehouse: warning: ${line}\n`));
-        io.out(`gatehouse: ${applied} migration(s) applied to ${handle.file}\n`);
-        return 0;
+        log.info("using database", databaseNote(config, origins));
+        const applied = runMigrations(
+          handle.db,
+          undefined,
+          (line) => log.warn(line),
+          (tags) => tags.forEach((migration) => log.info("migration applied", { migration })),
+        );
+        io.out(`${applied} migration(s) applied to ${handle.file}\n`);
+        return EXIT_OK;
       } finally {
         closeDatabase(handle);
       }
     }
     case "backup": {
+      log.info("using database", databaseNote(config, origins));
       try {
         const { bytes } = backupDatabase(databaseFile(config), command.target);
-        io.out(`gatehouse: backup written to ${command.target} (${bytes} bytes)\n`);
-        return 0;
+        io.out(`backup of ${databaseFile(config)} written to ${command.target} (${bytes} bytes)\n`);
+        return EXIT_OK;
       } catch (e) {
-        if (e instanceof BackupError) {
-          io.err(`gatehouse: ${e.message}\n`);
-          return 1;
-        }
-        throw e;
+        if (!(e instanceof BackupError)) throw e;
+        log.error(e.message);
+        return e.transient ? EXIT_TRANSIENT : EXIT_ADMIN_MUST_ACT;
       }
     }
     case "scim-token": {
+      const file = databaseFile(config);
+      // Never mint a token into a database no server reads (a fresh ./data where the admin stands).
+      if (!existsSync(file)) {
+        log.error(
+          `no database at ${file} (GATEHOUSE_DATA_DIR from ${origins.get("GATEHOUSE_DATA_DIR")}): refusing to create one for a token no server would read. ` +
+            `Set GATEHOUSE_DATA_DIR to the data directory of the instance (the unit's is /var/lib/gatehouse/NAME), or run \`gatehouse migrate\` to create a new instance's database`,
+        );
+        return EXIT_ADMIN_MUST_ACT;
+      }
       const handle = openDataDir(config);
-      runMigrations(handle.db);
-      const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log: createLogger(config.logLevel, (l) => process.stderr.write(l + "\n")), version: VERSION };
       try {
-        return await scimTokenCli(command.args, ctx);
+        log.info("using database", databaseNote(config, origins));
+        runMigrations(handle.db);
+        const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log, version: VERSION };
+        // The token CLI writes plain messages; each becomes a JSON line once its outcome is known.
+        const messages: string[] = [];
+        const code = await scimTokenCli(command.args, ctx, { out: io.out, err: (t) => messages.push(t) });
+        const text = messages.join("").split("\n").map((l) => l.replace(/^gatehouse( scim-token \w+)?: /, "").trim()).filter(Boolean);
+        if (text.length) (code === EXIT_OK ? log.info : log.error)(text.join("; "));
+        return code;
       } finally {
         closeDatabase(handle);
       }
@@ -110,49 +135,13 @@ async function runCommand(command: Exclude<Command, { name: "help" | "version" }
   }
 }
 
-/** Runs the server until SIGTERM/SIGINT, then shuts down gracefully; resolves to the exit code. */
-async function serveUntilSignalled(config: Config, io: CliIo): Promise<number> {
-  const log = createLogger(config.logLevel);
-  let running;
-  try {
-    running = await startGatehouse(config, log);
-  } catch (e) {
-    if (e instanceof StartupConfigError || e instanceof DatabaseNewerThanBinaryError) throw e; // exit 2, reported by runCli
-    const code = (e as NodeJS.ErrnoException).code;
-    const message = code === "EADDRINUSE" ? `cannot listen: address in use (GATEHOUSE_HOST/GATEHOUSE_PORT/GATEHOUSE_HTTP_REDIRECT_PORT): ${(e as Error).message}` : String((e as Error)?.stack ?? e);
-    log.error("startup failed", { error: message });
-    io.err(`gatehouse: ${message}\n`);
-    return 1;
-  }
-  // A crash must still leave one JSON line in the journal, not only a bare stack on stderr.
-  // (Exiting stays the answer: systemd restarts the unit, and state is safe in SQLite.)
-  const crash = (kind: string) => (error: unknown) => {
-    log.error(kind, { error: String((error as Error)?.stack ?? error) });
-    process.exit(1);
-  };
-  process.on("uncaughtException", crash("uncaught exception"));
-  process.on("unhandledRejection", crash("unhandled promise rejection"));
-  return new Promise<number>((resolve) => {
-    // A failed WAL sync leaves the disk's copy of the WAL unknown (a retried fsync can succeed
-    // without the lost pages): stop, as after a crash; the restart recovers from what is on disk.
-    void running.failed.then(() => resolve(1));
-    let signals = 0;
-    const onSignal = (signal: NodeJS.Signals) => {
-      signals++;
-      if (signals > 1) {
-        log.warn("second signal: exiting without waiting", { signal });
-        resolve(1);
-        return;
-      }
-      running.shutdown(signal).then(
-        () => resolve(0),
-        (e) => {
-          log.error("shutdown failed", { error: String((e as Error)?.stack ?? e) });
-          resolve(1);
-        },
-      );
-    };
-    process.on("SIGTERM", onSignal);
-    process.on("SIGINT", onSignal);
-  });
+/** `gatehouse config check`: what `serve` would run with, or why it would not start. */
+function configCheck(config: Config, origins: Map<string, Origin>, io: CliIo, log: Logger): number {
+  loadTls(config); // throws StartupConfigError (exit 2) naming the key
+  const width = Math.max(...describeConfig(config).map((r) => r.key.length));
+  for (const { key, value } of describeConfig(config)) io.out(`${key.padEnd(width)}  ${value === "" ? "(empty)" : value}   # ${origins.get(key) ?? "default"}\n`);
+  const file = databaseFile(config);
+  io.out(`\ndatabase: ${file} (${existsSync(file) ? "exists" : "does not exist yet: serve or migrate creates it"})\n`);
+  log.info("configuration is valid", { database: file });
+  return EXIT_OK;
 }

@@ -15,11 +15,12 @@ import { migrations } from "./migrations.generated";
  * rows stored unreadable through Object.prototype names, src/tms/shared/repair-stored-names.ts);
  * what they must leave for an admin to resolve is passed to `report`, one line each.
  */
-export function runMigrations(db: BunSQLiteDatabase, upTo: number = migrations.length, report: (line: string) => void = () => {}): number {
+export function runMigrations(db: BunSQLiteDatabase, upTo: number = migrations.length, report: (line: string) => void = () => {}, onApplied: (tags: string[]) => void = () => {}): number {
   // `upTo` (a count of migrations) lets tests build a database as an older release left it, and
   // stands for an older binary that knows only those.
   const known = migrations.slice(0, upTo);
   refuseUnknownMigrations(db, known.map((m) => m.when));
+  const recorded = new Set(appliedTimes(db));
   const metas = known.map((m) => ({
     sql: m.sql.split("--> statement-breakpoint"),
     bps: m.breakpoints,
@@ -30,6 +31,7 @@ export function runMigrations(db: BunSQLiteDatabase, upTo: number = migrations.l
   const before = countApplied(db);
   anyDb.dialect.migrate(metas, anyDb.session, {});
   const applied = countApplied(db) - before;
+  if (applied > 0) onApplied(known.filter((m) => !recorded.has(m.when)).map((m) => m.tag));
   if (upTo === migrations.length) {
     const client = (db as unknown as { $client: import("bun:sqlite").Database }).$client;
     for (const c of refoldUserKeys(client)) report(describeCollision(c));
@@ -50,19 +52,31 @@ export class DatabaseNewerThanBinaryError extends Error {}
  * journal time (`when`, stored as `created_at`), which is how drizzle itself tells them apart.
  */
 function refuseUnknownMigrations(db: BunSQLiteDatabase, known: number[]): void {
-  const client = (db as unknown as { $client: import("bun:sqlite").Database }).$client;
-  const exists = client.query("SELECT 1 FROM sqlite_master WHERE type='table' AND name='__drizzle_migrations'").get();
-  if (!exists) return;
   const knownTimes = new Set(known);
-  const applied = (client.query("SELECT created_at FROM __drizzle_migrations").all() as { created_at: number | string }[]).map((r) => Number(r.created_at));
+  const applied = appliedTimes(db);
   const unknown = applied.filter((when) => !knownTimes.has(when));
   if (unknown.length === 0) return;
-  const day = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toISOString().slice(0, 10) : "unknown date");
+  // Schema versions count migrations from 0 (0000_init is schema 0), as their file names do.
   throw new DatabaseNewerThanBinaryError(
-    `the database was migrated by a newer Gatehouse: it records ${unknown.length} migration(s) this version does not know ` +
-      `(newest applied ${day(Math.max(...unknown))}, newest known ${known.length ? day(Math.max(...known)) : "none"}). ` +
+    `the database is at schema version ${applied.length - 1} and this Gatehouse knows schema versions up to ${known.length - 1} ` +
+      `(the database records ${unknown.length} migration(s) from a newer Gatehouse). ` +
       `Run the newer version, or restore the backup taken before the upgrade; nothing was changed.`,
   );
+}
+
+/** The schema version a database is at (its count of recorded migrations − 1), or null before any migration. */
+export function databaseSchemaVersion(client: import("bun:sqlite").Database): number | null {
+  const exists = client.query("SELECT 1 FROM sqlite_master WHERE type='table' AND name='__drizzle_migrations'").get();
+  if (!exists) return null;
+  const n = (client.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n;
+  return n === 0 ? null : n - 1;
+}
+
+function appliedTimes(db: BunSQLiteDatabase): number[] {
+  const client = (db as unknown as { $client: import("bun:sqlite").Database }).$client;
+  const exists = client.query("SELECT 1 FROM sqlite_master WHERE type='table' AND name='__drizzle_migrations'").get();
+  if (!exists) return [];
+  return (client.query("SELECT created_at FROM __drizzle_migrations").all() as { created_at: number | string }[]).map((r) => Number(r.created_at));
 }
 
 function countApplied(db: BunSQLiteDatabase): number {

@@ -1,7 +1,15 @@
 import { Database } from "bun:sqlite";
 import { existsSync, statSync } from "node:fs";
 
-export class BackupError extends Error {}
+/** `transient`: retrying may succeed (disk full, I/O error); otherwise the admin must act. */
+export class BackupError extends Error {
+  constructor(
+    message: string,
+    readonly transient = false,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * Writes a consistent copy of the database to `target` with `VACUUM INTO`: one read
@@ -17,7 +25,7 @@ export function backupDatabase(source: string, target: string): { bytes: number 
     db.exec("PRAGMA busy_timeout = 5000");
     db.query("VACUUM INTO ?").run(target);
   } catch (e) {
-    throw new BackupError(`backup failed: ${(e as Error).message}`);
+    throw new BackupError(`backup failed: ${(e as Error).message}`, !/unable to open|readonly|permission|not a directory/i.test((e as Error).message));
   } finally {
     db.close();
   }

@@ -8,10 +8,19 @@ import { isDirectLoopbackRequest } from "./observe";
 import { openapiRoutes } from "./openapi";
 import { databaseWritable } from "./storage";
 import { buildInfo } from "../version";
+import { databaseSchemaVersion } from "../db/migrate";
 
 const Status = t.Object({ status: t.String() });
 const Readiness = t.Object({ status: t.String(), database: t.Optional(t.String()) });
-const Build = t.Object({ version: t.String(), commit: t.String(), builtAt: t.Union([t.String(), t.Null()]), bun: t.String(), target: t.String() });
+const Build = t.Object({
+  version: t.String({ description: "The release (its CHANGELOG.md section says what changed)" }),
+  schemaVersion: t.Integer({ description: "The database schema this executable migrates to (its newest migration's number)" }),
+  databaseSchemaVersion: t.Union([t.Integer(), t.Null()], { description: "The schema the database is at now" }),
+  commit: t.String(),
+  builtAt: t.Union([t.String(), t.Null()]),
+  bun: t.String(),
+  target: t.String(),
+});
 
 /** Health, readiness, metrics, OpenAPI docs and the admin console. */
 export function opsRoutes(ctx: AppContext) {
@@ -27,14 +36,14 @@ export function opsRoutes(ctx: AppContext) {
       ({ request }) => {
         // The exact commit tells an attacker which fixes are missing: same access as /metrics.
         if (!ctx.config.metricsPublic && !isDirectLoopbackRequest(request)) assertAdmin(ctx, request);
-        return buildInfo();
+        return { ...buildInfo(), databaseSchemaVersion: databaseSchemaVersion(ctx.sqlite) };
       },
       {
         response: jsonResponses({ 200: Build }, ADMIN_GUARD_ERRORS),
         detail: {
           tags: ["Operations"],
           summary: "What build runs",
-          description: "Version, git commit, build date (null when run from source), Bun version and target platform, as `gatehouse version` prints them. Open to direct connections from loopback; from anywhere else send the admin token.",
+          description: "Version, schema version (of this executable and of the database), git commit, build date (null when run from source), Bun version and target platform, as `gatehouse version` prints them. Open to direct connections from loopback; from anywhere else send the admin token.",
           security: [{}, { adminBearer: [] }],
         },
       },

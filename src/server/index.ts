@@ -4,8 +4,9 @@
  * shuts all of it down in the right order.
  */
 import type { Server } from "bun";
+import { createPrivateKey, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { resolve } from "node:path";
 import { createApp } from "../app";
 import type { Config } from "../config";
 import type { AppContext } from "../context";
@@ -15,7 +16,7 @@ import { runMigrations } from "../db/migrate";
 import type { Logger } from "../log";
 import { instrumentedHandler } from "../ops/observe";
 import { registerProcessMetrics } from "../ops/process-metrics";
-import { buildInfo, VERSION } from "../version";
+import { buildInfo, SCHEMA_VERSION, VERSION } from "../version";
 import { startDeliveryLoop } from "../webhooks/dispatcher";
 import { LOCK_FILE, lockDataDir, type DataDirLock } from "./data-dir-lock";
 import { redirectTarget } from "./redirect";
@@ -27,6 +28,12 @@ import { redirectTarget } from "./redirect";
  */
 export const MAX_REQUEST_BODY_BYTES = 32 * 1024 * 1024;
 
+/**
+ * After a TLS reload, how long the old listener keeps its connections (each answered with
+ * `connection: close`) before it stops: busy kept-alive clients move over without an error.
+ */
+export const RETIRE_MS = 1_000;
+
 /** How long shutdown waits for in-flight requests before closing their connections. */
 export const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -35,7 +42,8 @@ export class StartupConfigError extends Error {}
 
 export type RunningGatehouse = {
   ctx: AppContext;
-  server: Server<undefined>;
+  /** The HTTP(S) listener now (a TLS reload replaces it). */
+  readonly server: Server<undefined>;
   redirectServer: Server<undefined> | null;
   url: URL;
   /** Stops accepting, waits for in-flight requests, stops the delivery loop, closes the DB. Idempotent. */
@@ -46,10 +54,17 @@ export type RunningGatehouse = {
    * settles otherwise; `serve` then exits 1.
    */
   failed: Promise<DurabilityError>;
+  /**
+   * Re-reads the TLS certificate and key and serves new handshakes with them; connections
+   * already open finish on the old ones. A file that cannot be used is refused and the old pair
+   * keeps serving. No-op without TLS.
+   */
+  reloadTls(): Promise<{ ok: true; reloaded: boolean } | { ok: false; error: string }>;
 };
 
+/** Absolute, so every log line and message names the file unambiguously. */
 export function databaseFile(config: Config): string {
-  return join(config.dataDir, "gatehouse.db");
+  return resolve(config.dataDir, "gatehouse.db");
 }
 
 /** Opens (creating if needed) the database in GATEHOUSE_DATA_DIR, without migrating it. */
@@ -61,7 +76,12 @@ export function openDataDir(config: Config): DbHandle {
   }
 }
 
-function readTls(config: Config): { cert: string; key: string } | null {
+/**
+ * Reads and checks the TLS pair before anything else starts (no database is created for a
+ * server that cannot listen): both PEM, the key not passphrase-protected, and the key the
+ * certificate's. Throws StartupConfigError naming the key.
+ */
+export function loadTls(config: Config): { cert: string; key: string } | null {
   if (!config.tlsCertFile || !config.tlsKeyFile) return null;
   const read = (key: string, file: string) => {
     try {
@@ -74,6 +94,20 @@ function readTls(config: Config): { cert: string; key: string } | null {
   const key = read("GATEHOUSE_TLS_KEY_FILE", config.tlsKeyFile);
   if (!cert.includes("-----BEGIN")) throw new StartupConfigError(`GATEHOUSE_TLS_CERT_FILE: expected a PEM certificate in ${config.tlsCertFile}`);
   if (!key.includes("-----BEGIN")) throw new StartupConfigError(`GATEHOUSE_TLS_KEY_FILE: expected a PEM private key in ${config.tlsKeyFile}`);
+  let certificate: X509Certificate;
+  try {
+    certificate = new X509Certificate(cert);
+  } catch (e) {
+    throw new StartupConfigError(`GATEHOUSE_TLS_CERT_FILE: ${config.tlsCertFile} is not a readable PEM certificate (${(e as Error).message})`);
+  }
+  let privateKey: ReturnType<typeof createPrivateKey>;
+  try {
+    privateKey = createPrivateKey(key);
+  } catch (e) {
+    throw new StartupConfigError(`GATEHOUSE_TLS_KEY_FILE: ${config.tlsKeyFile} is not a readable unencrypted PEM private key (${(e as Error).message})`);
+  }
+  if (!certificate.checkPrivateKey(privateKey))
+    throw new StartupConfigError(`GATEHOUSE_TLS_KEY_FILE: the key in ${config.tlsKeyFile} does not belong to the certificate in ${config.tlsCertFile}`);
   return { cert, key };
 }
 
@@ -87,7 +121,7 @@ export type StartOptions = {
 };
 
 export async function startGatehouse(config: Config, log: Logger, opts: StartOptions = {}): Promise<RunningGatehouse> {
-  const tls = readTls(config);
+  const tls = loadTls(config);
   log.info("starting", { ...buildInfo(), pid: process.pid, dataDir: config.dataDir });
 
   let dirLock: DataDirLock | null;
@@ -106,13 +140,18 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
     throw e;
   }
   try {
-    applied = runMigrations(handle.db, undefined, (line) => log.warn(line));
+    applied = runMigrations(
+      handle.db,
+      undefined,
+      (line) => log.warn(line),
+      (tags) => tags.forEach((migration) => log.info("migration applied", { migration })),
+    );
   } catch (e) {
     closeDatabase(handle);
     dirLock.release();
     throw e;
   }
-  if (applied > 0) log.info("migrations applied", { applied });
+  if (applied > 0) log.info("migrations applied", { applied, schemaVersion: SCHEMA_VERSION });
   // Migrations committed with FULL; from here on writes share WAL syncs (src/db/group-commit.ts).
   if (!useGroupCommit(handle, opts.walSync).grouped) log.warn("no WAL file to sync: every commit syncs itself (synchronous=FULL)", { file: handle.file });
 
@@ -121,29 +160,44 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
   const app = (opts.buildApp ?? createApp)(ctx);
   const handler = instrumentedHandler(app, ctx);
 
+  // A listener being replaced answers with `connection: close`, so kept-alive clients move to
+  // the new one after their current request instead of meeting a closed idle connection.
+  const retiring = new WeakSet<Server<undefined>>();
+  const serveOptions = (pair: { cert: string; key: string } | null, port: number, reusePort: boolean) => ({
+    hostname: config.host,
+    port,
+    maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
+    ...(pair ? { tls: pair } : {}),
+    // With TLS the listener is replaced on reload: the new one binds beside the old (SO_REUSEPORT)
+    // before the old stops, so no connection attempt finds the port closed.
+    reusePort,
+    async fetch(request: Request, listener: Server<undefined>) {
+      const response = await handler(request, listener);
+      if (retiring.has(listener)) response.headers.set("connection", "close");
+      return response;
+    },
+    error(error: Error) {
+      log.error("server error", { error: String(error?.stack ?? error) });
+      return new Response(JSON.stringify({ status: false, errorMessage: "Internal server error", error: { code: "internal", message: "Internal server error" } }), {
+        status: 500,
+        headers: { "content-type": "application/json; charset=utf-8" },
+      });
+    },
+  });
+
   let server: Server<undefined>;
   try {
-    server = Bun.serve({
-      hostname: config.host,
-      port: config.port,
-      maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
-      ...(tls ? { tls } : {}),
-      fetch: handler,
-      error(error) {
-        log.error("server error", { error: String(error?.stack ?? error) });
-        return new Response(JSON.stringify({ status: false, errorMessage: "Internal server error", error: { code: "internal", message: "Internal server error" } }), {
-          status: 500,
-          headers: { "content-type": "application/json; charset=utf-8" },
-        });
-      },
-    });
+    // SO_REUSEPORT would also let a second process (another organization's instance by mistake)
+    // bind the same port silently: bind once without it first, so "address in use" still says so.
+    if (tls && config.port !== 0) Bun.serve({ ...serveOptions(null, config.port, false), fetch: () => new Response(null) }).stop(true);
+    server = Bun.serve(serveOptions(tls, config.port, tls !== null));
   } catch (e) {
     closeDatabase(handle);
     dirLock.release();
     throw e;
   }
   // startupMs: since the process started (performance.now() counts from process start).
-  log.info("listening", { url: server.url.href, tls: tls !== null, version: VERSION, startupMs: Math.round(performance.now()) });
+  log.info("listening", { url: server.url.href, tls: tls !== null, version: VERSION, schemaVersion: SCHEMA_VERSION, startupMs: Math.round(performance.now()) });
 
   let redirectServer: Server<undefined> | null = null;
   if (config.httpRedirectPort !== null) {
@@ -166,9 +220,56 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
     log.info("redirect listening", { url: redirectServer.url.href, status: 308 });
   }
 
+  let stopping: Promise<void> | null = null;
   const deliveryLoop = (opts.startLoop ?? startDeliveryLoop)(ctx);
 
-  let stopping: Promise<void> | null = null;
+  // Connections of replaced listeners still finishing; shutdown waits for them too.
+  const draining = new Set<Promise<void>>();
+  const drain = (old: Server<undefined>) => {
+    retiring.add(old);
+    let graceTimer: ReturnType<typeof setTimeout> | undefined;
+    const stopped = Bun.sleep(RETIRE_MS).then(() => {
+      const closing = old.stop(false);
+      log.info("previous TLS listener closed: every new handshake gets the reloaded certificate");
+      return closing;
+    });
+    const done = Promise.race([stopped, new Promise<void>((resolve) => (graceTimer = setTimeout(() => old.stop(true).then(resolve, resolve), RETIRE_MS + SHUTDOWN_GRACE_MS)))])
+      .catch(() => {})
+      .finally(() => {
+        clearTimeout(graceTimer);
+        draining.delete(done);
+      });
+    draining.add(done);
+  };
+  let reloading: Promise<unknown> = Promise.resolve();
+  const reloadTls = () => {
+    const next = reloading.then(async (): Promise<{ ok: true; reloaded: boolean } | { ok: false; error: string }> => {
+      if (stopping || !config.tlsCertFile) return { ok: true, reloaded: false };
+      let pair: { cert: string; key: string };
+      try {
+        pair = loadTls(config)!;
+      } catch (e) {
+        log.error("TLS reload refused: still serving the previous certificate", { error: (e as Error).message });
+        return { ok: false, error: (e as Error).message };
+      }
+      let replacement: Server<undefined>;
+      try {
+        replacement = Bun.serve(serveOptions(pair, server.port!, true));
+      } catch (e) {
+        log.error("TLS reload failed: still serving the previous certificate", { error: (e as Error).message });
+        return { ok: false, error: (e as Error).message };
+      }
+      const old = server;
+      server = replacement;
+      drain(old);
+      const cert = new X509Certificate(pair.cert);
+      log.info("TLS certificate reloaded", { subject: cert.subject.replace(/\n/g, ", "), validTo: new Date(cert.validTo).toISOString(), fingerprint256: cert.fingerprint256 });
+      return { ok: true, reloaded: true };
+    });
+    reloading = next;
+    return next;
+  };
+
   const shutdown = (reason: string) =>
     (stopping ??= (async () => {
       log.info("shutting down", { reason });
@@ -186,6 +287,7 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
         log.warn("in-flight requests did not finish in time; closing their connections", { graceMs: SHUTDOWN_GRACE_MS });
         await server.stop(true);
       }
+      await Promise.all(draining);
       // After HTTP (no new events can be published), before the database closes.
       await deliveryLoop.stop();
       await closeDatabaseDurably(handle);
@@ -200,5 +302,15 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
       shutdown("WAL sync failed").then(stopped, stopped);
     }),
   );
-  return { ctx, server, redirectServer, url: server.url, shutdown, failed };
+  return {
+    ctx,
+    get server() {
+      return server;
+    },
+    redirectServer,
+    url: server.url,
+    shutdown,
+    failed,
+    reloadTls,
+  };
 }

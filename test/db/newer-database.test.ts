@@ -24,9 +24,8 @@ test("an older binary (knowing one migration fewer) refuses a database the newer
   withDatabase((h) => {
     runMigrations(h.db);
     const before = { schema: schemaOf(h), recorded: recorded(h) };
-    const newest = new Date(migrations.at(-1)!.when).toISOString().slice(0, 10);
     expect(() => runMigrations(h.db, migrations.length - 1)).toThrow(DatabaseNewerThanBinaryError);
-    expect(() => runMigrations(h.db, migrations.length - 1)).toThrow(`it records 1 migration(s) this version does not know (newest applied ${newest}`);
+    expect(() => runMigrations(h.db, migrations.length - 1)).toThrow(`the database is at schema version ${migrations.length - 1} and this Gatehouse knows schema versions up to ${migrations.length - 2} (the database records 1 migration(s) from a newer Gatehouse)`);
     expect({ schema: schemaOf(h), recorded: recorded(h) }).toEqual(before);
   });
 });

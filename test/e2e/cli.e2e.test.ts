@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { runCli } from "../../src/cli";
 import { migrations } from "../../src/db/migrations.generated";
 import pkg from "../../package.json" with { type: "json" };
+import { jsonLines } from "./json-lines";
 
 const ROOT = join(import.meta.dir, "../..");
 const dir = mkdtempSync(join(tmpdir(), "gatehouse-cli-"));
@@ -32,7 +33,7 @@ async function cli(args: string[], env: Record<string, string> = {}) {
 test("a bad configuration value exits 2 and names the key and what was expected", () => {
   const r = gatehouse(["serve"], { GATEHOUSE_PORT: "eighty" });
   expect(r.code).toBe(2);
-  expect(r.stderr).toContain('GATEHOUSE_PORT: expected an integer between 0 and 65535, got "eighty"');
+  expect(jsonLines(r.stderr).text).toBe('GATEHOUSE_PORT: expected an integer between 0 and 65535, got "eighty"');
   expect(r.stdout).toBe("");
 });
 
@@ -41,7 +42,7 @@ test("a bad value in the env file exits 2 too; the environment wins over the fil
   writeFileSync(envFile, "GATEHOUSE_LOG_LEVEL=loud\nGATEHOUSE_WEBHOOK_TIMEOUT_MS=fast\n");
   const r = gatehouse(["migrate", "--env-file", envFile], { GATEHOUSE_LOG_LEVEL: "info" });
   expect(r.code).toBe(2);
-  expect(r.stderr).toContain("GATEHOUSE_WEBHOOK_TIMEOUT_MS: expected an integer");
+  expect(jsonLines(r.stderr).text).toContain("GATEHOUSE_WEBHOOK_TIMEOUT_MS: expected an integer");
   expect(r.stderr).not.toContain("GATEHOUSE_LOG_LEVEL");
 });
 
@@ -54,17 +55,33 @@ test("a missing env file or a misspelled key exits 2", async () => {
   expect(typo.err).toContain("GATEHOUSE_PROT: unknown configuration key");
 });
 
-test("an unknown command or flag prints usage on stderr and exits 2", async () => {
+test("an unknown command or flag is one JSON line on stderr pointing at help, exit 2", async () => {
   const r = gatehouse(["frobnicate"]);
   expect(r.code).toBe(2);
-  expect(r.stderr).toContain("gatehouse: unknown command frobnicate");
-  expect(r.stderr).toContain("Usage: gatehouse");
+  expect(jsonLines(r.stderr).text).toBe("unknown command frobnicate (gatehouse help lists the commands)");
   expect(r.stdout).toBe("");
-  for (const args of [["serve", "--port", "1"], ["--verbose"], ["backup"]]) {
+  for (const args of [["serve", "--port", "1"], ["--verbose"], ["backup"], ["config"], ["config", "show"]]) {
     const c = await cli(args);
     expect(c.code).toBe(2);
-    expect(c.err).toContain("Usage: gatehouse");
+    expect(jsonLines(c.err).lines).toHaveLength(1);
     expect(c.out).toBe("");
+  }
+});
+
+test("every command answers --help with its own usage on stdout, exit 0", async () => {
+  for (const [args, expected] of [
+    [["serve", "--help"], "Usage: gatehouse serve"],
+    [["migrate", "-h"], "Usage: gatehouse migrate"],
+    [["backup", "--help"], "Usage: gatehouse backup <file>"],
+    [["scim-token", "create", "--help"], "Usage: gatehouse scim-token create"],
+    [["config", "check", "--help"], "Usage: gatehouse config check"],
+    [["version", "--help"], "Usage: gatehouse version"],
+    [["help", "backup"], "Usage: gatehouse backup <file>"],
+  ] as const) {
+    const r = await cli([...args]);
+    expect(r.code).toBe(0);
+    expect(r.out.startsWith(expected)).toBe(true);
+    expect(r.err).toBe("");
   }
 });
 
@@ -77,7 +94,7 @@ test("help and version print on stdout and exit 0", async () => {
   // From source: the checkout's commit, no build date, the host platform.
   const git = (...args: string[]) => Bun.spawnSync(["git", ...args], { cwd: ROOT }).stdout.toString().trim();
   const commit = git("rev-parse", "--short=12", "HEAD") + (git("status", "--porcelain", "--untracked-files=no") ? "-dirty" : "");
-  expect(version.stdout).toBe(`gatehouse ${pkg.version} (commit ${commit}, built from source, bun ${Bun.version}, target source (${process.platform}-${process.arch}))\n`);
+  expect(version.stdout).toBe(`gatehouse ${pkg.version} (schema ${migrations.length - 1}, commit ${commit}, built from source, bun ${Bun.version}, target source (${process.platform}-${process.arch}))\n`);
 });
 
 test("migrate applies every migration to a fresh database, then nothing on a re-run", async () => {
@@ -104,21 +121,21 @@ test("backup writes a consistent, openable copy and refuses to overwrite", async
   const target = join(dir, "copy.db");
   const r = await cli(["backup", target], env);
   expect(r.code).toBe(0);
-  expect(r.out).toContain(`backup written to ${target}`);
+  expect(r.out).toContain(`backup of ${join(dir, "backup-data", "gatehouse.db")} written to ${target}`);
   const copy = new Database(target, { readonly: true });
   expect(copy.query("SELECT value FROM settings WHERE key = 'scim_enabled'").get()).toEqual({ value: "false" });
   expect(copy.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
   copy.close();
 
   const again = await cli(["backup", target], env);
-  expect(again.code).toBe(1);
-  expect(again.err).toContain("already exists");
+  expect(again.code).toBe(2);
+  expect(jsonLines(again.err).text).toContain("already exists");
 });
 
-test("backup of a data dir without a database fails clearly", async () => {
+test("backup of a data dir without a database fails clearly (exit 2: the admin must point it at one)", async () => {
   const r = await cli(["backup", join(dir, "x.db")], { GATEHOUSE_DATA_DIR: join(dir, "empty") });
-  expect(r.code).toBe(1);
-  expect(r.err).toContain("no database at");
+  expect(r.code).toBe(2);
+  expect(jsonLines(r.err).text).toContain("no database at");
 });
 
 test("an unusable data dir exits 2 naming GATEHOUSE_DATA_DIR", async () => {
@@ -127,16 +144,16 @@ test("an unusable data dir exits 2 naming GATEHOUSE_DATA_DIR", async () => {
   for (const args of [["migrate"], ["serve"]]) {
     const r = await cli(args, { GATEHOUSE_DATA_DIR: notADir, GATEHOUSE_PORT: "0", GATEHOUSE_HOST: "127.0.0.1", GATEHOUSE_LOG_LEVEL: "error" });
     expect(r.code).toBe(2);
-    expect(r.err).toContain("GATEHOUSE_DATA_DIR: cannot open");
+    expect(jsonLines(r.err).text).toContain("GATEHOUSE_DATA_DIR: cannot open");
   }
 });
 
-test("a port in use fails `serve` with exit 1 and says so", async () => {
+test("a port in use fails `serve` with exit 2 (another service has it: restarting cannot help) and says so", async () => {
   const occupied = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
   try {
     const r = await cli(["serve"], { GATEHOUSE_DATA_DIR: join(dir, "port-data"), GATEHOUSE_HOST: "127.0.0.1", GATEHOUSE_PORT: String(occupied.port), GATEHOUSE_LOG_LEVEL: "error" });
-    expect(r.code).toBe(1);
-    expect(r.err).toContain("address in use");
+    expect(r.code).toBe(2);
+    expect(jsonLines(r.err).text).toContain("address in use");
   } finally {
     occupied.stop(true);
   }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
+import { migrations } from "../../src/db/migrations.generated";
 import { ADMIN_TOKEN, startInProcess } from "../server/harness";
 
 const ROOT = join(import.meta.dir, "../..");
@@ -12,17 +13,20 @@ afterAll(() => srv?.close());
 
 // Run from source, so: the checkout's commit, no build date, the host platform marked as source.
 const git = (...args: string[]) => Bun.spawnSync(["git", ...args], { cwd: ROOT }).stdout.toString().trim();
-const expected = {
+const build = {
   version: pkg.version,
+  schemaVersion: migrations.length - 1,
   commit: git("rev-parse", "--short=12", "HEAD") + (git("status", "--porcelain", "--untracked-files=no") ? "-dirty" : ""),
   builtAt: null,
   bun: Bun.version,
   target: `source (${process.platform}-${process.arch})`,
 };
+// /version adds the database's own schema version: a migrated database is at the executable's.
+const expected = { ...build, databaseSchemaVersion: migrations.length - 1 };
 
 test("the starting log line says which build runs", () => {
   const starting = srv.lines.find((l) => l.msg === "starting");
-  expect(starting).toMatchObject(expected);
+  expect(starting).toMatchObject(build);
 });
 
 test("/version answers the same from loopback; through a proxy only with the admin token", async () => {
