@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { runCli } from "../../src/cli";
 import { migrations } from "../../src/db/migrations.generated";
 import pkg from "../../package.json" with { type: "json" };
-import { jsonLines } from "./json-lines";
+import { jsonLines } from "../cli/json-lines";
 
 const ROOT = join(import.meta.dir, "../..");
 const dir = mkdtempSync(join(tmpdir(), "gatehouse-cli-"));

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { unitDataDir } from "../../src/config";
-import { jsonLines } from "./json-lines";
+import { jsonLines } from "../cli/json-lines";
 
 const ROOT = join(import.meta.dir, "../..");
 const dir = mkdtempSync(join(tmpdir(), "gatehouse-prod-env-"));
