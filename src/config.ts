@@ -34,6 +34,7 @@ export type Config = {
   webhookPollIntervalMs: number;
   webhookRetentionDays: number;
   provisioningLogRetentionDays: number;
+  auditRetentionDays: number;
 };
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -132,6 +133,7 @@ export const KEYS: KeySpec[] = [
   { key: "GATEHOUSE_WEBHOOK_POLL_INTERVAL_MS", field: "webhookPollIntervalMs", default: "1000", parse: int(10, 60_000), doc: "Fallback poll interval of the delivery loop (it also wakes at once on each event)." },
   { key: "GATEHOUSE_WEBHOOK_RETENTION_DAYS", field: "webhookRetentionDays", default: "30", parse: int(1, 3650), doc: "Delivered deliveries and their attempts older than this are purged." },
   { key: "GATEHOUSE_PROVISIONING_LOG_RETENTION_DAYS", field: "provisioningLogRetentionDays", default: "30", parse: int(1, 3650), doc: "Entries of the provisioning activity log (one per SCIM write) older than this are purged." },
+  { key: "GATEHOUSE_AUDIT_RETENTION_DAYS", field: "auditRetentionDays", default: "365", parse: int(1, 36500), doc: "Entries of the admin audit log older than this are purged." },
 ];
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] };

@@ -3,6 +3,7 @@ import type { AppContext } from "../context";
 import { ApiError } from "../http/errors";
 import { bearerToken } from "../lib/tokens";
 import { assertAdmin } from "./auth";
+import { audited, writeAudit, type AuditActor, type AuditedAction } from "../audit/service";
 import { ROLE_KEY, roleAllows, type Role } from "./roles";
 import { ADMIN_TOKEN_PREFIX, authenticateAdminToken } from "./tokens/service";
 
@@ -46,6 +47,9 @@ export function principalOf(request: Request): AdminPrincipal {
   return p;
 }
 
+/** The principal as the audit log names it. */
+export const actorOf = (p: AdminPrincipal): AuditActor => ({ kind: p.kind, name: p.name, role: p.role });
+
 const forbidden = (need: Role, have: Role) =>
   new ApiError(403, "forbidden", `This needs the ${need} role; you have ${have}`);
 
@@ -62,18 +66,26 @@ export function guardAdminRequest(ctx: AppContext, request: Request, roleOf: (me
   const end = url.slice(pathStart).search(/[?#]/);
   const path = end < 0 ? url.slice(pathStart) : url.slice(pathStart, pathStart + end);
   const need = roleOf(request.method, path);
-  if (need !== null && !roleAllows(principal.role, need)) throw forbidden(need, principal.role);
+  if (need !== null && !roleAllows(principal.role, need)) {
+    // A refused attempt is worth knowing about (a script with too small a role, or probing).
+    ctx.db.transaction(() => writeAudit(ctx.db, actorOf(principal), request, { action: "access.denied", resource: { type: "route", id: `${request.method} ${path}` }, outcome: "denied", detail: `needs ${need}` }), { behavior: "immediate" });
+    throw forbidden(need, principal.role);
+  }
   principals.set(request, principal);
   return principal;
 }
 
 /**
  * What each admin router uses: the `role` route option (recorded in the route's `detail` under
- * ROLE_KEY, where the guard's table and the OpenAPI document read it) and `admin`, the principal,
- * in every handler's context. Not a named plugin: each router needs its own copy of the hooks.
+ * ROLE_KEY, where the guard's table and the OpenAPI document read it); `admin`, the principal; and
+ * `audit(spec, run)`, which runs an action and records it, by this principal, in one transaction
+ * (src/audit/service.ts `audited`). Not a named plugin: each router needs its own copy of the hooks.
  */
-export const adminAccess = () =>
+export const adminAccess = (ctx: Pick<AppContext, "db">) =>
   new Elysia()
     .macro({ role: (role: Role) => ({ detail: { [ROLE_KEY]: role } as {} }) })
-    .derive({ as: "scoped" }, ({ request }) => ({ admin: principalOf(request) }));
+    .derive({ as: "scoped" }, ({ request }) => {
+      const admin = principalOf(request);
+      return { admin, audit: <T>(spec: AuditedAction<T>, run: () => T): T => audited(ctx, actorOf(admin), request, spec, run) };
+    });
 

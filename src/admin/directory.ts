@@ -95,7 +95,7 @@ const groupColumns = {
 
 export function directoryAdminRoutes(ctx: AppContext) {
   return new Elysia({ name: "admin-directory", prefix: "/directory" })
-    .use(adminAccess())
+    .use(adminAccess(ctx))
     .get(
       "/users",
       ({ query }) => {

@@ -8,6 +8,7 @@ import { guardAdminRequest } from "./access";
 import { ADMIN_PREFIX, isAdminPath } from "./auth";
 import { isRole, ROLE_KEY, routeRoleTable, type Role } from "./roles";
 import { adminTokenAdminRoutes } from "./tokens";
+import { auditAdminRoutes } from "../audit";
 import { directoryAdminRoutes } from "./directory";
 import { instanceAdminRoutes } from "./instance";
 import { workspacesAdminRoutes } from "./workspaces";
@@ -33,6 +34,7 @@ const ADMIN_ROUTERS: ((ctx: AppContext) => Elysia<any, any, any, any, any, any, 
   instanceAdminRoutes,
   workspacesAdminRoutes,
   adminTokenAdminRoutes,
+  auditAdminRoutes,
 ];
 
 /** Every admin route with the role it declared (undefined when it declared none: the route-role test fails on it). */

@@ -38,7 +38,7 @@ export function instanceAdminRoutes(ctx: AppContext) {
     }
   };
   return new Elysia({ name: "admin-instance" })
-    .use(adminAccess())
+    .use(adminAccess(ctx))
     .get(
       "/instance",
       () => {

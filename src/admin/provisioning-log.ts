@@ -8,7 +8,7 @@ import { listActivity } from "../scim/activity/service";
 /** GET /api/admin/provisioning-log (mounted by src/admin): every SCIM write and its outcome, newest first. */
 export function provisioningLogAdminRoutes(ctx: AppContext) {
   return new Elysia({ name: "admin-provisioning-log" })
-    .use(adminAccess())
+    .use(adminAccess(ctx))
     .get("/provisioning-log", ({ query }) => listActivity(ctx, query), {
       role: "viewer",
       query: ActivityListQuery,

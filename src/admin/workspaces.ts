@@ -26,15 +26,16 @@ const IdParams = t.Object({ id: t.Numeric({ minimum: 1 }) });
 
 export function workspacesAdminRoutes(ctx: AppContext) {
   return new Elysia({ name: "workspaces-admin" })
-    .use(adminAccess())
+    .use(adminAccess(ctx))
     .get("/workspaces", () => ({ items: listWorkspaces(ctx.db) }), { role: "viewer", response: adminResponses({ 200: t.Object({ items: t.Array(Workspace) }) }), detail: { tags, summary: "List workspaces" } })
-    .post("/workspaces", ({ body, set }) => {
+    .post("/workspaces", ({ body, set, audit }) => {
       set.status = 201;
-      return createWorkspace(ctx.db, body.name);
+      return audit({ action: "workspace.create", resource: { type: "workspace", id: (w) => w.id } }, () => createWorkspace(ctx.db, body.name));
     }, { role: "owner", body: t.Object({ name: Name }, { examples: [{ name: "Contractors" }] }), response: adminResponses({ 201: Workspace }, [...ADMIN_BODY_ERRORS, 409]), detail: { tags, summary: "Create a workspace" } })
     .get("/workspaces/:id", ({ params }) => getWorkspace(ctx.db, params.id), { role: "viewer", params: IdParams, response: adminResponses({ 200: Workspace }, [400, 404]), detail: { tags, summary: "One workspace" } })
-    .patch("/workspaces/:id", ({ params, body }) => {
-      const updated = updateWorkspace(ctx.db, params.id, body);
+    .patch("/workspaces/:id", ({ params, body, audit }) => {
+      const action = body.archived === true ? "workspace.archive" : body.archived === false ? "workspace.restore" : "workspace.rename";
+      const updated = audit({ action, resource: { type: "workspace", id: params.id }, before: () => getWorkspace(ctx.db, params.id) }, () => updateWorkspace(ctx.db, params.id, body));
       invalidateScimCaches(); // an archived workspace's tokens stop at once
       return updated;
     }, {

@@ -113,6 +113,7 @@ export const OPENAPI_TAGS: { name: string; group: string; description: string }[
   { name: "Admin: directory", group: "Administration", description: `The people and teams the identity provider provisioned, as the console shows them (read-only). ${ADMIN_AUTH}` },
   { name: "Admin: API tokens", group: "Administration", description: `Tokens for the test-management API. ${ADMIN_AUTH}` },
   { name: "Admin: access", group: "Administration", description: `Admin API tokens for scripts: named, one role, an expiry. ${ADMIN_AUTH}` },
+  { name: "Admin: audit log", group: "Administration", description: `Every admin action, sign-in and refusal: who (person or token, role), when, from where, what, outcome. ${ADMIN_AUTH}` },
   { name: "Webhooks (admin)", group: "Administration", description: `Webhook subscriptions, their delivery log, redelivery and recovery. The events themselves are under Webhooks. ${ADMIN_AUTH}` },
   { name: "Operations", group: "Operations", description: "Health and readiness (no credential) and Prometheus metrics (open to loopback, otherwise the admin token)." },
   { name: "Webhook events", group: "Webhooks", description: "What Gatehouse POSTs to subscribers: one entry per event. Verify the Standard Webhooks signature headers with the subscription's secret (e.g. the standardwebhooks library)." },

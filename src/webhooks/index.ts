@@ -14,12 +14,12 @@ const tags = ["Webhooks (admin)"];
 /** Webhook subscriptions, delivery log and replay; mounted under /api/admin by src/admin. */
 export function webhookAdminRoutes(ctx: AppContext) {
   return new Elysia({ name: "webhooks-admin" })
-    .use(adminAccess())
+    .use(adminAccess(ctx))
     .post(
       "/webhooks",
-      ({ body, set }) => {
+      ({ body, set, audit }) => {
         set.status = 201;
-        return svc.createSubscription(ctx, body);
+        return audit({ action: "webhook.create", resource: { type: "webhook", id: (s) => s.id } }, () => svc.createSubscription(ctx, body));
       },
       {
         role: "operator",
@@ -49,7 +49,12 @@ export function webhookAdminRoutes(ctx: AppContext) {
       response: adminResponses({ 200: m.SubscriptionHealth }, [400, 404]),
       detail: { tags, summary: "Health: failing since, last error, deliveries waiting for a retry, success rate over the last day" },
     })
-    .patch("/webhooks/:id", ({ params, body }) => svc.updateSubscription(ctx, params.id, body), {
+    .patch("/webhooks/:id", ({ params, body, audit }) => {
+      // A PATCH of `enabled` alone is the Enable/Disable button: named so in the log.
+      const onlyEnabled = Object.keys(body).length === 1 && body.enabled !== undefined;
+      const action = onlyEnabled ? (body.enabled ? "webhook.enable" : "webhook.disable") : "webhook.update";
+      return audit({ action, resource: { type: "webhook", id: params.id }, before: () => svc.getSubscription(ctx, params.id) }, () => svc.updateSubscription(ctx, params.id, body));
+    }, {
       role: "operator",
       params: IdParam,
       body: m.SubscriptionPatch,
@@ -58,13 +63,14 @@ export function webhookAdminRoutes(ctx: AppContext) {
     })
     .delete(
       "/webhooks/:id",
-      ({ params }) => {
-        svc.deleteSubscription(ctx, params.id);
+      ({ params, audit }) => {
+        audit({ action: "webhook.delete", resource: { type: "webhook", id: params.id }, before: () => svc.getSubscription(ctx, params.id), after: () => null }, () => svc.deleteSubscription(ctx, params.id));
         return new Response(null, { status: 204 });
       },
       { role: "operator", params: IdParam, response: adminResponses({ 204: NoContent }, [400, 404]), detail: { tags, summary: "Delete a subscription with its deliveries" } },
     )
-    .post("/webhooks/:id/rotate-secret", ({ params }) => svc.rotateSecret(ctx, params.id), {
+    .post("/webhooks/:id/rotate-secret", ({ params, audit }) =>
+      audit({ action: "webhook.rotate_secret", resource: { type: "webhook", id: params.id }, after: (r) => ({ oldSecretSignsUntil: r.previousSecretExpiresAt }) }, () => svc.rotateSecret(ctx, params.id)), {
       role: "operator",
       params: IdParam,
       response: adminResponses({ 200: m.RotatedSecret }, [400, 404]),
@@ -72,9 +78,12 @@ export function webhookAdminRoutes(ctx: AppContext) {
     })
     .post(
       "/webhooks/:id/test",
-      ({ params, body, set }) => {
+      ({ params, body, set, audit }) => {
         set.status = 202;
-        return svc.enqueueTest(ctx, params.id, body.event, body.count ?? 1);
+        return audit(
+          { action: "webhook.test", resource: { type: "webhook", id: params.id }, after: (r) => ({ event: body.event, deliveries: r.deliveryIds.length }) },
+          () => svc.enqueueTest(ctx, params.id, body.event, body.count ?? 1),
+        );
       },
       {
         role: "operator",
@@ -93,9 +102,9 @@ export function webhookAdminRoutes(ctx: AppContext) {
     })
     .post(
       "/webhooks/:id/recover",
-      ({ params, body, set }) => {
+      ({ params, body, set, audit }) => {
         set.status = 202;
-        return svc.recover(ctx, params.id, body.since);
+        return audit({ action: "webhook.recover", resource: { type: "webhook", id: params.id }, after: (r) => ({ since: body.since, ...r }) }, () => svc.recover(ctx, params.id, body.since));
       },
       {
         role: "operator",
@@ -113,9 +122,9 @@ export function webhookAdminRoutes(ctx: AppContext) {
     })
     .post(
       "/deliveries/:id/redeliver",
-      ({ params, set }) => {
+      ({ params, set, audit }) => {
         set.status = 202;
-        return svc.redeliver(ctx, params.id);
+        return audit({ action: "delivery.redeliver", resource: { type: "delivery", id: params.id } }, () => svc.redeliver(ctx, params.id));
       },
       { role: "operator", params: IdParam, response: adminResponses({ 202: m.Requeued }, [400, 404, 409]), detail: { tags, summary: "Send one delivery again (same webhook-id, fresh retry cycle)" } },
     );

@@ -691,6 +691,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit log: every admin action, sign-in and refusal, newest first (filters, paging, time range) */
+        get: operations["getApiAdminAudit-log"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit-log/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Export the filtered audit log, oldest first, as CSV or NDJSON (a download) */
+        get: operations["getApiAdminAudit-logExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/project": {
         parameters: {
             query?: never;
@@ -8734,6 +8768,174 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unavailable: the feature is not configured or the service is not ready */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    "getApiAdminAudit-log": {
+        parameters: {
+            query?: {
+                actor?: string;
+                action?: string;
+                resourceType?: string;
+                resourceId?: string;
+                outcome?: "success" | "failure" | "denied";
+                since?: string;
+                until?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        total: number;
+                        limit: number;
+                        offset: number;
+                        items: {
+                            id: number;
+                            /** Format: date-time */
+                            at: string;
+                            actor: {
+                                /** @enum {string} */
+                                kind: "person" | "env-token" | "admin-token" | "anonymous";
+                                name: string;
+                                role: string | null;
+                            };
+                            source: {
+                                /** @description The TCP peer's address (a reverse proxy's, behind one) */
+                                ip: string | null;
+                                userAgent: string | null;
+                                /** @description x-request-id of the call (its line in the request log) */
+                                requestId: string | null;
+                            };
+                            /** @example webhook.update */
+                            action: string;
+                            resource: {
+                                type: string;
+                                id: string | null;
+                            } | null;
+                            /** @description What changed, secrets redacted */
+                            summary: {
+                                before?: unknown;
+                                after?: unknown;
+                            } | null;
+                            /** @enum {string} */
+                            outcome: "success" | "failure" | "denied";
+                            detail: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request: the body, a parameter or the query is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unauthorized: the credential is missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unavailable: the feature is not configured or the service is not ready */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    "getApiAdminAudit-logExport": {
+        parameters: {
+            query: {
+                actor?: string;
+                action?: string;
+                resourceType?: string;
+                resourceId?: string;
+                outcome?: "success" | "failure" | "denied";
+                since?: string;
+                until?: string;
+                format: "csv" | "ndjson";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries: CSV with a header row, or one JSON entry per line */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description Bad request: the body, a parameter or the query is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unauthorized: the credential is missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

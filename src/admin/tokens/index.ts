@@ -10,22 +10,22 @@ const tags = ["Admin: access"];
 /** Admin API tokens for scripts (owner only): GET/POST /api/admin/admin-tokens, DELETE /api/admin/admin-tokens/{id}. */
 export function adminTokenAdminRoutes(ctx: AppContext) {
   return new Elysia({ name: "admin-tokens" })
-    .use(adminAccess())
+    .use(adminAccess(ctx))
     .get("/admin-tokens", () => ({ items: listAdminTokens(ctx) }), {
       role: "owner",
       response: adminResponses({ 200: AdminTokenList }),
       detail: { tags, summary: "Admin API tokens (never the token itself)" },
     })
-    .post("/admin-tokens", ({ body, set, admin }) => {
+    .post("/admin-tokens", ({ body, set, admin, audit }) => {
       set.status = 201;
-      return createAdminToken(ctx, body, admin.name);
+      return audit({ action: "admin_token.create", resource: { type: "admin_token", id: (r) => r.id } }, () => createAdminToken(ctx, body, admin.name));
     }, {
       role: "owner",
       body: AdminTokenCreate,
       response: adminResponses({ 201: AdminTokenCreated }, [...ADMIN_BODY_ERRORS, 409]),
       detail: { tags, summary: "Create an admin API token with a role and an expiry (shown once)" },
     })
-    .delete("/admin-tokens/:id", ({ params }) => revokeAdminToken(ctx, params.id), {
+    .delete("/admin-tokens/:id", ({ params, audit }) => audit({ action: "admin_token.revoke", resource: { type: "admin_token", id: params.id } }, () => revokeAdminToken(ctx, params.id)), {
       role: "owner",
       params: AdminTokenIdParams,
       response: adminResponses({ 200: AdminTokenView }, [400, 404]),

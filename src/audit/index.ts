@@ -1,0 +1,54 @@
+import { Elysia } from "elysia";
+import { adminAccess } from "../admin/access";
+import type { AppContext } from "../context";
+import { apiErrorAnswers, queryParameters } from "../http/responses";
+import { ADMIN_GUARD_ERRORS, adminResponses } from "../admin/auth";
+import { AuditExportQuery, AuditListQuery, AuditPage } from "./model";
+import { exportAudit, keepAuditFor, listAudit } from "./service";
+
+const tags = ["Admin: audit log"];
+
+/** GET /api/admin/audit-log (+ /export): who did what, when, from where, with what outcome. Mounted by src/admin. */
+export function auditAdminRoutes(ctx: AppContext) {
+  keepAuditFor(ctx.db, ctx.sqlite, ctx.config.auditRetentionDays);
+  return new Elysia({ name: "admin-audit-log" })
+    .use(adminAccess(ctx))
+    .get("/audit-log", ({ query }) => listAudit(ctx, query), {
+      role: "operator",
+      query: AuditListQuery,
+      response: adminResponses({ 200: AuditPage }, [400]),
+      detail: { tags, summary: "The audit log: every admin action, sign-in and refusal, newest first (filters, paging, time range)" },
+    })
+    .get(
+      "/audit-log/export",
+      ({ query }) => {
+        const { format, ...filters } = query;
+        const stream = exportAudit(ctx, filters, format);
+        const day = new Date().toISOString().slice(0, 10);
+        return new Response(stream, {
+          headers: {
+            "content-type": format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8",
+            "content-disposition": `attachment; filename="gatehouse-audit-${day}.${format}"`,
+            "cache-control": "no-store",
+            "x-content-type-options": "nosniff",
+          },
+        });
+      },
+      {
+        role: "operator",
+        query: AuditExportQuery,
+        detail: {
+          tags,
+          summary: "Export the filtered audit log, oldest first, as CSV or NDJSON (a download)",
+          parameters: queryParameters(AuditExportQuery),
+          responses: {
+            200: {
+              description: "The entries: CSV with a header row, or one JSON entry per line",
+              content: { "text/csv": { schema: { type: "string" } }, "application/x-ndjson": { schema: { type: "string" } } },
+            },
+            ...apiErrorAnswers([...ADMIN_GUARD_ERRORS, 400]),
+          },
+        },
+      },
+    );
+}

@@ -1,0 +1,247 @@
+import type { Database } from "bun:sqlite";
+import { and, count, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
+import type { AppContext } from "../context";
+import { badRequest } from "../http/errors";
+import { peerAddressOf, requestIdOf } from "../ops/observe";
+import type { AuditEntry, AuditListQuery } from "./model";
+import { auditLog, type AuditRow } from "./tables";
+
+/**
+ * The audit log: recording an admin action in the same transaction as the action, reading it with
+ * filters, exporting it, and its retention. Plain functions over the database (no HTTP here).
+ */
+
+/** Who acted, as the log shows them. */
+export type AuditActor = { kind: AuditEntry["actor"]["kind"]; name: string; role: string | null };
+export type AuditResource = { type: string; id?: string | number | null };
+export type AuditRecord = {
+  action: string;
+  resource?: AuditResource | null;
+  summary?: { before?: unknown; after?: unknown } | null;
+  outcome: AuditEntry["outcome"];
+  detail?: string | null;
+};
+
+const SECRET_KEY = /secret|token|password|authorization|cookie/i;
+const MAX_SUMMARY_CHARS = 8192;
+
+/**
+ * A summary safe to keep: every value under a key that names a secret is replaced by "[redacted]",
+ * at any depth. Secrets are strings: a number or flag under such a key (a token's id) is kept.
+ */
+export function redact(value: unknown, depth = 0): unknown {
+  if (depth > 8 || value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
+  const out: Record<string, unknown> = Object.create(null);
+  for (const [k, v] of Object.entries(value)) out[k] = SECRET_KEY.test(k) && typeof v === "string" ? "[redacted]" : redact(v, depth + 1);
+  return out;
+}
+
+function summaryText(summary: AuditRecord["summary"]): string | null {
+  if (!summary) return null;
+  const text = JSON.stringify(redact(summary));
+  // A summary is for reading, not a backup: a huge one is cut (still valid JSON, marked so).
+  return text.length <= MAX_SUMMARY_CHARS ? text : JSON.stringify({ truncated: true, head: text.slice(0, MAX_SUMMARY_CHARS) });
+}
+
+/** Where a request came from, for the log. */
+export function sourceOf(request: Request | null) {
+  if (!request) return { sourceIp: null, userAgent: null, requestId: null };
+  return { sourceIp: peerAddressOf(request), userAgent: request.headers.get("user-agent")?.slice(0, 300) ?? null, requestId: requestIdOf(request) };
+}
+
+/** Appends one entry. Call it inside the action's transaction, so both commit or neither does. */
+export function writeAudit(db: AppContext["db"], actor: AuditActor, request: Request | null, r: AuditRecord, at = Date.now()): void {
+  db.insert(auditLog)
+    .values({
+      at,
+      actorKind: actor.kind,
+      actorName: actor.name.slice(0, 300),
+      actorRole: actor.role,
+      ...sourceOf(request),
+      action: r.action,
+      resourceType: r.resource?.type ?? null,
+      resourceId: r.resource?.id === undefined || r.resource?.id === null ? null : String(r.resource.id),
+      summary: summaryText(r.summary),
+      outcome: r.outcome,
+      detail: r.detail?.slice(0, 1000) ?? null,
+    })
+    .run();
+  afterAuditWrite(db);
+}
+
+/** What an action is, for `audited`: its name, what it touches, and how to summarise before and after. */
+export type AuditedAction<T> = {
+  action: string;
+  /** The resource; its id may come from the result (a create). */
+  resource: { type: string; id?: string | number | null | ((result: T) => string | number) };
+  /** The state before the action (read inside the same transaction). */
+  before?: () => unknown;
+  /** The state after; by default the action's result. */
+  after?: (result: T) => unknown;
+};
+
+/** Status of an error the action threw on purpose (4xx); anything else is not the admin's doing. */
+const refusalStatus = (e: unknown): number | null => {
+  const s = (e as { status?: unknown })?.status;
+  return typeof s === "number" && s >= 400 && s < 500 ? s : null;
+};
+
+/**
+ * Runs an admin action and records it in one immediate transaction: the entry commits with the
+ * action or not at all. The services' own transactions nest inside (SQLite savepoints). When the
+ * action refuses (a 4xx it threw: not found, conflict, invalid), the refusal is recorded as a
+ * `failure` in a transaction of its own, and the error goes on to the caller.
+ */
+export function audited<T>(ctx: Pick<AppContext, "db">, actor: AuditActor, request: Request | null, spec: AuditedAction<T>, run: () => T): T {
+  let before: unknown;
+  try {
+    return ctx.db.transaction(
+      () => {
+        before = spec.before?.();
+        const result = run();
+        const id = typeof spec.resource.id === "function" ? spec.resource.id(result) : spec.resource.id;
+        const after = spec.after ? spec.after(result) : result;
+        writeAudit(ctx.db, actor, request, { action: spec.action, resource: { type: spec.resource.type, id }, outcome: "success", summary: { ...(spec.before ? { before } : {}), after } });
+        return result;
+      },
+      { behavior: "immediate" },
+    );
+  } catch (e) {
+    const status = refusalStatus(e);
+    if (status !== null) {
+      const id = typeof spec.resource.id === "function" ? null : spec.resource.id;
+      try {
+        ctx.db.transaction(() => writeAudit(ctx.db, actor, request, { action: spec.action, resource: { type: spec.resource.type, id }, outcome: "failure", detail: `${status}: ${(e as Error).message}` }), { behavior: "immediate" });
+      } catch {
+        // the refusal is what the caller must see; a log write that fails here must not replace it
+      }
+    }
+    throw e;
+  }
+}
+
+// ---- retention -------------------------------------------------------------------------------
+
+const PURGE_EVERY_MS = 3_600_000;
+const PURGE_BATCH = 1000;
+const retention = new WeakMap<object, { days: number; lastPurge: number; client: Database }>();
+
+/** Registers the database's retention (days); the purge then runs at most hourly after a write. */
+export function keepAuditFor(db: AppContext["db"], client: Database, days: number): void {
+  retention.set(db, { days, lastPurge: 0, client });
+}
+
+function afterAuditWrite(db: AppContext["db"]): void {
+  const r = retention.get(db);
+  if (!r || Date.now() - r.lastPurge < PURGE_EVERY_MS) return;
+  r.lastPurge = Date.now();
+  // After the action's transaction, never inside it: a purge must not make an admin action wait.
+  setTimeout(() => {
+    try {
+      purgeAuditLog(r.client, Date.now() - r.days * 86_400_000);
+    } catch {
+      r.lastPurge = 0; // busy or closed: try again after the next write
+    }
+  }, 0).unref?.();
+}
+
+/** Deletes entries older than `cutoff`, oldest first, in batches; true when none is left. */
+export function purgeAuditLog(client: Database, cutoff: number): boolean {
+  const del = client.query(`DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ?1 ORDER BY id LIMIT ${PURGE_BATCH})`);
+  for (let i = 0; i < 10; i++) if (client.transaction(() => del.run(cutoff).changes).immediate() < PURGE_BATCH) return true;
+  return false;
+}
+
+// ---- reading ---------------------------------------------------------------------------------
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function toAuditEntry(r: AuditRow): AuditEntry {
+  return {
+    id: r.id,
+    at: iso(r.at),
+    actor: { kind: r.actorKind as AuditEntry["actor"]["kind"], name: r.actorName, role: r.actorRole },
+    source: { ip: r.sourceIp, userAgent: r.userAgent, requestId: r.requestId },
+    action: r.action,
+    resource: r.resourceType === null ? null : { type: r.resourceType, id: r.resourceId },
+    summary: r.summary === null ? null : (JSON.parse(r.summary) as AuditEntry["summary"]),
+    outcome: r.outcome as AuditEntry["outcome"],
+    detail: r.detail,
+  };
+}
+
+function timeArg(value: string | undefined, field: string): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw badRequest(`${field} must be an ISO 8601 date-time`, field);
+  return ms;
+}
+
+type Filters = Omit<AuditListQuery, "limit" | "offset">;
+
+function whereOf(q: Filters): SQL | undefined {
+  const since = timeArg(q.since, "since");
+  const until = timeArg(q.until, "until");
+  const a = auditLog;
+  // An action family ("webhook.") matches by prefix; LIKE's wildcards in it are escaped.
+  const family = q.action?.endsWith(".") ? q.action.replace(/[!%_]/g, (c) => "!" + c) + "%" : null;
+  return and(
+    q.actor ? eq(a.actorName, q.actor) : undefined,
+    q.action ? (family ? sql`${a.action} LIKE ${family} ESCAPE '!'` : eq(a.action, q.action)) : undefined,
+    q.resourceType ? eq(a.resourceType, q.resourceType) : undefined,
+    q.resourceId ? eq(a.resourceId, q.resourceId) : undefined,
+    q.outcome ? eq(a.outcome, q.outcome) : undefined,
+    since !== undefined ? gte(a.at, since) : undefined,
+    until !== undefined ? lt(a.at, until) : undefined,
+  );
+}
+
+/** A page of the log, newest first. */
+export function listAudit(ctx: Pick<AppContext, "db">, q: AuditListQuery) {
+  const limit = q.limit ?? 50;
+  const offset = q.offset ?? 0;
+  const where = whereOf(q);
+  const rows = ctx.db.select().from(auditLog).where(where).orderBy(desc(auditLog.id)).limit(limit).offset(offset).all();
+  const total = ctx.db.select({ n: count() }).from(auditLog).where(where).get()!.n;
+  return { total, limit, offset, items: rows.map(toAuditEntry) };
+}
+
+const CSV_COLUMNS = ["id", "at", "actor_kind", "actor_name", "actor_role", "source_ip", "user_agent", "request_id", "action", "resource_type", "resource_id", "outcome", "detail", "summary"] as const;
+
+/** One CSV field (RFC 4180), with a leading = + - @ neutralised so a spreadsheet never runs it as a formula. */
+export function csvField(value: string | number | null): string {
+  if (value === null) return "";
+  let s = String(value);
+  if (/^[=+\-@\t\r]/.test(s) && typeof value === "string") s = "'" + s;
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+function csvLine(r: AuditRow): string {
+  const cells = [r.id, iso(r.at), r.actorKind, r.actorName, r.actorRole, r.sourceIp, r.userAgent, r.requestId, r.action, r.resourceType, r.resourceId, r.outcome, r.detail, r.summary];
+  return cells.map(csvField).join(",") + "\r\n";
+}
+
+/**
+ * The whole filtered log as CSV or NDJSON, oldest first, streamed in batches of 500 rows (keyset
+ * by id, so a long export neither holds a read transaction open nor skips rows written meanwhile).
+ */
+export function exportAudit(ctx: Pick<AppContext, "db">, q: Filters, format: "csv" | "ndjson"): ReadableStream<Uint8Array> {
+  const where = whereOf(q); // validates the time range before the answer starts
+  const encoder = new TextEncoder();
+  let afterId = 0;
+  let headerSent = format !== "csv";
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (!headerSent) {
+        headerSent = true;
+        controller.enqueue(encoder.encode(CSV_COLUMNS.join(",") + "\r\n"));
+        return;
+      }
+      const rows = ctx.db.select().from(auditLog).where(and(where, gte(auditLog.id, afterId + 1))).orderBy(auditLog.id).limit(500).all();
+      if (rows.length === 0) return controller.close();
+      afterId = rows[rows.length - 1]!.id;
+      controller.enqueue(encoder.encode(rows.map((r) => (format === "csv" ? csvLine(r) : JSON.stringify(toAuditEntry(r)) + "\n")).join("")));
+    },
+  });
+}
