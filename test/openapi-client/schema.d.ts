@@ -9239,6 +9239,9 @@ export interface operations {
                 behavior?: string;
                 automation?: string;
                 status?: string;
+                "external_issues[type]"?: string;
+                "external_issues[ids][]"?: string | string[];
+                include?: string;
             };
             header?: never;
             path: {
@@ -9753,7 +9756,9 @@ export interface operations {
     };
     getApiV1CaseByCodeById: {
         parameters: {
-            query?: never;
+            query?: {
+                include?: string;
+            };
             header?: never;
             path: {
                 code: string;
@@ -10254,6 +10259,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                search?: string;
             };
             header?: never;
             path: {
@@ -10817,6 +10823,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                search?: string;
             };
             header?: never;
             path: {
@@ -11257,6 +11264,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                search?: string;
             };
             header?: never;
             path: {
@@ -12140,7 +12148,13 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                search?: string;
                 status?: string;
+                milestone?: string;
+                environment?: string;
+                from_start_time?: string;
+                to_start_time?: string;
+                include?: string;
             };
             header?: never;
             path: {
@@ -12498,7 +12512,9 @@ export interface operations {
     };
     getApiV1RunByCodeById: {
         parameters: {
-            query?: never;
+            query?: {
+                include?: string;
+            };
             header?: never;
             path: {
                 code: string;
@@ -13239,7 +13255,13 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
-                run?: number;
+                status?: string;
+                run?: string;
+                case_id?: string;
+                member?: string;
+                api?: string;
+                from_end_time?: string;
+                to_end_time?: string;
             };
             header?: never;
             path: {
@@ -13761,7 +13783,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
-                status?: "open" | "resolved";
+                status?: "open" | "resolved" | "in_progress" | "invalid";
             };
             header?: never;
             path: {
@@ -13799,7 +13821,7 @@ export interface operations {
                                  * @default open
                                  * @enum {string}
                                  */
-                                status: "open" | "resolved";
+                                status: "open" | "resolved" | "in_progress" | "invalid";
                                 /** @description Number of the test case within the project */
                                 case_id: number | null;
                                 step: number | null;
@@ -14012,7 +14034,7 @@ export interface operations {
                              * @default open
                              * @enum {string}
                              */
-                            status: "open" | "resolved";
+                            status: "open" | "resolved" | "in_progress" | "invalid";
                             /** @description Number of the test case within the project */
                             case_id: number | null;
                             step: number | null;
@@ -14223,6 +14245,8 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                entity?: string;
+                type?: string;
             };
             header?: never;
             path?: never;
