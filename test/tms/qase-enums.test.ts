@@ -53,6 +53,15 @@ test("automation keeps Qase's three states, set by `automation` or by isManual/i
   expect((await cases.getCase("EN", viaFlags)).data.result).toMatchObject({ automation: 1 });
   await cases.updateCase("EN", viaFlags, { isManual: false });
   expect((await cases.getCase("EN", viaFlags)).data.result).toMatchObject({ automation: 2, isManual: false, isToBeAutomated: false });
+  // @qase/mcp-server's automation mapping sends the flags as numbers (isManual 0|1, isToBeAutomated 1).
+  const asNumbers = async (flags: object) => (await h.api("POST", "/case/EN", { title: "Flags as numbers", ...flags })).body;
+  for (const [flags, automation] of [[{ isManual: 0 }, 2], [{ isManual: 1, isToBeAutomated: 1 }, 1], [{ isManual: 1, isToBeAutomated: 0 }, 0]] as const) {
+    const id = (await asNumbers(flags)).result.id;
+    expect((await cases.getCase("EN", id)).data.result!.automation).toBe(automation);
+  }
+  const bulk = await h.api("POST", "/case/EN/bulk", { cases: [{ title: "Bulk flags as numbers", isManual: 1, isToBeAutomated: 1 }] });
+  expect((await cases.getCase("EN", bulk.body.result.ids[0])).data.result!.automation).toBe(1);
+  expect((await h.api("POST", "/case/EN", { title: "x", isManual: 2 })).body.error.field).toBe("isManual");
   const manual = (await cases.createCase("EN", { title: "Manual", automation: 0 })).data.result!.id!;
   await cases.updateCase("EN", manual, { isToBeAutomated: true });
   expect((await cases.getCase("EN", manual)).data.result!.automation).toBe(1);

@@ -38,6 +38,9 @@ export const StepInput = t.Object({
   attachments: AttachmentIds,
 });
 
+/** A flag Qase's clients send as a boolean or as 0/1 (@qase/mcp-server's automation mapping sends numbers). */
+const ZeroOrOne = (description: string) => t.Union([t.Boolean(), t.Integer({ minimum: 0, maximum: 1 })], { description });
+
 const caseFields = {
   description: Opt(t.String({ maxLength: 100000 })),
   preconditions: Opt(t.String({ maxLength: 100000 })),
@@ -47,12 +50,12 @@ const caseFields = {
   behavior: Opt(EnumInput(BEHAVIOR)),
   type: Opt(EnumInput(CASE_TYPE)),
   layer: Opt(EnumInput(LAYER)),
-  is_flaky: Opt(t.Union([t.Integer({ minimum: 0, maximum: 1 }), t.Boolean()], { description: "0 or 1 (Qase), or a boolean" })),
+  is_flaky: Opt(ZeroOrOne("0 or 1 (Qase), or a boolean")),
   suite_id: Opt(EntityNumber("suite")),
   milestone_id: Opt(EntityNumber("milestone")),
   automation: Opt(EnumInput(AUTOMATION)),
-  isManual: Opt(t.Boolean()),
-  isToBeAutomated: Opt(t.Boolean()),
+  isManual: Opt(ZeroOrOne("A boolean, or 0/1 as @qase/mcp-server sends it")),
+  isToBeAutomated: Opt(ZeroOrOne("A boolean, or 0/1 as @qase/mcp-server sends it")),
   is_automated: Opt(t.Boolean()),
   is_deprecated: Opt(t.Boolean()),
   status: Opt(EnumInput(CASE_STATUS)),
