@@ -8,7 +8,10 @@ import { wakeAfterCommit } from "./wake";
 export type PublishOptions = {
   /** Code of the project the entity belongs to (e.g. "DEMO"); subscriptions scoped to another project do not receive it. */
   projectCode?: string | null;
-  /** Workspace of an event that has no project (e.g. a custom field's); an event of a project belongs to the project's workspace. */
+  /**
+   * The event's workspace: an event of a project belongs to the project's workspace (looked up
+   * when not given); an event of no project (e.g. a custom field's) to the one named here, if any.
+   */
   workspaceId?: number | null;
 };
 
@@ -28,7 +31,8 @@ export function subscriptionMatches(sub: { events: string[]; projectCode: string
  * Transactional outbox: records `event` with `payload` in the caller's transaction, plus one
  * delivery per matching enabled subscription, so the entity change and its events commit together
  * or not at all; then wakes the delivery loop after commit.
- * Call it inside `db.transaction((tx) => { ...change...; publish(tx, "case.created", payload, { projectCode }) }, { behavior: "immediate" })`.
+ * Call it inside a write transaction (`writeTransaction`, src/db/transaction.ts); test-management
+ * writes call it as `emit` of `inProject` (src/tms/shared/write.ts).
  *
  * Throws `InvalidEventError` for an unknown event or a payload that does not match the catalog:
  * that is a programming error, and throwing rolls the caller's transaction back.
@@ -40,7 +44,7 @@ export function publish(tx: Tx, event: string, payload: unknown, opts: PublishOp
   const projectCode = opts.projectCode ?? null;
   const q = statementsFor(tx);
   // the event's workspace is its project's; an event of no project belongs to the one it names, if any
-  const workspaceId = projectCode === null ? (opts.workspaceId ?? null) : (q.projectWorkspace.get(projectCode.toUpperCase())?.workspace_id ?? null);
+  const workspaceId = opts.workspaceId != null || projectCode === null ? (opts.workspaceId ?? null) : (q.projectWorkspace.get(projectCode.toUpperCase())?.workspace_id ?? null);
   const subs = q.enabledSubscriptions
     .all()
     .filter((s) => subscriptionMatches({ events: JSON.parse(s.events) as string[], projectCode: s.project_code, workspaceId: s.workspace_id }, event, projectCode, workspaceId));

@@ -1,5 +1,6 @@
 import type { AppContext } from "../../context";
-import { TMS_BODY_ERRORS, tmsApi, tmsErrorAnswers, tmsResponses } from "../shared/api";
+import { Elysia } from "elysia";
+import { projectApi, TMS_BODY_ERRORS, tmsApi, tmsErrorAnswers, tmsResponses } from "../shared/api";
 import { CodeParam, ok, page, paging } from "../shared/envelope";
 import { AttachmentList, AttachmentListQuery, AttachmentResult, AttachmentUploaded, HashParam, HashResult, UPLOAD_REQUEST_BODY, UploadedFiles } from "./model";
 import { attachmentFile, deleteAttachment, getAttachment, listAttachments, uploadAttachments } from "./service";
@@ -13,11 +14,13 @@ const detail = (summary: string, extra: object = {}) => ({ tags: ["Attachments"]
 /** Qase attachments; the multipart body is read by the TMS body hook (src/tms/index.ts, upload.ts). */
 export function attachmentRoutes(ctx: AppContext) {
   const base = ctx.config.baseUrl;
-  return tmsApi(ctx)
-    .post("/attachment/:code", ({ params, body, caller }) => ok(uploadAttachments(ctx.db, base, caller, params.code, body.files)), {
+  const upload = projectApi(ctx)
+    .post("/attachment/:code", ({ project, body, caller }) => ok(uploadAttachments(ctx.db, base, caller, project, body.files)), {
       params: CodeParam, body: UploadedFiles, response: tmsResponses({ 200: AttachmentUploaded }, ERRS),
       detail: detail("Upload files (multipart `file[]`; up to 20 files and 32 MiB a request; type sniffed from the bytes)", { requestBody: UPLOAD_REQUEST_BODY }),
-    })
+    });
+  // Everything else addresses an attachment by hash alone, within the token's workspace.
+  const byHash = tmsApi(ctx)
     .get("/attachment", ({ query, caller }) => {
       const r = listAttachments(ctx.db, base, caller.workspaceId, paging(query));
       return page(r.entities, r.total, r.filtered);
@@ -47,4 +50,5 @@ export function attachmentRoutes(ctx: AppContext) {
     .delete("/attachment/:hash", ({ params, caller }) => ok(deleteAttachment(ctx.db, caller.workspaceId, params.hash)), {
       params: HashParam, response: tmsResponses({ 200: HashResult }, ERRS), detail: detail("Delete an attachment"),
     });
+  return new Elysia().use(upload).use(byHash);
 }

@@ -1,11 +1,13 @@
 import { and, count, eq } from "drizzle-orm";
 import type { Db } from "../../db/connection";
 import { notFound } from "../../http/errors";
-import { requireProject } from "../projects/service";
+import { writeTransaction } from "../../db/transaction";
+import type { ProjectRow } from "../projects/service";
 import { projects } from "../projects/tables";
 import type { Caller } from "../shared/auth";
 import type { Reader } from "../shared/lookup";
 import { isoMicro } from "../shared/time";
+import { inProject } from "../shared/write";
 import { extensionOf, sniffMediaType } from "./sniff";
 import { attachments } from "./tables";
 
@@ -18,14 +20,13 @@ export function attachmentView(baseUrl: string, a: Meta) {
 }
 
 /** Stores every file of one upload in one transaction, each with the media type its bytes show. */
-export function uploadAttachments(db: Db, baseUrl: string, caller: Caller, code: string, files: { name: string; bytes: Uint8Array }[]) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
+export function uploadAttachments(db: Db, baseUrl: string, caller: Caller, p: ProjectRow, files: { name: string; bytes: Uint8Array }[]) {
+  return inProject(db, p, ({ tx }) => {
     const now = isoMicro();
     return files.map((f) => attachmentView(baseUrl, tx.insert(attachments).values({
       projectId: p.id, filename: f.name, mime: sniffMediaType(f.bytes), size: f.bytes.byteLength, content: Buffer.from(f.bytes), authorId: caller.userId, created: now,
     }).returning(meta).get()));
-  }, { behavior: "immediate" });
+  });
 }
 
 /**
@@ -56,9 +57,9 @@ export function listAttachments(db: Db, baseUrl: string, workspaceId: number, q:
 
 /** Results, steps and cases keep the id; fetching it answers 404 from then on. */
 export function deleteAttachment(db: Db, workspaceId: number, hash: string) {
-  return db.transaction((tx) => {
+  return writeTransaction(db, (tx) => {
     requireAttachment(tx, workspaceId, hash);
     tx.delete(attachments).where(eq(attachments.id, Number(hash))).run();
     return { hash };
-  }, { behavior: "immediate" });
+  });
 }

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import type { AppContext } from "../../context";
-import { TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
+import { projectApi, TMS_BODY_ERRORS, tmsResponses } from "../shared/api";
 import { CodeNumberParams, CodeParam, NumberResult, Envelope, ok, page, paging, PageOf } from "../shared/envelope";
 import { CaseBulkCreate, CaseClone, CaseCreate, CaseGetQuery, CaseListQuery, CaseUpdate, CaseView } from "./model";
 import { checkInclude } from "../shared/list-filters";
@@ -12,29 +12,29 @@ const Numbered = NumberResult("test case");
 const detail = (summary: string) => ({ tags: ["Test cases"], summary });
 
 export function caseRoutes(ctx: AppContext) {
-  return tmsApi(ctx)
-    .post("/case/:code", ({ params, body, caller }) => ok(createCase(ctx.db, caller, params.code, body)), {
+  return projectApi(ctx)
+    .post("/case/:code", ({ project, body, caller }) => ok(createCase(ctx.db, caller, project, body)), {
       params: CodeParam, body: CaseCreate, response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]), detail: detail("Create a test case (case.created)"),
     })
-    .post("/case/:code/bulk", ({ params, body, caller }) => ok(createCasesBulk(ctx.db, caller, params.code, body.cases)), {
+    .post("/case/:code/bulk", ({ project, body, caller }) => ok(createCasesBulk(ctx.db, caller, project, body.cases)), {
       params: CodeParam, body: CaseBulkCreate, response: tmsResponses({ 200: Envelope(t.Object({ ids: t.Array(t.Integer()) })) }, [404, ...TMS_BODY_ERRORS]),
       detail: detail("Create many test cases in one transaction (case.created for each)"),
     })
-    .get("/case/:code", ({ params, query }) => {
-      const r = listCases(ctx.db, params.code, { ...query, ...paging(query) });
+    .get("/case/:code", ({ project, query }) => {
+      const r = listCases(ctx.db, project, { ...query, ...paging(query) });
       return page(r.entities, r.total, r.filtered);
     }, { params: CodeParam, query: CaseListQuery, response: tmsResponses({ 200: PageOf(CaseView) }, [404]), detail: detail("List test cases") })
-    .get("/case/:code/:id", ({ params, query }) => {
+    .get("/case/:code/:id", ({ project, params, query }) => {
       checkInclude(query.include, []);
-      return ok(getCase(ctx.db, params.code, params.id));
+      return ok(getCase(ctx.db, project, params.id));
     }, { params: NumberParams, query: CaseGetQuery, response: tmsResponses({ 200: Envelope(CaseView) }, [404]), detail: detail("Get a test case") })
-    .patch("/case/:code/:id", ({ params, body }) => ok(updateCase(ctx.db, params.code, params.id, body)), {
+    .patch("/case/:code/:id", ({ project, params, body }) => ok(updateCase(ctx.db, project, params.id, body)), {
       params: NumberParams, body: CaseUpdate, response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]), detail: detail("Update a test case; revision + 1 (case.updated)"),
     })
-    .delete("/case/:code/:id", ({ params }) => ok(deleteCase(ctx.db, params.code, params.id)), {
+    .delete("/case/:code/:id", ({ project, params }) => ok(deleteCase(ctx.db, project, params.id)), {
       params: NumberParams, response: tmsResponses({ 200: Numbered }, [404]), detail: detail("Delete a test case (case.deleted)"),
     })
-    .post("/case/:code/:id/clone", ({ params, body, caller }) => ok(cloneCase(ctx.db, caller, params.code, params.id, body ?? {})), {
+    .post("/case/:code/:id/clone", ({ project, params, body, caller }) => ok(cloneCase(ctx.db, caller, project, params.id, body ?? {})), {
       params: NumberParams, body: t.Optional(CaseClone), response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]),
       detail: detail("Clone a test case (Gatehouse extension; case.cloned with from_id)"),
     });

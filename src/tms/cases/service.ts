@@ -1,12 +1,11 @@
 import { and, count, eq, inArray, isNull, max, or, type SQL } from "drizzle-orm";
-import type { Db, Tx } from "../../db/connection";
+import type { Db } from "../../db/connection";
 import { ApiError, badRequest } from "../../http/errors";
 import { users } from "../../directory/tables";
-import { publish } from "../../webhooks/publish";
 import { caseFieldsFor } from "../custom-fields/service";
 import type { customFields } from "../custom-fields/tables";
 import { fastInserter } from "../../db/fast-insert";
-import { requireProject, type ProjectRow } from "../projects/service";
+import type { ProjectRow } from "../projects/service";
 import type { Caller } from "../shared/auth";
 import { attachmentIds } from "../shared/envelope";
 import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, enumName, enumNumber, LAYER, PRIORITY, SEVERITY } from "../shared/enums";
@@ -18,6 +17,7 @@ import { containsText } from "../../db/contains";
 import { RowBudget } from "../shared/row-budget";
 import type { CaseCloneBody, CaseCreateBody, CaseListQuery, CaseUpdateBody } from "./model";
 import { checkInclude, csv } from "../shared/list-filters";
+import { inProject, type ProjectWrite } from "../shared/write";
 import { buildCaseParameters, caseParameterViews, sharedParametersOf } from "./parameters";
 import { cases, type CaseCustomFieldValue, type CaseStep } from "./tables";
 
@@ -190,15 +190,15 @@ function nextPosition(tx: Reader, projectId: number, suiteId: number | null | un
 export class CaseBatch {
   private fields: CustomFieldRow[] | undefined;
   private readonly positions = new Map<number | null, number>();
-  constructor(private readonly tx: Tx, readonly project: ProjectRow) {}
+  constructor(private readonly w: ProjectWrite) {}
 
   caseFields(): CustomFieldRow[] {
-    return (this.fields ??= caseFieldsFor(this.tx, this.project));
+    return (this.fields ??= caseFieldsFor(this.w.tx, this.w.project));
   }
 
   /** The position after the last case of the suite (or of the project's root), counting this batch's own inserts. */
   takePosition(suiteId: number | null): number {
-    const next = this.positions.get(suiteId) ?? nextPosition(this.tx, this.project.id, suiteId);
+    const next = this.positions.get(suiteId) ?? nextPosition(this.w.tx, this.w.project.id, suiteId);
     this.positions.set(suiteId, next + 1);
     return next;
   }
@@ -207,99 +207,94 @@ export class CaseBatch {
 const insertCaseRow = fastInserter(cases);
 
 /** Inserts a case and publishes case.created; for use inside a caller's transaction (pass one `batch` for many cases). */
-export function insertCase(tx: Tx, project: ProjectRow, caller: Caller, body: CaseCreateBody, reporter: Pick<Columns, "signature" | "params"> = {}, batch = new CaseBatch(tx, project)): CaseRow {
+export function insertCase(w: ProjectWrite, caller: Caller, body: CaseCreateBody, reporter: Pick<Columns, "signature" | "params"> = {}, batch = new CaseBatch(w)): CaseRow {
+  const { tx, project } = w;
   const cols = columnsFrom(tx, project, body, null, batch.caseFields());
   const now = isoMicro();
   const row = insertCaseRow(tx, {
     ...cols, ...reporter, title: body.title, projectId: project.id, number: nextNumber(tx, project.id, "case"), position: batch.takePosition(cols.suiteId ?? null),
     revision: 1, authorId: caller.userId, created: now, updated: now,
   });
-  publish(tx, "case.created", casePayload(row, numbersIn(tx)), { projectCode: project.code });
+  w.emit("case.created", casePayload(row, numbersIn(tx)));
   return row;
 }
 
-export function createCase(db: Db, caller: Caller, code: string, body: CaseCreateBody) {
-  return db.transaction((tx) => ({ id: insertCase(tx, requireProject(tx, code), caller, body).number }), { behavior: "immediate" });
+export function createCase(db: Db, caller: Caller, project: ProjectRow, body: CaseCreateBody) {
+  return inProject(db, project, (w) => ({ id: insertCase(w, caller, body).number }));
 }
 
-export function createCasesBulk(db: Db, caller: Caller, code: string, bodies: CaseCreateBody[]) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
+export function createCasesBulk(db: Db, caller: Caller, project: ProjectRow, bodies: CaseCreateBody[]) {
+  return inProject(db, project, (w) => {
     const budget = new RowBudget();
     for (const b of bodies) budget.spend(1 + (b.steps?.length ?? 0), 1);
-    const batch = new CaseBatch(tx, p);
+    const batch = new CaseBatch(w);
     return { ids: bodies.map((b, i) => {
       try {
-        return insertCase(tx, p, caller, b, {}, batch).number;
+        return insertCase(w, caller, b, {}, batch).number;
       } catch (e) {
         // Name the failing element so the client can find it among hundreds.
         if (e instanceof ApiError && e.field) throw new ApiError(e.status, e.code, e.message, `cases.${i}.${e.field}`);
         throw e;
       }
     }) };
-  }, { behavior: "immediate" });
+  });
 }
 
-export function updateCase(db: Db, code: string, number: number, body: CaseUpdateBody) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
-    const prev = requireCase(tx, p.id, number);
-    const cols = columnsFrom(tx, p, body, prev);
+export function updateCase(db: Db, project: ProjectRow, number: number, body: CaseUpdateBody) {
+  return inProject(db, project, ({ tx, emit }) => {
+    const prev = requireCase(tx, project.id, number);
+    const cols = columnsFrom(tx, project, body, prev);
     tx.update(cases).set({ ...cols, revision: prev.revision + 1, updated: isoMicro() }).where(eq(cases.id, prev.id)).run();
-    publish(tx, "case.updated", { id: number }, { projectCode: p.code });
+    emit("case.updated", { id: number });
     return { id: number };
-  }, { behavior: "immediate" });
+  });
 }
 
-export function deleteCase(db: Db, code: string, number: number) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
-    softDeleteCases(tx, p, [requireCase(tx, p.id, number)]);
+export function deleteCase(db: Db, project: ProjectRow, number: number) {
+  return inProject(db, project, (w) => {
+    softDeleteCases(w, [requireCase(w.tx, project.id, number)]);
     return { id: number };
-  }, { behavior: "immediate" });
+  });
 }
 
 /** Soft-deletes cases (runs, results and defects keep their references; their numbers stay taken) and publishes case.deleted for each. */
-export function softDeleteCases(tx: Tx, p: ProjectRow, rows: { id: number; number: number }[]): void {
+export function softDeleteCases({ tx, emit }: ProjectWrite, rows: { id: number; number: number }[]): void {
   const now = isoMicro();
   for (const c of rows) {
     tx.update(cases).set({ deleted: now }).where(eq(cases.id, c.id)).run();
-    publish(tx, "case.deleted", { id: c.number }, { projectCode: p.code });
+    emit("case.deleted", { id: c.number });
   }
 }
 
 /** Copies a case (steps, fields, attachments) as revision 1 and publishes case.cloned; inside a transaction. */
-export function copyCase(tx: Tx, p: ProjectRow, caller: Caller, from: CaseRow, into: { suiteId: number | null; title?: string }): CaseRow {
+export function copyCase({ tx, project: p, emit }: ProjectWrite, caller: Caller, from: CaseRow, into: { suiteId: number | null; title?: string }): CaseRow {
   const now = isoMicro();
   const { id: _id, number: _n, created: _c, updated: _u, deleted: _d, ...rest } = from;
   const row = insertCaseRow(tx, {
     ...rest, number: nextNumber(tx, p.id, "case"), suiteId: into.suiteId, title: into.title ?? from.title, position: nextPosition(tx, p.id, into.suiteId),
     revision: 1, authorId: caller.userId, created: now, updated: now,
   });
-  publish(tx, "case.cloned", { id: row.number, from_id: from.number }, { projectCode: p.code });
+  emit("case.cloned", { id: row.number, from_id: from.number });
   return row;
 }
 
-export function cloneCase(db: Db, caller: Caller, code: string, number: number, body: CaseCloneBody) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
-    const from = requireCase(tx, p.id, number);
-    const suiteId = optRefId(tx, "suite", p.id, body.suite_id, "suite_id");
-    return { id: copyCase(tx, p, caller, from, { suiteId: suiteId !== undefined ? suiteId : from.suiteId, title: body.title ?? undefined }).number };
-  }, { behavior: "immediate" });
+export function cloneCase(db: Db, caller: Caller, project: ProjectRow, number: number, body: CaseCloneBody) {
+  return inProject(db, project, (w) => {
+    const from = requireCase(w.tx, project.id, number);
+    const suiteId = optRefId(w.tx, "suite", project.id, body.suite_id, "suite_id");
+    return { id: copyCase(w, caller, from, { suiteId: suiteId !== undefined ? suiteId : from.suiteId, title: body.title ?? undefined }).number };
+  });
 }
 
-export function getCase(db: Db, code: string, number: number) {
-  const p = requireProject(db, code);
-  return caseViews(db, [requireCase(db, p.id, number)])[0]!;
+export function getCase(db: Db, project: ProjectRow, number: number) {
+  return caseViews(db, [requireCase(db, project.id, number)])[0]!;
 }
 
 type CaseFilters = Omit<typeof CaseListQuery.static, "limit" | "offset">;
 
 /** Qase list filters are comma-separated values; each enum value may be a name or Qase's number. */
 
-export function listCases(db: Db, code: string, q: CaseFilters & { limit: number; offset: number }) {
-  const p = requireProject(db, code);
+export function listCases(db: Db, p: ProjectRow, q: CaseFilters & { limit: number; offset: number }) {
   checkInclude(q.include, []);
   for (const f of ["external_issues[type]", "external_issues[ids][]"] as const) if (q[f] !== undefined) throw badRequest(`"${f}" is not supported: cases hold no external issues`, f);
   const base = and(eq(cases.projectId, p.id), notDeleted)!;

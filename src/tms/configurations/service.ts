@@ -1,35 +1,33 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../../db/connection";
 import { badRequest, conflict } from "../../http/errors";
-import { requireProject } from "../projects/service";
+import type { ProjectRow } from "../projects/service";
+import { inProject } from "../shared/write";
 import type { Reader } from "../shared/lookup";
 import { isoMicro } from "../shared/time";
 import type { ConfigurationCreateBody } from "./model";
 import { configurationGroups, configurations } from "./tables";
 
-export function createConfigurationGroup(db: Db, code: string, title: string) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
+export function createConfigurationGroup(db: Db, p: ProjectRow, title: string) {
+  return inProject(db, p, ({ tx }) => {
     if (tx.select({ id: configurationGroups.id }).from(configurationGroups).where(and(eq(configurationGroups.projectId, p.id), eq(configurationGroups.title, title))).get())
       throw conflict(`A configuration group "${title}" already exists in this project`);
     return { id: tx.insert(configurationGroups).values({ projectId: p.id, title, created: isoMicro() }).returning().get().id };
-  }, { behavior: "immediate" });
+  });
 }
 
-export function createConfiguration(db: Db, code: string, body: ConfigurationCreateBody) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
+export function createConfiguration(db: Db, p: ProjectRow, body: ConfigurationCreateBody) {
+  return inProject(db, p, ({ tx }) => {
     const group = tx.select().from(configurationGroups).where(and(eq(configurationGroups.id, body.group_id), eq(configurationGroups.projectId, p.id))).get();
     if (!group) throw badRequest(`Configuration group ${body.group_id} does not exist in this project`, "group_id");
     if (tx.select({ id: configurations.id }).from(configurations).where(and(eq(configurations.groupId, group.id), eq(configurations.title, body.title))).get())
       throw conflict(`Configuration "${body.title}" already exists in group "${group.title}"`);
     return { id: tx.insert(configurations).values({ projectId: p.id, groupId: group.id, title: body.title, created: isoMicro() }).returning().get().id };
-  }, { behavior: "immediate" });
+  });
 }
 
 /** Every group of the project with its configurations (Qase answers them all in one page). */
-export function listConfigurations(db: Db, code: string) {
-  const p = requireProject(db, code);
+export function listConfigurations(db: Db, p: ProjectRow) {
   const groups = db.select().from(configurationGroups).where(eq(configurationGroups.projectId, p.id)).orderBy(configurationGroups.id).all();
   const values = db.select().from(configurations).where(eq(configurations.projectId, p.id)).orderBy(configurations.id).all();
   const entities = groups.map((g) => ({ id: g.id, title: g.title, configurations: values.filter((v) => v.groupId === g.id).map((v) => ({ id: v.id, title: v.title })) }));

@@ -1,5 +1,6 @@
 import { and, count, eq } from "drizzle-orm";
 import type { Db, Tx } from "../../db/connection";
+import { writeTransaction } from "../../db/transaction";
 import { badRequest, notFound } from "../../http/errors";
 import { own } from "../../lib/own";
 import { publish } from "../../webhooks/publish";
@@ -63,7 +64,7 @@ export function createCustomField(db: Db, caller: Caller, body: CustomFieldCreat
   if (type === "selectbox" && body.default_value != null && body.default_value !== "" && !options!.some((o) => String(o.id) === body.default_value))
     throw badRequest("default_value must be the id of one of the selectbox values", "default_value");
   const now = isoMicro();
-  return db.transaction((tx) => {
+  return writeTransaction(db, (tx) => {
     const projectCodes = workspaceProjectCodes(tx, caller.workspaceId, body.projects_codes ?? [], "projects_codes");
     const f = tx.insert(customFields).values({
       workspaceId: caller.workspaceId, title: body.title, entity, type, options, placeholder: body.placeholder ?? null, defaultValue: body.default_value ?? null,
@@ -73,11 +74,11 @@ export function createCustomField(db: Db, caller: Caller, body: CustomFieldCreat
     }).returning().get();
     publish(tx, "custom_field.created", customFieldPayload(f), { workspaceId: f.workspaceId });
     return { id: f.id };
-  }, { behavior: "immediate" });
+  });
 }
 
 export function updateCustomField(db: Db, caller: Caller, id: number, body: CustomFieldUpdateBody) {
-  return db.transaction((tx) => {
+  return writeTransaction(db, (tx) => {
     const f = requireField(tx, caller.workspaceId, id);
     let options = f.options;
     if (body.value != null || body.replace_values != null) {
@@ -109,17 +110,17 @@ export function updateCustomField(db: Db, caller: Caller, id: number, body: Cust
     }).where(eq(customFields.id, id)).run();
     publish(tx, "custom_field.updated", { id }, { workspaceId: f.workspaceId });
     return { id };
-  }, { behavior: "immediate" });
+  });
 }
 
 /** Values already stored on cases stay in their JSON (history); the field just stops being offered. */
 export function deleteCustomField(db: Db, caller: Caller, id: number) {
-  return db.transaction((tx) => {
+  return writeTransaction(db, (tx) => {
     const f = requireField(tx, caller.workspaceId, id);
     tx.delete(customFields).where(eq(customFields.id, id)).run();
     publish(tx, "custom_field.deleted", { id }, { workspaceId: f.workspaceId });
     return { id };
-  }, { behavior: "immediate" });
+  });
 }
 
 /** The workspace's fields; `entity` and `type` (a name or Qase's number) narrow them (else 400 naming them). */

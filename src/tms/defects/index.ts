@@ -1,8 +1,9 @@
 import type { AppContext } from "../../context";
-import { TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
+import { projectApi, TMS_BODY_ERRORS, tmsResponses } from "../shared/api";
+import { deleteNumbered } from "../shared/write";
 import { CodeNumberParams, CodeParam, NumberResult, ok, page, paging, Envelope, PageOf } from "../shared/envelope";
 import { DefectCreate, DefectListQuery, DefectView } from "./model";
-import { createDefect, deleteDefect, getDefect, listDefects, resolveDefect } from "./service";
+import { createDefect, getDefect, listDefects, resolveDefect } from "./service";
 
 /** `{code}/{id}`: the defect's number within the project. */
 const NumberParams = CodeNumberParams("defect");
@@ -10,19 +11,19 @@ const Numbered = NumberResult("defect");
 const detail = (summary: string) => ({ tags: ["Defects"], summary });
 
 export function defectRoutes(ctx: AppContext) {
-  return tmsApi(ctx)
-    .post("/defect/:code", ({ params, body, caller }) => ok(createDefect(ctx.db, caller, params.code, body)), {
+  return projectApi(ctx)
+    .post("/defect/:code", ({ project, body, caller }) => ok(createDefect(ctx.db, caller, project, body)), {
       params: CodeParam, body: DefectCreate, response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]), detail: detail("Create a defect, directly or from a failed result (defect.created)"),
     })
-    .get("/defect/:code", ({ params, query }) => {
-      const r = listDefects(ctx.db, params.code, { ...paging(query), status: query.status });
+    .get("/defect/:code", ({ project, query }) => {
+      const r = listDefects(ctx.db, project, { ...paging(query), status: query.status });
       return page(r.entities, r.total, r.filtered);
     }, { params: CodeParam, query: DefectListQuery, response: tmsResponses({ 200: PageOf(DefectView) }, [404]), detail: detail("List defects") })
-    .get("/defect/:code/:id", ({ params }) => ok(getDefect(ctx.db, params.code, params.id)), { params: NumberParams, response: tmsResponses({ 200: Envelope(DefectView) }, [404]), detail: detail("Get a defect") })
-    .patch("/defect/:code/resolve/:id", ({ params }) => ok(resolveDefect(ctx.db, params.code, params.id)), {
+    .get("/defect/:code/:id", ({ project, params }) => ok(getDefect(ctx.db, project, params.id)), { params: NumberParams, response: tmsResponses({ 200: Envelope(DefectView) }, [404]), detail: detail("Get a defect") })
+    .patch("/defect/:code/resolve/:id", ({ project, params }) => ok(resolveDefect(ctx.db, project, params.id)), {
       params: NumberParams, response: tmsResponses({ 200: Numbered }, [404, 409]), detail: detail("Resolve a defect (defect.resolved; 409 if already resolved)"),
     })
-    .delete("/defect/:code/:id", ({ params }) => ok(deleteDefect(ctx.db, params.code, params.id)), {
+    .delete("/defect/:code/:id", ({ project, params }) => ok(deleteNumbered(ctx.db, project, "defect", params.id)), {
       params: NumberParams, response: tmsResponses({ 200: Numbered }, [404]), detail: detail("Delete a defect (defect.deleted)"),
     });
 }

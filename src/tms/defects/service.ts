@@ -1,10 +1,9 @@
 import { and, count, eq } from "drizzle-orm";
-import type { Db, Tx } from "../../db/connection";
+import type { Db } from "../../db/connection";
 import { badRequest, conflict } from "../../http/errors";
 import { fastInserter } from "../../db/fast-insert";
-import { publish } from "../../webhooks/publish";
 import { cases } from "../cases/tables";
-import { requireProject, type ProjectRow } from "../projects/service";
+import type { ProjectRow } from "../projects/service";
 import { results, runs } from "../runs/tables";
 import type { Caller } from "../shared/auth";
 import { attachmentIds } from "../shared/envelope";
@@ -12,6 +11,7 @@ import { enumName, enumSlug, SEVERITY } from "../shared/enums";
 import type { Reader } from "../shared/lookup";
 import { nextNumber, Numbers, numbersIn, optRefId, requireNumbered } from "../shared/numbers";
 import { isoMicro } from "../shared/time";
+import { inProject, type ProjectWrite } from "../shared/write";
 import type { DefectCreateBody } from "./model";
 import { defects, type DefectStatus } from "./tables";
 
@@ -44,7 +44,7 @@ export function defectViews(db: Reader, rows: Row[]) {
 const insertDefectRow = fastInserter(defects);
 
 /** Inserts a defect and publishes defect.created, inside the caller's transaction. */
-export function insertDefect(tx: Tx, p: ProjectRow, caller: Caller, v: DefectInput): Row {
+export function insertDefect({ tx, project: p, emit }: ProjectWrite, caller: Caller, v: DefectInput): Row {
   const now = isoMicro();
   const d = insertDefectRow(tx, {
     projectId: p.id, number: nextNumber(tx, p.id, "defect"), title: v.title, actualResult: v.actualResult, severity: v.severity, caseId: v.caseId, step: v.step,
@@ -53,13 +53,13 @@ export function insertDefect(tx: Tx, p: ProjectRow, caller: Caller, v: DefectInp
   });
   // `case_id` 0 = no case, as `step` 0 = no step: the payload keeps the integer spec §6 types it as.
   const caseNumber = v.caseId != null ? numbersIn(tx).of("case", v.caseId) ?? 0 : 0;
-  publish(tx, "defect.created", { id: d.number, title: d.title, case_id: caseNumber, step: d.step, actual_result: d.actualResult, attachments: d.attachments }, { projectCode: p.code });
+  emit("defect.created", { id: d.number, title: d.title, case_id: caseNumber, step: v.step, actual_result: d.actualResult, attachments: d.attachments });
   return d;
 }
 
-export function createDefect(db: Db, caller: Caller, code: string, body: DefectCreateBody) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
+export function createDefect(db: Db, caller: Caller, p: ProjectRow, body: DefectCreateBody) {
+  return inProject(db, p, (w) => {
+    const { tx } = w;
     // The case by the number the body names (a deleted case too: its defects stay filed).
     let c = body.case_id != null ? tx.select().from(cases).where(and(eq(cases.projectId, p.id), eq(cases.number, body.case_id))).get() : undefined;
     if (body.case_id != null && !c) throw badRequest(`Test case ${body.case_id} does not exist in this project`, "case_id");
@@ -79,46 +79,33 @@ export function createDefect(db: Db, caller: Caller, code: string, body: DefectC
     if (!c && body.step != null) throw badRequest("`step` needs the case it belongs to (`case_id` or `result_hash`)", "step");
     if (c && body.step != null && c.steps.length && !c.steps.some((s) => s.position === body.step)) throw badRequest(`Test case ${c.number} has no step ${body.step}`, "step");
     const milestoneId = optRefId(tx, "milestone", p.id, body.milestone_id, "milestone_id") ?? null;
-    const d = insertDefect(tx, p, caller, {
+    const d = insertDefect(w, caller, {
       title: body.title, actualResult: body.actual_result, severity: body.severity != null ? enumName(SEVERITY, body.severity) : "normal",
       caseId: c?.id ?? null, step, runId, resultHash: body.result_hash ?? null, milestoneId, attachments: attachmentIds(body.attachments), tags: body.tags ?? [],
     });
     return { id: d.number };
-  }, { behavior: "immediate" });
+  });
 }
 
 const requireDefect = (db: Reader, projectId: number, number: number) => requireNumbered(db, "defect", projectId, number);
 
 /** open → resolved (defect.resolved); resolving a resolved defect is a 409. */
-export function resolveDefect(db: Db, code: string, number: number) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
+export function resolveDefect(db: Db, p: ProjectRow, number: number) {
+  return inProject(db, p, ({ tx, emit }) => {
     const d = requireDefect(tx, p.id, number);
     if (d.status === "resolved") throw conflict(`Defect ${number} is already resolved`);
     const now = isoMicro();
     tx.update(defects).set({ status: "resolved", resolvedAt: now, updated: now }).where(eq(defects.id, d.id)).run();
-    publish(tx, "defect.resolved", { id: number }, { projectCode: p.code });
+    emit("defect.resolved", { id: number });
     return { id: number };
-  }, { behavior: "immediate" });
+  });
 }
 
-export function deleteDefect(db: Db, code: string, number: number) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
-    const d = requireDefect(tx, p.id, number);
-    tx.delete(defects).where(eq(defects.id, d.id)).run();
-    publish(tx, "defect.deleted", { id: number }, { projectCode: p.code });
-    return { id: number };
-  }, { behavior: "immediate" });
-}
-
-export function getDefect(db: Db, code: string, number: number) {
-  const p = requireProject(db, code);
+export function getDefect(db: Db, p: ProjectRow, number: number) {
   return defectViews(db, [requireDefect(db, p.id, number)])[0]!;
 }
 
-export function listDefects(db: Db, code: string, q: { limit: number; offset: number; status?: DefectStatus }) {
-  const p = requireProject(db, code);
+export function listDefects(db: Db, p: ProjectRow, q: { limit: number; offset: number; status?: DefectStatus }) {
   const base = eq(defects.projectId, p.id);
   const where = q.status ? and(base, eq(defects.status, q.status)) : base;
   const total = db.select({ n: count() }).from(defects).where(base).get()!.n;

@@ -2,7 +2,8 @@ import { and, count, eq, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/connection";
 import { containsText } from "../../db/contains";
 import { conflict } from "../../http/errors";
-import { requireProject } from "../projects/service";
+import type { ProjectRow } from "../projects/service";
+import { inProject } from "../shared/write";
 import type { Caller } from "../shared/auth";
 import { requireInProject, type Reader } from "../shared/lookup";
 import { isoMicro } from "../shared/time";
@@ -23,9 +24,8 @@ function requireFreeSlug(db: Reader, projectId: number, slug: string, except?: n
   if (other && other.id !== except) throw conflict(`An environment with slug "${slug}" already exists in this project`);
 }
 
-export function createEnvironment(db: Db, caller: Caller, code: string, body: EnvironmentCreateBody) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
+export function createEnvironment(db: Db, caller: Caller, p: ProjectRow, body: EnvironmentCreateBody) {
+  return inProject(db, p, ({ tx }) => {
     requireFreeSlug(tx, p.id, body.slug);
     const now = isoMicro();
     const e = tx.insert(environments).values({
@@ -33,12 +33,11 @@ export function createEnvironment(db: Db, caller: Caller, code: string, body: En
       authorId: caller.userId, created: now, updated: now,
     }).returning().get();
     return { id: e.id };
-  }, { behavior: "immediate" });
+  });
 }
 
-export function updateEnvironment(db: Db, code: string, id: number, body: EnvironmentUpdateBody) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
+export function updateEnvironment(db: Db, p: ProjectRow, id: number, body: EnvironmentUpdateBody) {
+  return inProject(db, p, ({ tx }) => {
     requireEnvironment(tx, p.id, id);
     if (body.slug != null) requireFreeSlug(tx, p.id, body.slug, id);
     tx.update(environments).set({
@@ -49,26 +48,23 @@ export function updateEnvironment(db: Db, code: string, id: number, body: Enviro
       updated: isoMicro(),
     }).where(eq(environments.id, id)).run();
     return { id };
-  }, { behavior: "immediate" });
+  });
 }
 
 /** Runs that ran in it keep their slug (`environment`) and lose the link. */
-export function deleteEnvironment(db: Db, code: string, id: number) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
+export function deleteEnvironment(db: Db, p: ProjectRow, id: number) {
+  return inProject(db, p, ({ tx }) => {
     requireEnvironment(tx, p.id, id);
     tx.delete(environments).where(eq(environments.id, id)).run();
     return { id };
-  }, { behavior: "immediate" });
+  });
 }
 
-export function getEnvironment(db: Db, code: string, id: number) {
-  const p = requireProject(db, code);
+export function getEnvironment(db: Db, p: ProjectRow, id: number) {
   return environmentView(requireEnvironment(db, p.id, id));
 }
 
-export function listEnvironments(db: Db, code: string, q: { limit: number; offset: number; search?: string; slug?: string }) {
-  const p = requireProject(db, code);
+export function listEnvironments(db: Db, p: ProjectRow, q: { limit: number; offset: number; search?: string; slug?: string }) {
   const base = eq(environments.projectId, p.id);
   const filters: SQL[] = [base];
   if (q.slug) filters.push(eq(environments.slug, q.slug));

@@ -1,11 +1,11 @@
 import { and, count, eq } from "drizzle-orm";
 import { containsText } from "../../db/contains";
 import type { Db } from "../../db/connection";
-import { publish } from "../../webhooks/publish";
+import type { ProjectRow } from "../projects/service";
 import type { Caller } from "../shared/auth";
 import { nextNumber, requireNumbered } from "../shared/numbers";
 import { isoMicro } from "../shared/time";
-import { requireProject } from "../projects/service";
+import { inProject } from "../shared/write";
 import type { MilestoneCreateBody, MilestoneUpdateBody } from "./model";
 import { milestones } from "./tables";
 
@@ -17,23 +17,21 @@ export const milestoneView = (m: Row) => ({
   author_id: m.authorId, created: m.created, updated: m.updated, created_at: m.created, updated_at: m.updated,
 });
 
-export function createMilestone(db: Db, caller: Caller, code: string, body: MilestoneCreateBody) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
+export function createMilestone(db: Db, caller: Caller, project: ProjectRow, body: MilestoneCreateBody) {
+  return inProject(db, project, ({ tx, emit }) => {
     const now = isoMicro();
     const m = tx.insert(milestones).values({
-      projectId: p.id, number: nextNumber(tx, p.id, "milestone"), title: body.title, description: body.description ?? null, status: body.status ?? "active",
+      projectId: project.id, number: nextNumber(tx, project.id, "milestone"), title: body.title, description: body.description ?? null, status: body.status ?? "active",
       dueDate: dueIso(body.due_date), authorId: caller.userId, created: now, updated: now,
     }).returning().get();
-    publish(tx, "milestone.created", { id: m.number, title: m.title, description: m.description ?? "" }, { projectCode: p.code });
+    emit("milestone.created", { id: m.number, title: m.title, description: m.description ?? "" });
     return { id: m.number };
-  }, { behavior: "immediate" });
+  });
 }
 
-export function updateMilestone(db: Db, code: string, number: number, body: MilestoneUpdateBody) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
-    const m = requireNumbered(tx, "milestone", p.id, number);
+export function updateMilestone(db: Db, project: ProjectRow, number: number, body: MilestoneUpdateBody) {
+  return inProject(db, project, ({ tx, emit }) => {
+    const m = requireNumbered(tx, "milestone", project.id, number);
     tx.update(milestones).set({
       ...(body.title !== undefined ? { title: body.title } : {}),
       ...(body.description !== undefined ? { description: body.description } : {}),
@@ -41,29 +39,16 @@ export function updateMilestone(db: Db, code: string, number: number, body: Mile
       ...(body.due_date !== undefined ? { dueDate: dueIso(body.due_date) } : {}),
       updated: isoMicro(),
     }).where(eq(milestones.id, m.id)).run();
-    publish(tx, "milestone.updated", { id: number }, { projectCode: p.code });
+    emit("milestone.updated", { id: number });
     return { id: number };
-  }, { behavior: "immediate" });
+  });
 }
 
-/** Cases and runs that pointed at the milestone keep existing with `milestone_id` null. */
-export function deleteMilestone(db: Db, code: string, number: number) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
-    const m = requireNumbered(tx, "milestone", p.id, number);
-    tx.delete(milestones).where(eq(milestones.id, m.id)).run();
-    publish(tx, "milestone.deleted", { id: number }, { projectCode: p.code });
-    return { id: number };
-  }, { behavior: "immediate" });
-}
-
-export function getMilestone(db: Db, code: string, number: number) {
-  const p = requireProject(db, code);
+export function getMilestone(db: Db, p: ProjectRow, number: number) {
   return milestoneView(requireNumbered(db, "milestone", p.id, number));
 }
 
-export function listMilestones(db: Db, code: string, q: { limit: number; offset: number; search?: string }) {
-  const p = requireProject(db, code);
+export function listMilestones(db: Db, p: ProjectRow, q: { limit: number; offset: number; search?: string }) {
   const base = eq(milestones.projectId, p.id);
   const where = q.search ? and(base, containsText(milestones.title, q.search)) : base;
   const total = db.select({ n: count() }).from(milestones).where(base).get()!.n;

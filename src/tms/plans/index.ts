@@ -1,5 +1,5 @@
 import type { AppContext } from "../../context";
-import { TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
+import { projectApi, TMS_BODY_ERRORS, tmsResponses } from "../shared/api";
 import { CodeNumberParams, CodeParam, NumberResult, ok, page, paging, Paging, Envelope, PageOf } from "../shared/envelope";
 import { PlanCreate, PlanUpdate, PlanSummary, PlanView } from "./model";
 import { createPlan, deletePlan, getPlan, listPlans, updatePlan } from "./service";
@@ -10,21 +10,21 @@ const Numbered = NumberResult("test plan");
 const detail = (summary: string) => ({ tags: ["Plans"], summary });
 
 export function planRoutes(ctx: AppContext) {
-  return tmsApi(ctx)
-    .post("/plan/:code", ({ params, body, caller }) => ok(createPlan(ctx.db, caller, params.code, body)), {
+  return projectApi(ctx)
+    .post("/plan/:code", ({ project, body, caller }) => ok(createPlan(ctx.db, caller, project, body)), {
       params: CodeParam, body: PlanCreate, response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]), detail: detail("Create a test plan (plan.created)"),
     })
-    .get("/plan/:code", ({ params, query }) => {
+    .get("/plan/:code", ({ project, query }) => {
       const { limit, offset } = paging(query);
-      const r = listPlans(ctx.db, params.code, limit, offset);
+      const r = listPlans(ctx.db, project, limit, offset);
       return page(r.entities, r.total);
     }, { params: CodeParam, query: Paging, response: tmsResponses({ 200: PageOf(PlanSummary) }, [404]), detail: detail("List test plans") })
-    .get("/plan/:code/:id", ({ params }) => ok(getPlan(ctx.db, params.code, params.id)), { params: NumberParams, response: tmsResponses({ 200: Envelope(PlanView) }, [404]), detail: detail("Get a test plan with its cases") })
-    .patch("/plan/:code/:id", ({ params, body }) => ok(updatePlan(ctx.db, params.code, params.id, body)), {
+    .get("/plan/:code/:id", ({ project, params }) => ok(getPlan(ctx.db, project, params.id)), { params: NumberParams, response: tmsResponses({ 200: Envelope(PlanView) }, [404]), detail: detail("Get a test plan with its cases") })
+    .patch("/plan/:code/:id", ({ project, params, body }) => ok(updatePlan(ctx.db, project, params.id, body)), {
       params: NumberParams, body: PlanUpdate, response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]),
       detail: detail("Update a test plan (plan.updated; run.updated for in-progress runs gaining cases)"),
     })
-    .delete("/plan/:code/:id", ({ params }) => ok(deletePlan(ctx.db, params.code, params.id)), {
+    .delete("/plan/:code/:id", ({ project, params }) => ok(deletePlan(ctx.db, project, params.id)), {
       params: NumberParams, response: tmsResponses({ 200: Numbered }, [404]), detail: detail("Delete a test plan (plan.deleted)"),
     });
 }

@@ -1,14 +1,14 @@
 import { and, count, eq, inArray, isNull } from "drizzle-orm";
 import type { Db, Tx } from "../../db/connection";
-import { publish } from "../../webhooks/publish";
 import { cases } from "../cases/tables";
-import { requireProject } from "../projects/service";
+import type { ProjectRow } from "../projects/service";
 import { addCasesToRun } from "../runs/service";
 import { runs } from "../runs/tables";
 import type { Caller } from "../shared/auth";
 import type { Reader } from "../shared/lookup";
 import { nextNumber, refIds, requireNumbered } from "../shared/numbers";
 import { isoMicro } from "../shared/time";
+import { inProject } from "../shared/write";
 import type { PlanCreateBody, PlanUpdateBody } from "./model";
 import { planCases, plans } from "./tables";
 
@@ -52,18 +52,17 @@ function setPlanCases(tx: Tx, planId: number, ids: number[]) {
     tx.insert(planCases).values(ids.slice(i, i + 500).map((caseId, k) => ({ planId, caseId, position: i + k + 1 }))).run();
 }
 
-export function createPlan(db: Db, caller: Caller, code: string, body: PlanCreateBody) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
+export function createPlan(db: Db, caller: Caller, p: ProjectRow, body: PlanCreateBody) {
+  return inProject(db, p, ({ tx, emit }) => {
     const refs = requireCases(tx, p.id, body.cases);
     const now = isoMicro();
     const plan = tx.insert(plans).values({
       projectId: p.id, number: nextNumber(tx, p.id, "plan"), title: body.title, description: body.description ?? null, authorId: caller.userId, created: now, updated: now,
     }).returning().get();
     setPlanCases(tx, plan.id, refs.ids);
-    publish(tx, "plan.created", { id: plan.number, title: plan.title, description: plan.description ?? "", cases: refs.numbers }, { projectCode: p.code });
+    emit("plan.created", { id: plan.number, title: plan.title, description: plan.description ?? "", cases: refs.numbers });
     return { id: plan.number };
-  }, { behavior: "immediate" });
+  });
 }
 
 /**
@@ -71,9 +70,8 @@ export function createPlan(db: Db, caller: Caller, code: string, body: PlanCreat
  * to every run of this plan still in progress, each such run announcing `run.updated` with the
  * number of cases it gained.
  */
-export function updatePlan(db: Db, code: string, number: number, body: PlanUpdateBody) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
+export function updatePlan(db: Db, p: ProjectRow, number: number, body: PlanUpdateBody) {
+  return inProject(db, p, ({ tx, emit }) => {
     const plan = requirePlan(tx, p.id, number);
     const before = casesOfPlan(tx, plan.id);
     let after = { ids: before.map((c) => c.id), numbers: before.map((c) => c.number) };
@@ -86,39 +84,36 @@ export function updatePlan(db: Db, code: string, number: number, body: PlanUpdat
       ...(body.description !== undefined ? { description: body.description } : {}),
       updated: isoMicro(),
     }).where(eq(plans.id, plan.id)).run();
-    publish(tx, "plan.updated", { id: number, cases: after.numbers }, { projectCode: p.code });
+    emit("plan.updated", { id: number, cases: after.numbers });
     const had = new Set(before.map((c) => c.id));
     const added = after.ids.filter((c) => !had.has(c));
     if (added.length) {
       for (const run of tx.select({ id: runs.id, number: runs.number }).from(runs).where(and(eq(runs.planId, plan.id), eq(runs.status, "active"))).all()) {
         const n = addCasesToRun(tx, run.id, added);
-        if (n > 0) publish(tx, "run.updated", { id: run.number, cases_added: n }, { projectCode: p.code });
+        if (n > 0) emit("run.updated", { id: run.number, cases_added: n });
       }
     }
     return { id: number };
-  }, { behavior: "immediate" });
+  });
 }
 
 /** Runs created from the plan keep their cases and results; their `plan_id` becomes null. */
-export function deletePlan(db: Db, code: string, number: number) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
+export function deletePlan(db: Db, p: ProjectRow, number: number) {
+  return inProject(db, p, ({ tx, emit }) => {
     const plan = requirePlan(tx, p.id, number);
     const caseNumbers = casesOfPlan(tx, plan.id).map((c) => c.number);
     tx.delete(plans).where(eq(plans.id, plan.id)).run();
-    publish(tx, "plan.deleted", { id: number, cases: caseNumbers }, { projectCode: p.code });
+    emit("plan.deleted", { id: number, cases: caseNumbers });
     return { id: number };
-  }, { behavior: "immediate" });
+  });
 }
 
-export function getPlan(db: Db, code: string, number: number) {
-  const p = requireProject(db, code);
+export function getPlan(db: Db, p: ProjectRow, number: number) {
   const plan = requirePlan(db, p.id, number);
   return planView(plan, casesOfPlan(db, plan.id).map((c) => c.number));
 }
 
-export function listPlans(db: Db, code: string, limit: number, offset: number) {
-  const p = requireProject(db, code);
+export function listPlans(db: Db, p: ProjectRow, limit: number, offset: number) {
   const total = db.select({ n: count() }).from(plans).where(eq(plans.projectId, p.id)).get()!.n;
   const rows = db.select().from(plans).where(eq(plans.projectId, p.id)).orderBy(plans.number).limit(limit).offset(offset).all();
   const counts = planCaseCounts(db, rows.map((r) => r.id));

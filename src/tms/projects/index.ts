@@ -1,14 +1,15 @@
 import type { AppContext } from "../../context";
-import { TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
+import { Elysia } from "elysia";
+import { projectApi, TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
 import { CodeParam, Envelope, ok, page, PageOf, paging, Paging } from "../shared/envelope";
 import { t } from "elysia";
 import { ProjectCreate, ProjectView } from "./model";
-import { createProject, listProjects, projectViews, requireProject } from "./service";
+import { createProject, listProjects, projectViews } from "./service";
 
 const detail = (summary: string) => ({ tags: ["Projects"], summary });
 
 export function projectRoutes(ctx: AppContext) {
-  return tmsApi(ctx)
+  const workspaceWide = tmsApi(ctx)
     .post("/project", ({ body, caller }) => ok(createProject(ctx.db, caller, body)), {
       body: ProjectCreate, response: tmsResponses({ 200: Envelope(t.Object({ code: t.String() })) }, [409, ...TMS_BODY_ERRORS]), detail: detail("Create a project"),
     })
@@ -16,8 +17,10 @@ export function projectRoutes(ctx: AppContext) {
       const { limit, offset } = paging(query);
       const { total, rows } = listProjects(ctx.db, caller.workspaceId, limit, offset);
       return page(rows, total);
-    }, { query: Paging, response: tmsResponses({ 200: PageOf(ProjectView) }), detail: detail("List projects") })
-    .get("/project/:code", ({ params }) => ok(projectViews(ctx.db, [requireProject(ctx.db, params.code)])[0]!), {
+    }, { query: Paging, response: tmsResponses({ 200: PageOf(ProjectView) }), detail: detail("List projects") });
+  const one = projectApi(ctx)
+    .get("/project/:code", ({ project }) => ok(projectViews(ctx.db, [project])[0]!), {
       params: CodeParam, response: tmsResponses({ 200: Envelope(ProjectView) }, [404]), detail: detail("Get a project with its entity counts"),
     });
+  return new Elysia().use(workspaceWide).use(one);
 }

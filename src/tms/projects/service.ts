@@ -6,7 +6,8 @@ import { milestones } from "../milestones/tables";
 import { runs } from "../runs/tables";
 import { suites } from "../suites/tables";
 import type { Db, Tx } from "../../db/connection";
-import { ApiError, badRequest, notFound } from "../../http/errors";
+import { writeTransaction } from "../../db/transaction";
+import { ApiError, badRequest } from "../../http/errors";
 import { isoMicro } from "../shared/time";
 import type { Caller } from "../shared/auth";
 import { projects } from "./tables";
@@ -32,17 +33,10 @@ export function workspaceProjectCodes(db: Reader, workspaceId: number, codes: st
   return wanted;
 }
 
-/** The project with this code, or 404. */
-export function requireProject(db: Reader, code: string): ProjectRow {
-  const row = db.select().from(projects).where(eq(projects.code, normaliseCode(code))).get();
-  if (!row) throw notFound(`Project "${code}"`);
-  return row;
-}
-
 export function createProject(db: Db, caller: Caller, body: ProjectCreateBody): { code: string } {
   const code = normaliseCode(body.code);
   const now = isoMicro();
-  return db.transaction((tx) => {
+  return writeTransaction(db, (tx) => {
     if (tx.select({ id: projects.id }).from(projects).where(eq(projects.code, code)).get())
       throw new ApiError(409, "conflict", `Project code "${code}" is already taken`, "code");
     tx.insert(projects).values({
@@ -50,7 +44,7 @@ export function createProject(db: Db, caller: Caller, body: ProjectCreateBody): 
       authorId: caller.userId, workspaceId: caller.workspaceId, created: now, updated: now,
     }).run();
     return { code };
-  }, { behavior: "immediate" });
+  });
 }
 
 /** The projects of the caller's workspace. */

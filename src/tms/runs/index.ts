@@ -1,12 +1,13 @@
 import { t } from "elysia";
 import type { AppContext } from "../../context";
 import { badRequest } from "../../http/errors";
-import { TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
+import { projectApi, TMS_BODY_ERRORS, tmsResponses } from "../shared/api";
 import { CodeHashParams, CodeNumberParams, CodeParam, EntityNumber, NumberResult, Envelope, ok, page, paging, PageOf, StatusOnly } from "../shared/envelope";
 import { checkInclude } from "../shared/list-filters";
 import { ResultCreate, ResultCreateBulk, ResultListQuery, RunCreate, RunGetQuery, RunExternalIssues, RunIdParams, RunListQuery, RunPublic, V2ResultCreate, V2ResultCreated, V2ResultsCreate, V2ResultsCreated, V2RunParams, ResultView, RunPublicResult, RunView } from "./model";
+import { deleteNumbered } from "../shared/write";
 import { recordV2Results } from "./reporter";
-import { abortRun, completeRun, createRun, deleteRun, fromV1, getResult, getRun, listResults, listRuns, recordResults, setRunExternalIssues, setRunPublic } from "./service";
+import { createRun, endRun, fromV1, getResult, getRun, listResults, listRuns, recordResults, setRunExternalIssues, setRunPublic } from "./service";
 
 /** `{code}/{id}`: the test run's number within the project. */
 const NumberParams = CodeNumberParams("test run");
@@ -17,42 +18,42 @@ const ResultCreated = Envelope(t.Object({ case_id: EntityNumber("test case"), ha
 
 export function runRoutes(ctx: AppContext) {
   const base = ctx.config.baseUrl;
-  return tmsApi(ctx)
-    .post("/run/:code", ({ params, body, caller }) => ok(createRun(ctx.db, caller, params.code, body)), {
+  return projectApi(ctx)
+    .post("/run/:code", ({ project, body, caller }) => ok(createRun(ctx.db, caller, project, body)), {
       params: CodeParam, body: RunCreate, response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]), detail: runDetail("Start a test run from a plan and/or cases (run.started)"),
     })
-    .post("/run/:code/external-issue", ({ params, body }) => ok(setRunExternalIssues(ctx.db, params.code, body)), {
+    .post("/run/:code/external-issue", ({ project, body }) => ok(setRunExternalIssues(ctx.db, project, body)), {
       params: CodeParam, body: RunExternalIssues, response: tmsResponses({ 200: Envelope(t.Object({})) }, [404, ...TMS_BODY_ERRORS]), detail: runDetail("Link runs to external issues (Jira)"),
     })
-    .get("/run/:code", ({ params, query }) => {
-      const r = listRuns(ctx.db, base, params.code, { ...query, ...paging(query) });
+    .get("/run/:code", ({ project, query }) => {
+      const r = listRuns(ctx.db, base, project, { ...query, ...paging(query) });
       return page(r.entities, r.total, r.filtered);
     }, { params: CodeParam, query: RunListQuery, response: tmsResponses({ 200: PageOf(RunView) }, [404]), detail: runDetail("List test runs") })
-    .get("/run/:code/:id", ({ params, query }) => {
+    .get("/run/:code/:id", ({ project, params, query }) => {
       checkInclude(query.include, ["cases"]);
-      return ok(getRun(ctx.db, base, params.code, params.id));
+      return ok(getRun(ctx.db, base, project, params.id));
     }, { params: NumberParams, query: RunGetQuery, response: tmsResponses({ 200: Envelope(RunView) }, [404]), detail: runDetail("Get a test run with its stats") })
-    .delete("/run/:code/:id", ({ params }) => ok(deleteRun(ctx.db, params.code, params.id)), {
+    .delete("/run/:code/:id", ({ project, params }) => ok(deleteNumbered(ctx.db, project, "run", params.id)), {
       params: NumberParams, response: tmsResponses({ 200: Numbered }, [404]), detail: runDetail("Delete a test run and its results (run.deleted)"),
     })
-    .post("/run/:code/:id/complete", ({ params }) => ok(completeRun(ctx.db, params.code, params.id)), {
+    .post("/run/:code/:id/complete", ({ project, params }) => ok(endRun(ctx.db, project, params.id, "completed")), {
       params: NumberParams, response: tmsResponses({ 200: Numbered }, [404, 409]), detail: runDetail("Complete an active run (run.completed); a completed run answers 200 unchanged, an aborted one 409"),
     })
-    .post("/run/:code/:id/abort", ({ params }) => ok(abortRun(ctx.db, params.code, params.id)), {
+    .post("/run/:code/:id/abort", ({ project, params }) => ok(endRun(ctx.db, project, params.id, "aborted")), {
       params: NumberParams, response: tmsResponses({ 200: Numbered }, [404, 409]), detail: runDetail("Abort an active run (Gatehouse extension; run.aborted; 409 unless active)"),
     })
-    .patch("/run/:code/:id/public", ({ params, body }) => ok(setRunPublic(ctx.db, base, params.code, params.id, body.status)), {
+    .patch("/run/:code/:id/public", ({ project, params, body }) => ok(setRunPublic(ctx.db, base, project, params.id, body.status)), {
       params: NumberParams, body: RunPublic, response: tmsResponses({ 200: Envelope(RunPublicResult) }, [404, ...TMS_BODY_ERRORS]), detail: runDetail("Show or hide the public report (run.report_changed when it changes)"),
     })
-    .post("/result/:code/:id", ({ params, body, caller }) => ok(recordResults(ctx.db, ctx.sqlite, caller, params.code, params.id, (f) => [fromV1(body, f)])[0]!), {
+    .post("/result/:code/:id", ({ project, params, body, caller }) => ok(recordResults(ctx.db, ctx.sqlite, caller, project, params.id, (f) => [fromV1(body, f)])[0]!), {
       params: RunIdParams, body: ResultCreate, response: tmsResponses({ 200: ResultCreated }, [404, 409, ...TMS_BODY_ERRORS]), detail: resultDetail("Add a result to an active or completed run (409 if aborted)"),
     })
-    .post("/result/:code/:id/bulk", ({ params, body, caller }) => {
-      recordResults(ctx.db, ctx.sqlite, caller, params.code, params.id, () => body.results.map((r, i) => fromV1(r, `results.${i}.`)));
+    .post("/result/:code/:id/bulk", ({ project, params, body, caller }) => {
+      recordResults(ctx.db, ctx.sqlite, caller, project, params.id, () => body.results.map((r, i) => fromV1(r, `results.${i}.`)));
       return { status: true };
     }, { params: RunIdParams, body: ResultCreateBulk, response: tmsResponses({ 200: StatusOnly }, [404, 409, ...TMS_BODY_ERRORS]), detail: resultDetail("Add many results to an active or completed run in one transaction (409 if aborted)") })
-    .get("/result/:code", ({ params, query }) => {
-      const r = listResults(ctx.db, params.code, { ...query, ...paging(query) });
+    .get("/result/:code", ({ project, query }) => {
+      const r = listResults(ctx.db, project, { ...query, ...paging(query) });
       return page(r.entities, r.total, r.filtered);
     }, {
       params: CodeParam,
@@ -60,21 +61,21 @@ export function runRoutes(ctx: AppContext) {
       response: tmsResponses({ 200: PageOf(ResultView) }, [404]),
       detail: resultDetail("List results"),
     })
-    .get("/result/:code/:hash", ({ params }) => ok(getResult(ctx.db, params.code, params.hash)), { params: CodeHashParams, response: tmsResponses({ 200: Envelope(ResultView) }, [404]), detail: resultDetail("Get a result") });
+    .get("/result/:code/:hash", ({ project, params }) => ok(getResult(ctx.db, project, params.hash)), { params: CodeHashParams, response: tmsResponses({ 200: Envelope(ResultView) }, [404]), detail: resultDetail("Get a result") });
 }
 
 /** The Qase v2 results API the reporters (playwright-qase-reporter, qase-javascript-commons…) post to. */
 export function runV2Routes(ctx: AppContext) {
-  return tmsApi(ctx, "/v2")
-    .post("/:code/run/:runId/result", ({ params, body, caller }) => {
-      const r = recordV2Results(ctx.db, ctx.sqlite, ctx.log, caller, params.code, params.runId, [body]);
+  return projectApi(ctx, "/v2")
+    .post("/:code/run/:runId/result", ({ project, params, body, caller }) => {
+      const r = recordV2Results(ctx.db, ctx.sqlite, ctx.log, caller, project, params.runId, [body]);
       // One item: its problem is the request's problem.
       const e = r.errors[0];
       if (e) throw badRequest(e.message, e.field?.replace(/^results\.0\.?/, "") || undefined);
       const { index: _, ...stored } = r.results[0]!;
       return ok({ ...stored, warnings: r.warnings });
     }, { params: V2RunParams, body: V2ResultCreate, response: tmsResponses({ 200: V2ResultCreated }, [404, 409, ...TMS_BODY_ERRORS]), detail: resultDetail("v2: add one result (idempotent by `id`)") })
-    .post("/:code/run/:runId/results", ({ params, body, caller }) => ok(recordV2Results(ctx.db, ctx.sqlite, ctx.log, caller, params.code, params.runId, body.results)), {
+    .post("/:code/run/:runId/results", ({ project, params, body, caller }) => ok(recordV2Results(ctx.db, ctx.sqlite, ctx.log, caller, project, params.runId, body.results)), {
       params: V2RunParams, body: V2ResultsCreate, response: tmsResponses({ 200: V2ResultsCreated }, [404, 409, ...TMS_BODY_ERRORS]),
       detail: resultDetail("v2: add results in bulk: every good item is stored, each bad one reported in `errors` (idempotent by `id`)"),
     });

@@ -14,6 +14,8 @@ import type { CaseCreateBody } from "../cases/model";
 import { CaseBatch } from "../cases/service";
 import type { Caller } from "../shared/auth";
 import { RowBudget } from "../shared/row-budget";
+import { inProject, projectWrite } from "../shared/write";
+import type { ProjectRow } from "../projects/service";
 import { attachmentIds } from "../shared/envelope";
 import { BEHAVIOR, CASE_STATUS, CASE_TYPE, enumName, LAYER, PRIORITY, SEVERITY, type QaseEnum } from "../shared/enums";
 import { V2ResultCreate, V2Step, type V2ResultCreateBody, type V2StepBody } from "./model";
@@ -131,15 +133,16 @@ const dotted = (path: string) => path.replace(/^\//, "").replace(/\//g, ".");
  * stored, matched by its signature, and carries `unlinked_reason`. The project and run must
  * exist and the run take results (not aborted), or the whole request is refused (nothing could be stored).
  */
-export function recordV2Results(db: Db, sqlite: Database, log: Logger, caller: Caller, code: string, runNumber: number, items: unknown[]) {
+export function recordV2Results(db: Db, sqlite: Database, log: Logger, caller: Caller, p: ProjectRow, runNumber: number, items: unknown[]) {
   const q = resultStatements(sqlite);
   const errors: ItemProblem[] = [];
   const warnings: ItemProblem[] = [];
-  const out = db.transaction((tx) => {
-    const { p, run } = requireRunTakingResults(tx, code, runNumber);
+  const out = inProject(db, p, (w) => {
+    const { tx } = w;
+    const run = requireRunTakingResults(tx, p, runNumber);
     const budget = new RowBudget();
     // Positions taken by a rolled-back item leave a gap, never a duplicate.
-    const newCases = new CaseBatch(tx, p);
+    const newCases = new CaseBatch(w);
     return items.map((item, index): StoredResult[] | null => {
       const field = `results.${index}.`;
       if (!checkResult.Check(item)) {
@@ -149,7 +152,7 @@ export function recordV2Results(db: Db, sqlite: Database, log: Logger, caller: C
       }
       const itemWarnings: ItemProblem[] = [];
       try {
-        const stored = tx.transaction((sp) => storeResults(sp, q, p, caller, run.id, fromV2(item, index, field, (w) => itemWarnings.push(w)), field, budget, newCases));
+        const stored = tx.transaction((sp) => storeResults(projectWrite(sp, p), q, caller, run.id, fromV2(item, index, field, (w) => itemWarnings.push(w)), field, budget, newCases));
         warnings.push(...itemWarnings);
         return stored;
       } catch (e) {
@@ -159,8 +162,8 @@ export function recordV2Results(db: Db, sqlite: Database, log: Logger, caller: C
         return null;
       }
     });
-  }, { behavior: "immediate" });
-  if (errors.length) log.warn("v2 results: items not stored", { project: code, run: runNumber, rejected: errors.length, of: items.length, first: errors[0] });
+  });
+  if (errors.length) log.warn("v2 results: items not stored", { project: p.code, run: runNumber, rejected: errors.length, of: items.length, first: errors[0] });
   // An item naming several cases (`testops_ids`) stored one result per case: each is answered, under the item's index.
   const stored = out.flatMap((r, index) => (r ?? []).map((x) => ({ index, ...x })));
   return { stored: stored.filter((r) => !r.duplicate).length, results: stored, errors, warnings };

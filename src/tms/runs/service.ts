@@ -5,18 +5,18 @@ import { containsText } from "../../db/contains";
 import { checkInclude, csv, flagOf, integersOf, timeOf } from "../shared/list-filters";
 import type { Db, Tx } from "../../db/connection";
 import { ApiError, badRequest, conflict } from "../../http/errors";
-import { publish } from "../../webhooks/publish";
 import { CaseBatch, insertCase } from "../cases/service";
 import { ensureSuitePath } from "../suites/service";
 import { cases } from "../cases/tables";
 import { insertDefect } from "../defects/service";
 import { casesOfPlan } from "../plans/service";
-import { requireProject, type ProjectRow } from "../projects/service";
+import type { ProjectRow } from "../projects/service";
 import type { Caller } from "../shared/auth";
 import { attachmentIds } from "../shared/envelope";
 import type { Reader } from "../shared/lookup";
 import { findRowId, nextNumber, Numbers, optRefId, refId, refIds, requireNumbered } from "../shared/numbers";
 import { RowBudget } from "../shared/row-budget";
+import { inProject, type ProjectWrite } from "../shared/write";
 import { isoMicro, secondsBetween } from "../shared/time";
 import { runCounts, type ResultStatus } from "./counts";
 import { enumName, enumNumber, LAYER, NEGATIVE_RESULT_STATUSES, PRIORITY, RESULT_STATUS, RUN_STATUS, RUN_STATUS_WORDS, runStatusWord, SEVERITY, type QaseEnum } from "../shared/enums";
@@ -123,9 +123,8 @@ export function addCasesToRun(tx: Tx, runId: number, caseIds: number[]): number 
   return added;
 }
 
-export function createRun(db: Db, caller: Caller, code: string, body: RunCreateBody) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
+export function createRun(db: Db, caller: Caller, p: ProjectRow, body: RunCreateBody) {
+  return inProject(db, p, ({ tx, emit }) => {
     let ids: number[] = [];
     const planId = optRefId(tx, "plan", p.id, body.plan_id, "plan_id") ?? null;
     if (planId !== null) ids.push(...casesOfPlan(tx, planId).map((c) => c.id));
@@ -152,11 +151,11 @@ export function createRun(db: Db, caller: Caller, code: string, body: RunCreateB
       tags: body.tags ?? [], authorId: caller.userId, startTime: isoMicro(),
     }).returning().get();
     addCasesToRun(tx, run.id, ids);
-    publish(tx, "run.started", {
+    emit("run.started", {
       id: run.number, title: run.title, description: run.description, plan_id: body.plan_id ?? null, cases_count: ids.length, environment: run.environment,
-    }, { projectCode: p.code });
+    });
     return { id: run.number };
-  }, { behavior: "immediate" });
+  });
 }
 
 function requireActive(run: RunRow, doing: string) {
@@ -164,53 +163,42 @@ function requireActive(run: RunRow, doing: string) {
 }
 
 /**
- * Completes an active run: run.completed with the counts of the latest result per case. Completing
- * a completed run changes nothing and answers as the first time: every shard of a CI job that
- * reports into one run completes it at its end (the reporters' default), and a shard must not fail
- * because another finished first.
+/**
+ * Ends an active run — completed or aborted (aborting is a Gatehouse extension: Qase v1 has no
+ * abort endpoint) — and publishes run.completed / run.aborted with the counts of the latest
+ * result per case (run.aborted also says how many stayed untested). Completing a completed run
+ * changes nothing and answers as the first time: every shard of a CI job that reports into one
+ * run completes it at its end (the reporters' default), and a shard must not fail because
+ * another finished first.
  */
-export function completeRun(db: Db, code: string, number: number) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
+export function endRun(db: Db, p: ProjectRow, number: number, end: "completed" | "aborted") {
+  return inProject(db, p, ({ tx, emit }) => {
     const run = requireRun(tx, p.id, number);
-    if (run.status === "completed") return { id: number };
-    requireActive(run, "complete it");
-    const end = isoMicro();
-    tx.update(runs).set({ status: "completed", endTime: end }).where(eq(runs.id, run.id)).run();
+    if (end === "completed" && run.status === "completed") return { id: number };
+    requireActive(run, end === "completed" ? "complete it" : "abort it");
+    const endTime = isoMicro();
+    tx.update(runs).set({ status: end, endTime }).where(eq(runs.id, run.id)).run();
     const c = runCounts(latestStatuses(tx, run.id));
-    publish(tx, "run.completed", { id: number, cases: c.cases, passed: c.passed, failed: c.failed, blocked: c.blocked, duration: secondsBetween(run.startTime, end) }, { projectCode: p.code });
+    const payload = { id: number, cases: c.cases, passed: c.passed, failed: c.failed, blocked: c.blocked, duration: secondsBetween(run.startTime, endTime) };
+    if (end === "completed") emit("run.completed", payload);
+    else emit("run.aborted", { ...payload, untested: c.untested });
     return { id: number };
-  }, { behavior: "immediate" });
-}
-
-/** Aborts an active run (Gatehouse extension: Qase v1 has no abort endpoint): run.aborted with untested. */
-export function abortRun(db: Db, code: string, number: number) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
-    const run = requireRun(tx, p.id, number);
-    requireActive(run, "abort it");
-    const end = isoMicro();
-    tx.update(runs).set({ status: "aborted", endTime: end }).where(eq(runs.id, run.id)).run();
-    const c = runCounts(latestStatuses(tx, run.id));
-    publish(tx, "run.aborted", { id: number, cases: c.cases, passed: c.passed, failed: c.failed, untested: c.untested, blocked: c.blocked, duration: secondsBetween(run.startTime, end) }, { projectCode: p.code });
-    return { id: number };
-  }, { behavior: "immediate" });
+  });
 }
 
 /**
  * Links runs to issues in an external tracker (Qase `RunExternalIssues`): each link replaces the
  * run's previous one; an empty `external_issue` removes it. Every run must exist in the project.
  */
-export function setRunExternalIssues(db: Db, code: string, body: RunExternalIssuesBody) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
+export function setRunExternalIssues(db: Db, p: ProjectRow, body: RunExternalIssuesBody) {
+  return inProject(db, p, ({ tx }) => {
     const runIds = body.links.map((l, i) => refId(tx, "run", p.id, l.run_id, `links.${i}.run_id`));
     body.links.forEach((l, i) => {
       const link = l.external_issue?.trim();
       tx.update(runs).set({ externalIssue: link ? { type: body.type, link } : null }).where(eq(runs.id, runIds[i]!)).run();
     });
     return {};
-  }, { behavior: "immediate" });
+  });
 }
 
 export const publicReportUrl = (baseUrl: string, token: string) => `${baseUrl}/public/report/${token}`;
@@ -220,32 +208,20 @@ export const publicReportUrl = (baseUrl: string, token: string) => `${baseUrl}/p
  * report public issues a new random address; making it private forgets it, so a shared link
  * stops working and is never valid again.
  */
-export function setRunPublic(db: Db, baseUrl: string, code: string, number: number, visible: boolean) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
+export function setRunPublic(db: Db, baseUrl: string, p: ProjectRow, number: number, visible: boolean) {
+  return inProject(db, p, ({ tx, emit }) => {
     const run = requireRun(tx, p.id, number);
     let token = run.publicToken;
     if (run.isPublic !== visible || (visible && !token)) {
       token = visible ? randomBytes(24).toString("base64url") : null;
       tx.update(runs).set({ isPublic: visible, publicToken: token }).where(eq(runs.id, run.id)).run();
-      if (run.isPublic !== visible) publish(tx, "run.report_changed", { id: number, visible }, { projectCode: p.code });
+      if (run.isPublic !== visible) emit("run.report_changed", { id: number, visible });
     }
     return visible && token ? { url: publicReportUrl(baseUrl, token) } : {};
-  }, { behavior: "immediate" });
+  });
 }
 
-export function deleteRun(db: Db, code: string, number: number) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
-    const run = requireRun(tx, p.id, number);
-    tx.delete(runs).where(eq(runs.id, run.id)).run();
-    publish(tx, "run.deleted", { id: number }, { projectCode: p.code });
-    return { id: number };
-  }, { behavior: "immediate" });
-}
-
-export function getRun(db: Db, baseUrl: string, code: string, number: number) {
-  const p = requireProject(db, code);
+export function getRun(db: Db, baseUrl: string, p: ProjectRow, number: number) {
   return runViews(db, [requireRun(db, p.id, number)], baseUrl, p.code)[0]!;
 }
 
@@ -264,8 +240,7 @@ function runStatusFilter(word: string): SQL {
 }
 
 /** `GET /run` filters (see RunListQuery); each narrows the list or is a 400 naming it. */
-export function listRuns(db: Db, baseUrl: string, code: string, q: { limit: number; offset: number } & RunListFilters) {
-  const p = requireProject(db, code);
+export function listRuns(db: Db, baseUrl: string, p: ProjectRow, q: { limit: number; offset: number } & RunListFilters) {
   checkInclude(q.include, ["cases"]);
   const base = eq(runs.projectId, p.id);
   const filters: (SQL | undefined)[] = [base];
@@ -355,7 +330,8 @@ const makesDefect = (r: ResultInput) => r.defect && (r.status === "failed" || r.
  * A v2 result naming a case id that does not exist is matched as unlinked and says so
  * (`unlinkedReason`): a reporter's batch must not be lost over one stale annotation.
  */
-function resolveCase(tx: Tx, q: ResultStatements, p: ProjectRow, caller: Caller, r: ResultInput, field: string, budget: RowBudget, newCases: CaseBatch): ResolvedCase & { unlinkedReason: string | null } {
+function resolveCase(w: ProjectWrite, q: ResultStatements, caller: Caller, r: ResultInput, field: string, budget: RowBudget, newCases: CaseBatch): ResolvedCase & { unlinkedReason: string | null } {
+  const p = w.project;
   let unlinkedReason: string | null = null;
   if (r.caseNumber != null) {
     const c = q.caseByNumber.get(p.id, r.caseNumber);
@@ -376,10 +352,10 @@ function resolveCase(tx: Tx, q: ResultStatements, p: ProjectRow, caller: Caller,
     const found = q.caseByTitle.get(p.id, r.caseTitle);
     if (found) return { ...found, unlinkedReason };
   }
-  const suite = r.suitePath?.length ? ensureSuitePath(tx, p, caller, r.suitePath, () => budget.spend(1, 1)) : null;
+  const suite = r.suitePath?.length ? ensureSuitePath(w, caller, r.suitePath, () => budget.spend(1, 1)) : null;
   budget.spend(1, 1);
   const params = Object.fromEntries(Object.entries(r.params).map(([k, v]) => [k, [v]]));
-  const c = insertCase(tx, p, caller, { ...r.caseFields, title: r.caseTitle, is_automated: true, suite_id: suite?.number ?? null }, { signature: r.signature, params }, newCases);
+  const c = insertCase(w, caller, { ...r.caseFields, title: r.caseTitle, is_automated: true, suite_id: suite?.number ?? null }, { signature: r.signature, params }, newCases);
   return { id: c.id, number: c.number, title: c.title, unlinkedReason };
 }
 
@@ -407,16 +383,15 @@ export function resultStatements(sqlite: Database) {
 }
 
 /**
- * The project and the run (numbered `runNumber`) results go into; inside the caller's transaction.
+ * The run (numbered `runNumber`) results go into; inside the caller's transaction.
  * An active or a completed run takes results — Qase's completion is a reporting state, not a lock,
  * and sharded CI jobs and reruns report into a run an earlier job completed. An aborted run (a
  * Gatehouse extension: someone decided the run is void) refuses them.
  */
-export function requireRunTakingResults(tx: Tx, code: string, runNumber: number) {
-  const p = requireProject(tx, code);
+export function requireRunTakingResults(tx: Tx, p: ProjectRow, runNumber: number) {
   const run = requireRun(tx, p.id, runNumber);
   if (run.status === "aborted") throw conflict(`Run ${run.number} is aborted; cannot add results`);
-  return { p, run };
+  return run;
 }
 
 /**
@@ -427,7 +402,7 @@ export function requireRunTakingResults(tx: Tx, code: string, runNumber: number)
  * the stored rows and not stored again. What the results write is counted on `budget` first;
  * cases and suites they create are counted as they are created.
  */
-export function storeResults(tx: Tx, q: ResultStatements, p: ProjectRow, caller: Caller, runId: number, items: ResultInput[], field: string, budget: RowBudget, newCases: CaseBatch): StoredResult[] {
+export function storeResults(w: ProjectWrite, q: ResultStatements, caller: Caller, runId: number, items: ResultInput[], field: string, budget: RowBudget, newCases: CaseBatch): StoredResult[] {
   const clientId = items[0]?.clientId ?? null;
   if (clientId !== null) {
     const stored = q.resultByClientId.all(runId, clientId);
@@ -436,13 +411,13 @@ export function storeResults(tx: Tx, q: ResultStatements, p: ProjectRow, caller:
   for (const r of items) budget.spend(2 + r.steps.length + (makesDefect(r) ? 1 : 0), makesDefect(r) ? 1 : 0);
   const now = isoMicro();
   return items.map((r) => {
-    const c = resolveCase(tx, q, p, caller, r, field, budget, newCases);
+    const c = resolveCase(w, q, caller, r, field, budget, newCases);
     const hash = randomBytes(20).toString("hex");
     q.insertResult.run(hash, runId, c.id, r.status, r.timeMs, r.comment, r.stacktrace, JSON.stringify(r.steps), JSON.stringify(r.attachments), JSON.stringify(r.params), r.clientId, c.unlinkedReason, caller.userId, now);
     if (q.setLatest.run(r.status, runId, c.id).changes === 0) q.addToRun.run(runId, c.id, (q.lastPosition.get(runId)?.m ?? 0) + 1, r.status);
     if (makesDefect(r)) {
       const failedStep = r.steps.find((s) => s.status === "failed" || s.status === "invalid");
-      insertDefect(tx, p, caller, {
+      insertDefect(w, caller, {
         title: `${c.title}: ${r.status}`, actualResult: r.comment ?? r.stacktrace ?? `Result ${hash} ${r.status}`,
         severity: "normal", caseId: c.id, step: failedStep?.position ?? 0, runId, resultHash: hash, attachments: r.attachments,
       });
@@ -452,15 +427,15 @@ export function storeResults(tx: Tx, q: ResultStatements, p: ProjectRow, caller:
 }
 
 /** Records v1 results into a run (numbered `runNumber`) that takes them, in one transaction (one bad item rejects the request). */
-export function recordResults(db: Db, sqlite: Database, caller: Caller, code: string, runNumber: number, inputs: (field: string) => ResultInput[]) {
+export function recordResults(db: Db, sqlite: Database, caller: Caller, p: ProjectRow, runNumber: number, inputs: (field: string) => ResultInput[]) {
   const q = resultStatements(sqlite);
-  return db.transaction((tx) => {
-    const { p, run } = requireRunTakingResults(tx, code, runNumber);
+  return inProject(db, p, (w) => {
+    const run = requireRunTakingResults(w.tx, p, runNumber);
     const items = inputs("");
     const budget = new RowBudget();
-    const newCases = new CaseBatch(tx, p);
-    return items.flatMap((r, i) => storeResults(tx, q, p, caller, run.id, [r], items.length > 1 ? `results.${i}.` : "", budget, newCases));
-  }, { behavior: "immediate" });
+    const newCases = new CaseBatch(w);
+    return items.flatMap((r, i) => storeResults(w, q, caller, run.id, [r], items.length > 1 ? `results.${i}.` : "", budget, newCases));
+  });
 }
 
 /** Steps as Qase's TestStepResult: `status` is the number (1 passed, 2 failed…), sub-steps alike. */
@@ -484,16 +459,14 @@ export function resultViews(db: Reader, rows: ResultRow[]) {
   return rows.map((r) => resultView(r, numbers));
 }
 
-export function getResult(db: Db, code: string, hash: string) {
-  const p = requireProject(db, code);
+export function getResult(db: Db, p: ProjectRow, hash: string) {
   const r = db.select({ r: results }).from(results).innerJoin(runs, eq(runs.id, results.runId)).where(and(eq(results.hash, hash), eq(runs.projectId, p.id))).get();
   if (!r) throw new ApiError(404, "not_found", `Result ${hash} not found`);
   return resultViews(db, [r.r])[0]!;
 }
 
 /** Results of the project, narrowed by ResultsApi.getResults' filters (see ResultListQuery); each narrows or is a 400 naming it. */
-export function listResults(db: Db, code: string, q: { limit: number; offset: number } & ResultListFilters) {
-  const p = requireProject(db, code);
+export function listResults(db: Db, p: ProjectRow, q: { limit: number; offset: number } & ResultListFilters) {
   const base = eq(runs.projectId, p.id);
   const filters: (SQL | undefined)[] = [base];
   if (q.status) filters.push(inArray(results.status, csv(q.status).map((v) => statusOf(v, "status"))));

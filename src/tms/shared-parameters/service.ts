@@ -1,5 +1,6 @@
 import { and, count, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/connection";
+import { writeTransaction } from "../../db/transaction";
 import { containsText } from "../../db/contains";
 import { badRequest, notFound } from "../../http/errors";
 import { workspaceProjectCodes } from "../projects/service";
@@ -62,7 +63,7 @@ export function requireSharedParameter(db: Reader, workspaceId: number, uuid: st
 
 export function createSharedParameter(db: Db, caller: Caller, body: SharedParameterCreateBody) {
   checkParameters(body.type, body.parameters);
-  return db.transaction((tx) => {
+  return writeTransaction(db, (tx) => {
     const codes = workspaceProjectCodes(tx, caller.workspaceId, body.project_codes ?? [], "project_codes");
     checkReach(body.is_enabled_for_all_projects, codes);
     const now = isoMicro();
@@ -72,12 +73,12 @@ export function createSharedParameter(db: Db, caller: Caller, body: SharedParame
       isEnabledForAllProjects: body.is_enabled_for_all_projects, projectCodes: codes, authorId: caller.userId, created: now, updated: now,
     }).run();
     return { id: uuid };
-  }, { behavior: "immediate" });
+  });
 }
 
 /** The type never changes (Qase's update has no `type`); `parameters`, when given, replaces them all and must fit it. */
 export function updateSharedParameter(db: Db, caller: Caller, uuid: string, body: SharedParameterUpdateBody) {
-  return db.transaction((tx) => {
+  return writeTransaction(db, (tx) => {
     const row = requireSharedParameter(tx, caller.workspaceId, uuid);
     if (body.parameters != null) checkParameters(row.type, body.parameters);
     const codes = body.project_codes != null ? workspaceProjectCodes(tx, caller.workspaceId, body.project_codes, "project_codes") : row.projectCodes;
@@ -89,15 +90,15 @@ export function updateSharedParameter(db: Db, caller: Caller, uuid: string, body
       projectCodes: codes, isEnabledForAllProjects: enabledForAll, updated: isoMicro(),
     }).where(eq(sharedParameters.id, row.id)).run();
     return { id: row.uuid };
-  }, { behavior: "immediate" });
+  });
 }
 
 export function deleteSharedParameter(db: Db, caller: Caller, uuid: string) {
-  return db.transaction((tx) => {
+  return writeTransaction(db, (tx) => {
     const row = requireSharedParameter(tx, caller.workspaceId, uuid);
     tx.delete(sharedParameters).where(eq(sharedParameters.id, row.id)).run();
     return { id: row.uuid };
-  }, { behavior: "immediate" });
+  });
 }
 
 /** `filters[project_codes][]` values: repeated, and each possibly comma-separated. */

@@ -1,6 +1,5 @@
 import type { AppContext } from "../../context";
-import { requireProject } from "../projects/service";
-import { TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
+import { projectApi, TMS_BODY_ERRORS, tmsResponses } from "../shared/api";
 import { CodeHashParams, CodeParam, HashResult, ok, page, paging, Envelope, PageOf } from "../shared/envelope";
 import { SearchPaging } from "../shared/list-filters";
 import { SharedStepCreate, SharedStepUpdate, SharedStepView } from "./model";
@@ -9,21 +8,21 @@ import { createSharedStep, deleteSharedStep, listSharedSteps, requireSharedStep,
 const detail = (summary: string) => ({ tags: ["Shared steps"], summary });
 
 export function sharedStepRoutes(ctx: AppContext) {
-  return tmsApi(ctx)
-    .post("/shared_step/:code", ({ params, body, caller }) => ok(createSharedStep(ctx.db, caller, params.code, body)), {
+  return projectApi(ctx)
+    .post("/shared_step/:code", ({ project, body, caller }) => ok(createSharedStep(ctx.db, caller, project, body)), {
       params: CodeParam, body: SharedStepCreate, response: tmsResponses({ 200: HashResult }, [404, ...TMS_BODY_ERRORS]), detail: detail("Create a shared step (shared_step.created)"),
     })
-    .get("/shared_step/:code", ({ params, query }) => {
-      const r = listSharedSteps(ctx.db, params.code, { ...paging(query), search: query.search });
+    .get("/shared_step/:code", ({ project, query }) => {
+      const r = listSharedSteps(ctx.db, project, { ...paging(query), search: query.search });
       return page(r.entities, r.total, r.filtered);
     }, { params: CodeParam, query: SearchPaging, response: tmsResponses({ 200: PageOf(SharedStepView) }, [404]), detail: detail("List shared steps") })
-    .get("/shared_step/:code/:hash", ({ params }) => ok(sharedStepView(requireSharedStep(ctx.db, requireProject(ctx.db, params.code).id, params.hash))), {
+    .get("/shared_step/:code/:hash", ({ project, params }) => ok(sharedStepView(requireSharedStep(ctx.db, project.id, params.hash))), {
       params: CodeHashParams, response: tmsResponses({ 200: Envelope(SharedStepView) }, [404]), detail: detail("Get a shared step"),
     })
-    .patch("/shared_step/:code/:hash", ({ params, body }) => ok(updateSharedStep(ctx.db, params.code, params.hash, body)), {
+    .patch("/shared_step/:code/:hash", ({ project, params, body }) => ok(updateSharedStep(ctx.db, project, params.hash, body)), {
       params: CodeHashParams, body: SharedStepUpdate, response: tmsResponses({ 200: HashResult }, [404, ...TMS_BODY_ERRORS]), detail: detail("Update a shared step (shared_step.updated)"),
     })
-    .delete("/shared_step/:code/:hash", ({ params }) => ok(deleteSharedStep(ctx.db, params.code, params.hash)), {
+    .delete("/shared_step/:code/:hash", ({ project, params }) => ok(deleteSharedStep(ctx.db, project, params.hash)), {
       params: CodeHashParams, response: tmsResponses({ 200: HashResult }, [404]), detail: detail("Delete a shared step (shared_step.deleted)"),
     });
 }

@@ -3,10 +3,10 @@ import { and, count, eq } from "drizzle-orm";
 import { containsText } from "../../db/contains";
 import type { Db, Tx } from "../../db/connection";
 import { badRequest, notFound } from "../../http/errors";
-import { publish } from "../../webhooks/publish";
 import type { Caller } from "../shared/auth";
 import { isoMicro } from "../shared/time";
-import { requireProject } from "../projects/service";
+import type { ProjectRow } from "../projects/service";
+import { inProject } from "../shared/write";
 import type { SharedStepCreateBody, SharedStepUpdateBody } from "./model";
 import { sharedSteps } from "./tables";
 
@@ -24,24 +24,22 @@ export function requireSharedStep(db: Db | Tx, projectId: number, hash: string):
   return s;
 }
 
-export function createSharedStep(db: Db, caller: Caller, code: string, body: SharedStepCreateBody) {
+export function createSharedStep(db: Db, caller: Caller, p: ProjectRow, body: SharedStepCreateBody) {
   const action = body.action ?? body.steps?.[0]?.action;
   if (!action) throw badRequest("A shared step needs an `action`", "action");
   const expected = body.expected_result ?? body.steps?.[0]?.expected_result ?? null;
   const data = body.data ?? body.steps?.[0]?.data ?? null;
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
+  return inProject(db, p, ({ tx, emit }) => {
     const now = isoMicro();
     const hash = randomBytes(20).toString("hex");
     tx.insert(sharedSteps).values({ hash, projectId: p.id, title: body.title, action, expectedResult: expected, data, authorId: caller.userId, created: now, updated: now }).run();
-    publish(tx, "shared_step.created", { hash, title: body.title, action, expected_result: expected ?? "" }, { projectCode: p.code });
+    emit("shared_step.created", { hash, title: body.title, action, expected_result: expected ?? "" });
     return { hash };
-  }, { behavior: "immediate" });
+  });
 }
 
-export function updateSharedStep(db: Db, code: string, hash: string, body: SharedStepUpdateBody) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
+export function updateSharedStep(db: Db, p: ProjectRow, hash: string, body: SharedStepUpdateBody) {
+  return inProject(db, p, ({ tx, emit }) => {
     requireSharedStep(tx, p.id, hash);
     const action = body.action ?? body.steps?.[0]?.action;
     const expected = body.expected_result ?? body.steps?.[0]?.expected_result;
@@ -53,24 +51,22 @@ export function updateSharedStep(db: Db, code: string, hash: string, body: Share
       ...(data !== undefined ? { data } : {}),
       updated: isoMicro(),
     }).where(eq(sharedSteps.hash, hash)).run();
-    publish(tx, "shared_step.updated", { hash }, { projectCode: p.code });
+    emit("shared_step.updated", { hash });
     return { hash };
-  }, { behavior: "immediate" });
+  });
 }
 
 /** Case steps that referenced it keep their copied text and the (now dangling) `shared_hash`. */
-export function deleteSharedStep(db: Db, code: string, hash: string) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
+export function deleteSharedStep(db: Db, p: ProjectRow, hash: string) {
+  return inProject(db, p, ({ tx, emit }) => {
     requireSharedStep(tx, p.id, hash);
     tx.delete(sharedSteps).where(eq(sharedSteps.hash, hash)).run();
-    publish(tx, "shared_step.deleted", { hash }, { projectCode: p.code });
+    emit("shared_step.deleted", { hash });
     return { hash };
-  }, { behavior: "immediate" });
+  });
 }
 
-export function listSharedSteps(db: Db, code: string, q: { limit: number; offset: number; search?: string }) {
-  const p = requireProject(db, code);
+export function listSharedSteps(db: Db, p: ProjectRow, q: { limit: number; offset: number; search?: string }) {
   const base = eq(sharedSteps.projectId, p.id);
   const where = q.search ? and(base, containsText(sharedSteps.title, q.search)) : base;
   const total = db.select({ n: count() }).from(sharedSteps).where(base).get()!.n;

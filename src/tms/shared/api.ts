@@ -2,29 +2,39 @@ import { Elysia, type TSchema } from "elysia";
 import { apiErrorAnswers, jsonResponses, type ErrorStatus } from "../../http/responses";
 import type { AppContext } from "../../context";
 import { notFound } from "../../http/errors";
+import { eq, sql } from "drizzle-orm";
 import { normaliseCode } from "../projects/service";
+import { projects } from "../projects/tables";
 import { callerOf } from "./auth";
 
 /**
- * The base of every entity controller: prefix `/v1` (or `/v2`) and the `Token` header check,
- * resolving `caller` for the handlers. Each controller builds its own instance, so the guard is
- * local to those routes and never leaks onto other features' routes. `tmsRoutes` mounts the
- * controllers twice: under `/api` and at the root (where @qase/mcp-server looks).
+ * The base of entity controllers whose routes name no project: prefix `/v1` (or `/v2`) and the
+ * `Token` header check, resolving `caller` for the handlers. Each controller builds its own
+ * instance, so the guard is local to those routes and never leaks onto other features' routes.
+ * `tmsRoutes` mounts the controllers twice: under `/api` and at the root (where @qase/mcp-server
+ * looks). A route with a body was authenticated in tmsRoutes' parser already (before reading the
+ * body); callerOf answers from that. derive runs before validation, so a GET is a 401 first too.
  */
 export function tmsApi(ctx: AppContext, prefix: "/v1" | "/v2" = "/v1") {
-  const workspaceOf = ctx.sqlite.query<{ workspace_id: number }, [string]>("SELECT workspace_id FROM tms_projects WHERE code = ?");
-  // A route with a body authenticated in tmsRoutes' parser already (before reading the body);
-  // callerOf answers from that. derive runs before validation, so a GET is a 401 first too.
+  return new Elysia({ prefix }).derive(({ request }) => ({ caller: callerOf(ctx, request) }));
+}
+
+/**
+ * The base of controllers whose every route names a project as `:code`: `tmsApi` plus the
+ * project, resolved once for the token check and the handlers. A project of another workspace is
+ * "not found" to this token exactly as a missing one, answered by the same path (same work, same
+ * time), before the body or parameters are validated.
+ */
+export function projectApi(ctx: AppContext, prefix: "/v1" | "/v2" = "/v1") {
+  const byCode = ctx.db.select().from(projects).where(eq(projects.code, sql.placeholder("code"))).prepare();
   return new Elysia({ prefix }).derive(({ request, params }) => {
     const caller = callerOf(ctx, request);
-    // Every route under a project names it as `:code`: a project of another workspace is
-    // "not found" to this token, exactly as a missing one (the handlers' requireProject says so).
     const code = (params as Record<string, string | undefined> | undefined)?.code;
-    if (code !== undefined) {
-      const project = workspaceOf.get(normaliseCode(code));
-      if (project && project.workspace_id !== caller.workspaceId) throw notFound(`Project "${code}"`);
-    }
-    return { caller };
+    // Every route of this base names its project; one without `:code` is a programming error.
+    if (code === undefined) throw new Error(`projectApi route without :code: ${new URL(request.url).pathname}`);
+    const project = byCode.get({ code: normaliseCode(code) });
+    if (!project || project.workspaceId !== caller.workspaceId) throw notFound(`Project "${code}"`);
+    return { caller, project };
   });
 }
 

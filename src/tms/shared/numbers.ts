@@ -26,7 +26,9 @@ import { runs } from "../runs/tables";
 import { suites } from "../suites/tables";
 import type { Reader } from "./lookup";
 
-const TABLES = { case: cases, suite: suites, milestone: milestones, plan: plans, run: runs, defect: defects } as const;
+/** The numbered entities' tables by kind. */
+export const NUMBERED_TABLES = { case: cases, suite: suites, milestone: milestones, plan: plans, run: runs, defect: defects } as const;
+const TABLES = NUMBERED_TABLES;
 type Tables = typeof TABLES;
 export type Numbered = keyof Tables;
 type RowOf<K extends Numbered> = Tables[K]["$inferSelect"];

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import type { AppContext } from "../../context";
-import { TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
+import { projectApi, TMS_BODY_ERRORS, tmsResponses } from "../shared/api";
 import { CodeNumberParams, CodeParam, NumberResult, ok, page, paging, Envelope, PageOf } from "../shared/envelope";
 import { SearchPaging } from "../shared/list-filters";
 import { SuiteClone, SuiteCreate, SuiteDelete, SuiteUpdate, SuiteView } from "./model";
@@ -12,23 +12,23 @@ const Numbered = NumberResult("suite");
 const detail = (summary: string) => ({ tags: ["Suites"], summary });
 
 export function suiteRoutes(ctx: AppContext) {
-  return tmsApi(ctx)
-    .post("/suite/:code", ({ params, body, caller }) => ok(createSuite(ctx.db, caller, params.code, body)), {
+  return projectApi(ctx)
+    .post("/suite/:code", ({ project, body, caller }) => ok(createSuite(ctx.db, caller, project, body)), {
       params: CodeParam, body: SuiteCreate, response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]), detail: detail("Create a suite (suite.created)"),
     })
-    .get("/suite/:code", ({ params, query }) => {
-      const r = listSuites(ctx.db, params.code, { ...paging(query), search: query.search });
+    .get("/suite/:code", ({ project, query }) => {
+      const r = listSuites(ctx.db, project, { ...paging(query), search: query.search });
       return page(r.entities, r.total, r.filtered);
     }, { params: CodeParam, query: SearchPaging, response: tmsResponses({ 200: PageOf(SuiteView) }, [404]), detail: detail("List suites") })
-    .get("/suite/:code/:id", ({ params }) => ok(getSuite(ctx.db, params.code, params.id)), { params: NumberParams, response: tmsResponses({ 200: Envelope(SuiteView) }, [404]), detail: detail("Get a suite") })
-    .patch("/suite/:code/:id", ({ params, body }) => ok(updateSuite(ctx.db, params.code, params.id, body)), {
+    .get("/suite/:code/:id", ({ project, params }) => ok(getSuite(ctx.db, project, params.id)), { params: NumberParams, response: tmsResponses({ 200: Envelope(SuiteView) }, [404]), detail: detail("Get a suite") })
+    .patch("/suite/:code/:id", ({ project, params, body }) => ok(updateSuite(ctx.db, project, params.id, body)), {
       params: NumberParams, body: SuiteUpdate, response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]), detail: detail("Update or move a suite (suite.updated)"),
     })
-    .delete("/suite/:code/:id", ({ params, body }) => ok(deleteSuite(ctx.db, params.code, params.id, body?.destination_id)), {
+    .delete("/suite/:code/:id", ({ project, params, body }) => ok(deleteSuite(ctx.db, project, params.id, body?.destination_id)), {
       params: NumberParams, body: t.Optional(SuiteDelete), response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]),
       detail: detail("Delete a suite and its sub-suites (suite.deleted each; cases moved to destination_id or deleted)"),
     })
-    .post("/suite/:code/:id/clone", ({ params, body, caller }) => ok(cloneSuite(ctx.db, caller, params.code, params.id, body ?? {})), {
+    .post("/suite/:code/:id/clone", ({ project, params, body, caller }) => ok(cloneSuite(ctx.db, caller, project, params.id, body ?? {})), {
       params: NumberParams, body: t.Optional(SuiteClone), response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]),
       detail: detail("Clone a suite with its sub-suites and cases (Gatehouse extension; suite.cloned, case.cloned)"),
     });

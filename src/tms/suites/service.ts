@@ -2,14 +2,14 @@ import { and, count, eq, inArray, isNull, max } from "drizzle-orm";
 import { containsText } from "../../db/contains";
 import type { Db, Tx } from "../../db/connection";
 import { badRequest } from "../../http/errors";
-import { publish } from "../../webhooks/publish";
 import { cases } from "../cases/tables";
 import { copyCase, softDeleteCases } from "../cases/service";
-import { requireProject, type ProjectRow } from "../projects/service";
+import type { ProjectRow } from "../projects/service";
 import type { Caller } from "../shared/auth";
 import type { Reader } from "../shared/lookup";
 import { nextNumber, Numbers, optRefId, requireNumbered } from "../shared/numbers";
 import { isoMicro } from "../shared/time";
+import { inProject, type ProjectWrite } from "../shared/write";
 import type { SuiteCreateBody, SuiteUpdateBody } from "./model";
 import { suites } from "./tables";
 
@@ -63,7 +63,8 @@ type SuiteRef = { id: number; number: number };
  * for each one created; returns the leaf. Used for results of reporters' unlinked tests, which
  * name their suite path (`relations.suite.data`) instead of an id.
  */
-export function ensureSuitePath(tx: Tx, p: ProjectRow, caller: Caller, titles: string[], onCreated: () => void = () => {}): SuiteRef | null {
+export function ensureSuitePath(w: ProjectWrite, caller: Caller, titles: string[], onCreated: () => void = () => {}): SuiteRef | null {
+  const { tx, project: p } = w;
   let parent: SuiteRef | null = null;
   for (const title of titles) {
     const existing: SuiteRef | undefined = tx.select({ id: suites.id, number: suites.number }).from(suites)
@@ -75,25 +76,23 @@ export function ensureSuitePath(tx: Tx, p: ProjectRow, caller: Caller, titles: s
     }
     onCreated();
     const s = insertSuite(tx, p, caller, { title, description: null, preconditions: null, parentId: parent?.id ?? null });
-    publish(tx, "suite.created", { id: s.number, title: s.title, description: "", preconditions: "", parent_id: parent?.number ?? null }, { projectCode: p.code });
+    w.emit("suite.created", { id: s.number, title: s.title, description: "", preconditions: "", parent_id: parent?.number ?? null });
     parent = s;
   }
   return parent;
 }
 
-export function createSuite(db: Db, caller: Caller, code: string, body: SuiteCreateBody) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
+export function createSuite(db: Db, caller: Caller, p: ProjectRow, body: SuiteCreateBody) {
+  return inProject(db, p, ({ tx, emit }) => {
     const parentId = optRefId(tx, "suite", p.id, body.parent_id, "parent_id") ?? null;
     const s = insertSuite(tx, p, caller, { title: body.title, description: body.description ?? null, preconditions: body.preconditions ?? null, parentId });
-    publish(tx, "suite.created", { id: s.number, title: s.title, description: s.description ?? "", preconditions: s.preconditions ?? "", parent_id: body.parent_id ?? null }, { projectCode: p.code });
+    emit("suite.created", { id: s.number, title: s.title, description: s.description ?? "", preconditions: s.preconditions ?? "", parent_id: body.parent_id ?? null });
     return { id: s.number };
-  }, { behavior: "immediate" });
+  });
 }
 
-export function updateSuite(db: Db, code: string, number: number, body: SuiteUpdateBody) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
+export function updateSuite(db: Db, p: ProjectRow, number: number, body: SuiteUpdateBody) {
+  return inProject(db, p, ({ tx, emit }) => {
     const s = requireSuite(tx, p.id, number);
     const parentId = optRefId(tx, "suite", p.id, body.parent_id, "parent_id");
     // Moving a suite under itself or one of its descendants would cut the subtree off the tree.
@@ -105,18 +104,18 @@ export function updateSuite(db: Db, code: string, number: number, body: SuiteUpd
       ...(parentId !== undefined ? { parentId } : {}),
       updated: isoMicro(),
     }).where(eq(suites.id, s.id)).run();
-    publish(tx, "suite.updated", { id: number }, { projectCode: p.code });
+    emit("suite.updated", { id: number });
     return { id: number };
-  }, { behavior: "immediate" });
+  });
 }
 
 /**
  * Deletes the suite and its sub-suites (suite.deleted for each). Their cases move to the suite
  * numbered `destination` when given (Qase's SuiteDelete), otherwise they are deleted (case.deleted each).
  */
-export function deleteSuite(db: Db, code: string, number: number, destination: number | null | undefined) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
+export function deleteSuite(db: Db, p: ProjectRow, number: number, destination: number | null | undefined) {
+  return inProject(db, p, (w) => {
+    const { tx } = w;
     const root = requireSuite(tx, p.id, number);
     const tree = subtree(tx, root.id);
     const ids = tree.map((s) => s.id);
@@ -125,21 +124,21 @@ export function deleteSuite(db: Db, code: string, number: number, destination: n
     const affected = tx.select({ id: cases.id, number: cases.number }).from(cases).where(and(inArray(cases.suiteId, ids), isNull(cases.deleted))).all();
     if (destinationId != null) {
       if (affected.length) tx.update(cases).set({ suiteId: destinationId, updated: isoMicro() }).where(inArray(cases.id, affected.map((c) => c.id))).run();
-    } else softDeleteCases(tx, p, affected);
+    } else softDeleteCases(w, affected);
     // Soft-deleted cases keep their rows; detach them so the suite rows can go.
     tx.update(cases).set({ suiteId: null }).where(inArray(cases.suiteId, ids)).run();
     for (const s of [...tree].reverse()) {
       tx.delete(suites).where(eq(suites.id, s.id)).run();
-      publish(tx, "suite.deleted", { id: s.number }, { projectCode: p.code });
+      w.emit("suite.deleted", { id: s.number });
     }
     return { id: number };
-  }, { behavior: "immediate" });
+  });
 }
 
 /** Copies the subtree (suite.cloned per suite) and its live cases (case.cloned per case). */
-export function cloneSuite(db: Db, caller: Caller, code: string, number: number, body: { parent_id?: number | null; title?: string | null }) {
-  return db.transaction((tx) => {
-    const p = requireProject(tx, code);
+export function cloneSuite(db: Db, caller: Caller, p: ProjectRow, number: number, body: { parent_id?: number | null; title?: string | null }) {
+  return inProject(db, p, (w) => {
+    const { tx } = w;
     const root = requireSuite(tx, p.id, number);
     const given = optRefId(tx, "suite", p.id, body.parent_id, "parent_id");
     const parentId = given !== undefined ? given : root.parentId;
@@ -152,21 +151,19 @@ export function cloneSuite(db: Db, caller: Caller, code: string, number: number,
         parentId: s.id === root.id ? parentId : copies.get(s.parentId!)!.id,
       });
       copies.set(s.id, copy);
-      publish(tx, "suite.cloned", { id: copy.number, from_id: s.number }, { projectCode: p.code });
+      w.emit("suite.cloned", { id: copy.number, from_id: s.number });
       for (const c of tx.select().from(cases).where(and(eq(cases.suiteId, s.id), isNull(cases.deleted))).orderBy(cases.position).all())
-        copyCase(tx, p, caller, c, { suiteId: copy.id });
+        copyCase(w, caller, c, { suiteId: copy.id });
     }
     return { id: copies.get(root.id)!.number };
-  }, { behavior: "immediate" });
+  });
 }
 
-export function getSuite(db: Db, code: string, number: number) {
-  const p = requireProject(db, code);
+export function getSuite(db: Db, p: ProjectRow, number: number) {
   return suiteViews(db, [requireSuite(db, p.id, number)])[0]!;
 }
 
-export function listSuites(db: Db, code: string, q: { limit: number; offset: number; search?: string }) {
-  const p = requireProject(db, code);
+export function listSuites(db: Db, p: ProjectRow, q: { limit: number; offset: number; search?: string }) {
   const base = eq(suites.projectId, p.id);
   const where = q.search ? and(base, containsText(suites.title, q.search)) : base;
   const total = db.select({ n: count() }).from(suites).where(base).get()!.n;

@@ -1,6 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { onUserDeactivated } from "../../directory/users";
 import type { Db } from "../../db/connection";
+import { writeTransaction } from "../../db/transaction";
 import { badRequest, conflict, notFound } from "../../http/errors";
 import { generateToken, hashToken } from "../../lib/tokens";
 import { DEFAULT_WORKSPACE_ID, users } from "../../directory/tables";
@@ -24,7 +25,7 @@ onUserDeactivated((tx, userId) => {
 /** Creates a token; the plaintext is returned here once and only its hash is stored. */
 export function createApiToken(db: Db, body: ApiTokenCreateBody) {
   const token = generateToken("gh_api");
-  return db.transaction((tx) => {
+  return writeTransaction(db, (tx) => {
     const workspaceId = body.workspaceId ?? DEFAULT_WORKSPACE_ID;
     const workspace = getWorkspace(tx, workspaceId);
     if (workspace.archived) throw conflict(`Workspace ${workspaceId} is archived`);
@@ -38,7 +39,7 @@ export function createApiToken(db: Db, body: ApiTokenCreateBody) {
     }
     const row = tx.insert(apiTokens).values({ name: body.name, tokenHash: hashToken(token), userId: body.userId ?? null, workspaceId, createdAt: isoMicro() }).returning().get();
     return { ...view(row, userName), token };
-  }, { behavior: "immediate" });
+  });
 }
 
 export function listApiTokens(db: Db) {
@@ -53,9 +54,9 @@ export function listApiTokens(db: Db) {
 
 /** Revokes (idempotently); the row stays so the token's name remains in the audit trail. */
 export function revokeApiToken(db: Db, id: number): void {
-  db.transaction((tx) => {
+  writeTransaction(db, (tx) => {
     const row = tx.select({ revokedAt: apiTokens.revokedAt }).from(apiTokens).where(eq(apiTokens.id, id)).get();
     if (!row) throw notFound(`API token ${id}`);
     if (!row.revokedAt) tx.update(apiTokens).set({ revokedAt: isoMicro() }).where(eq(apiTokens.id, id)).run();
-  }, { behavior: "immediate" });
+  });
 }

@@ -1,0 +1,11 @@
+import type { Db, Tx } from "./connection";
+
+/**
+ * Runs `work` as one write transaction and returns what it returns; a throw rolls everything
+ * back. On SQLite it is BEGIN IMMEDIATE: the write lock is taken at BEGIN (waiting on
+ * busy_timeout), so a transaction that reads and then writes cannot fail half way with
+ * SQLITE_BUSY when it upgrades. Features open write transactions only through this.
+ */
+export function writeTransaction<T>(db: Db, work: (tx: Tx) => T): T {
+  return db.transaction(work, { behavior: "immediate" });
+}
