@@ -1,0 +1,26 @@
+/**
+ * What the SCIM read benchmarks share: bulk users written straight into a Gatehouse database
+ * (user1@bench.example … userN@bench.example, ids 1…N on a fresh database), as the directory
+ * stores them — the `users` row with its rendered `emails` copy and the `user_emails` index row.
+ */
+import type { Database } from "bun:sqlite";
+
+/** Inserts users `from`…`to` in 10 000-row transactions (short write locks: the server's own writers never wait long). */
+export function loadBenchUsers(sqlite: Database, from: number, to: number): void {
+  const insUser = sqlite.query(
+    "INSERT INTO users (user_name, user_name_key, external_id, given_name, family_name, display_name, emails, user_type, active, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?) RETURNING id",
+  );
+  const insEmail = sqlite.query("INSERT INTO user_emails (user_id, position, value, value_key, type, is_primary) VALUES (?, 0, ?, ?, 'work', 1)");
+  const batch = sqlite.transaction((first: number, last: number) => {
+    const now = new Date().toISOString();
+    for (let i = first; i <= last; i++) {
+      const name = `user${i}@bench.example`;
+      // users.emails is the rendered copy of user_emails (see src/directory/users.ts)
+      const emails = JSON.stringify([{ value: name, type: "work", primary: true }]);
+      const { id } = insUser.get(name, name, `ext-${i}`, `Given${i}`, `Family${i % 9973}`, `Given${i} Family${i % 9973}`, emails, i % 10 === 0 ? "read-only" : "regular", now, now) as { id: number };
+      insEmail.run(id, name, name);
+    }
+  });
+  for (let first = from; first <= to; first += 10_000) batch(first, Math.min(to, first + 9_999));
+  sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+}

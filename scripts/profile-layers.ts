@@ -1,0 +1,74 @@
+/**
+ * Where a SCIM request's CPU goes, layer by layer, from a Chrome-format CPU profile of the
+ * Gatehouse process (`bun scripts/bench-read-path.ts --profile DIR --only lookup` writes one).
+ * Each sample is charged to the layer of the innermost frame a rule below recognises (native
+ * frames such as a statement's `get` or `JSON.parse` go to the layer that called them).
+ *
+ *   bun scripts/profile-layers.ts DIR/CPU….cpuprofile [more profiles…]
+ *
+ * Prints a markdown table per profile: samples and share of the request-handling samples.
+ */
+import { readFileSync } from "node:fs";
+
+type Frame = { functionName: string; url: string; lineNumber: number };
+type Node = { id: number; callFrame: Frame; children?: number[] };
+type Profile = { nodes: Node[]; samples: number[]; timeDeltas: number[] };
+
+/** Layers in the order the table lists them; the first rule that matches a frame wins. */
+const RULES: [layer: string, match: (f: Frame) => boolean][] = [
+  ["token verification (hash, cache, lookup)", (f) => /src\/scim\/tokens\/|src\/lib\/tokens\.ts|src\/db\/last-used/.test(f.url)],
+  ["rate limiting", (f) => /src\/scim\/rate-limit\.ts/.test(f.url)],
+  ["scope (workspace of the token)", (f) => /src\/scim\/scope\.ts|src\/directory\/workspaces\.ts/.test(f.url)],
+  ["activity log hook (writes only)", (f) => /src\/scim\/activity\//.test(f.url)],
+  ["filter parse", (f) => /src\/scim\/filter\/parser\.ts/.test(f.url)],
+  ["filter cost + compile to SQL", (f) => /src\/scim\/filter\/(cost|compiler)\.ts|src\/scim\/users\/attributes\.ts|drizzle-orm\//.test(f.url)],
+  ["query string + list parameters", (f) => /src\/scim\/query\.ts/.test(f.url) && !/projectResource|pickSubs|listResponse/.test(f.functionName)],
+  ["rendering (row → resource, projection)", (f) => (/src\/scim\/users\/service\.ts/.test(f.url) && /render|present|withManager|view/.test(f.functionName)) || /projectResource|pickSubs|listResponse/.test(f.functionName)],
+  ["query (bun:sqlite)", (f) => /src\/scim\/users\/service\.ts|src\/directory\/users\.ts/.test(f.url) || f.url === "bun:sqlite"],
+  ["SCIM gate, media type, body (plugin hooks)", (f) => /src\/scim\/(index|protocol|errors|search)\.ts/.test(f.url)],
+  ["request id, metrics, request log", (f) => /src\/ops\/(observe|metrics)\.ts|src\/log\.ts/.test(f.url)],
+  ["group commit / write admission", (f) => /src\/db\/group-commit\.ts|src\/app\.ts/.test(f.url)],
+  ["webhook delivery loop (background)", (f) => /src\/webhooks\//.test(f.url)],
+  ["Elysia (routing, hooks, response mapping, serialization)", (f) => /node_modules\/elysia\//.test(f.url)],
+  ["other application code", (f) => /\/src\//.test(f.url)],
+];
+const NATIVE_HTTP = "Bun HTTP server, event loop, native (no JS caller)";
+const IDLE = "idle / GC / program";
+
+function layersOf(file: string): Map<string, number> {
+  const p = JSON.parse(readFileSync(file, "utf8")) as Profile;
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const memo = new Map<number, string>();
+  const layerOf = (id: number): string => {
+    const cached = memo.get(id);
+    if (cached) return cached;
+    let layer: string | undefined;
+    for (let at: number | undefined = id; at !== undefined && !layer; at = parent.get(at)) {
+      const f = byId.get(at)!.callFrame;
+      if (/^\((idle|garbage collector|program|root)\)$/.test(f.functionName) && at === id) layer = IDLE;
+      else layer = RULES.find(([, match]) => match(f))?.[0];
+    }
+    layer ??= NATIVE_HTTP;
+    memo.set(id, layer);
+    return layer;
+  };
+  const counts = new Map<string, number>();
+  for (const s of p.samples) counts.set(layerOf(s), (counts.get(layerOf(s)) ?? 0) + 1);
+  return counts;
+}
+
+for (const file of process.argv.slice(2)) {
+  const counts = layersOf(file);
+  const background = ["webhook delivery loop (background)", IDLE];
+  const handling = [...counts].filter(([l]) => !background.includes(l)).reduce((a, [, n]) => a + n, 0);
+  console.log(`\n${file}: ${[...counts.values()].reduce((a, b) => a + b, 0)} samples, ${handling} handling requests\n`);
+  console.log("| Layer | samples | share of request handling |\n|---|---:|---:|");
+  const order = [...new Set([...RULES.map(([l]) => l), NATIVE_HTTP, ...background])];
+  for (const layer of order) {
+    const n = counts.get(layer) ?? 0;
+    if (n === 0) continue;
+    console.log(`| ${layer} | ${n} | ${background.includes(layer) ? "—" : `${((100 * n) / handling).toFixed(1)}%`} |`);
+  }
+}
