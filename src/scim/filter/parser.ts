@@ -224,10 +224,19 @@ class Parser {
   }
 }
 
+/**
+ * `attribute eq "literal"` with a plain literal (no escapes or control characters): the lookup
+ * every IdP sends before it creates or matches a user, read with one expression instead of the
+ * parser. The node is the one the parser builds (test/scim/filter/parser.test.ts compares them).
+ */
+const PLAIN_EQUALITY = /^[ \t\r\n]*([A-Za-z$][\w$-]*)[ \t\r\n]+[eE][qQ][ \t\r\n]+"([^"\\\u0000-\u001f]*)"[ \t\r\n]*$/;
+
 /** Parses a SCIM filter; throws ScimError 400 invalidFilter on anything it cannot read. */
 export function parseFilter(text: string): FilterNode {
   if (typeof text !== "string" || text.trim() === "") fail("The filter is empty");
   if (text.length > MAX_FILTER_LENGTH) fail(`The filter is longer than ${MAX_FILTER_LENGTH} characters`);
+  const equality = PLAIN_EQUALITY.exec(text);
+  if (equality) return { op: "compare", attr: { name: equality[1]! }, compare: "eq", value: equality[2]! };
   return new Parser(text).parse();
 }
 

@@ -103,3 +103,34 @@ describe("parsePatchPath", () => {
     }
   });
 });
+
+describe("the plain-equality shortcut", () => {
+  // `attr eq "plain"` is read by one expression; wrapped in parentheses the same text goes
+  // through the parser, which must build the same node — and every text the shortcut
+  // declines must still be judged by the parser alone.
+  const parsed = (text: string): unknown => {
+    try {
+      return parseFilter(text);
+    } catch (e) {
+      return `error ${(e as ScimError).status} ${(e as ScimError).scimType}`;
+    }
+  };
+  const pieces = ["userName", "USERNAME", "externalId", "x-y$", "emails.value", "urn:ietf:params:scim:schemas:core:2.0:User:userName", "1abc", "user name"];
+  const ops = ["eq", "EQ", "eQ", "ne", "eqx"];
+  const values = ['"ada@example.org"', '""', '"a\\"b"', '"tab\there"', '"x\\u0041"', '"é😀"', "ada", '"unterminated', "true", "null", "12"];
+  const spaces = ["", " ", "  ", "\t", "\n", "\r\n"];
+  test("gives what the parser gives, on every combination", () => {
+    let n = 0;
+    for (const a of pieces)
+      for (const op of ops)
+        for (const v of values)
+          for (const s of spaces) {
+            const text = `${s}${a}${s || " "}${op} ${v}${s}`;
+            const viaParser = parsed(`(${text})`);
+            const direct = parsed(text);
+            expect({ text, result: direct }).toEqual({ text, result: viaParser });
+            n++;
+          }
+    expect(n).toBeGreaterThan(2000);
+  });
+});
