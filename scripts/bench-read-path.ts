@@ -8,15 +8,17 @@
  * within a round; the table gives the median over rounds.
  *
  *   bun scripts/bench-read-path.ts [--users 100000] [--seconds 5] [--rounds 3] [--only lookup,get]
- *                                  [--source] [--profile DIR] [--check] [--env GATEHOUSE_KEY=value]…
+ *                                  [--source] [--profile DIR] [--check | --guard] [--env GATEHOUSE_KEY=value]…
  *
  * Scenarios: `lookup` GET /Users?filter=userName eq "…" (random user), `get` GET /Users/{id},
  * `page` GET /Users?count=1000 (the first 1000, full resources; the bare handler returns its
  * plain columns), `create` POST /Users (durable: Gatehouse's group commit against the bare
  * handler's one fsync per insert, synchronous=FULL).
  * Servers run on CPU 0 and wrk on CPU 1 (taskset) when the machine has two or more.
- * `--check` is the CI guard: it exits 1 when a scenario's median ratio falls below its floor
- * (README) times GUARD_MARGIN — the floors are the targets; the margin absorbs a shared machine.
+ * `--check` exits 1 when a scenario's median ratio falls below its floor (README) times
+ * GUARD_MARGIN — the floors are the targets; the margin absorbs a shared machine; a scenario below
+ * that line is measured again before the verdict. `--guard` is `.ci/run`'s step: `--check` on a
+ * short run (20 000 users, 3 rounds × 1 s each, `bun src/main.ts`: about 45 s with the warm-up).
  * `--source` serves `bun src/main.ts` instead of the executable; `--profile DIR` (implies
  * --source) writes Bun's markdown CPU profile of the Gatehouse process into DIR at exit.
  * Rate limiting is out of the way and request logging off (LOG_LEVEL=warn), as in bench-scim.
@@ -33,24 +35,27 @@ import { loadBenchUsers } from "./bench-users";
 import { buildExecutable } from "./build";
 
 const ROOT = join(import.meta.dir, "..");
-const USERS = numberArg("users", 100_000);
-const SECONDS = numberArg("seconds", 5);
+/** `--guard`: the CI step — a short run (20 000 users, 3 rounds × 1 s, from source) with `--check`. */
+const GUARD = process.argv.includes("--guard");
+const USERS = numberArg("users", GUARD ? 20_000 : 100_000);
+const SECONDS = numberArg("seconds", GUARD ? 1 : 5);
 const ROUNDS = numberArg("rounds", 3);
 const CONNECTIONS = 32;
-const CHECK = process.argv.includes("--check");
+const CHECK = GUARD || process.argv.includes("--check");
 const argOf = (name: string) => (process.argv.includes(`--${name}`) ? process.argv[process.argv.indexOf(`--${name}`) + 1]! : null);
 const PROFILE_DIR = argOf("profile");
-const SOURCE = process.argv.includes("--source") || PROFILE_DIR !== null;
+const SOURCE = GUARD || process.argv.includes("--source") || PROFILE_DIR !== null;
 const EXTRA_ENV = Object.fromEntries(process.argv.flatMap((a, i) => (process.argv[i - 1] === "--env" ? [a.split("=", 2) as [string, string]] : [])));
 
 /** The floors the README states (Gatehouse/bare, same run) and the p99 targets, per scenario. */
 export const FLOORS = { lookup: { ratio: 0.5, p99: 10 }, get: { ratio: 0.5, p99: 10 }, page: { ratio: 0.35, p99: 150 }, create: { ratio: 1, p99: Infinity } } as const;
 type Scenario = keyof typeof FLOORS;
 /**
- * The guard fails only below floor × GUARD_MARGIN: a short run on a shared 2-core machine moves
- * ratios by ±20%, and the guard is for the regression that costs a third, not for noise.
+ * The guard fails only below floor × GUARD_MARGIN: single 1-second rounds on a shared 2-core
+ * machine move a ratio by ±40% (medians of three by ±20%); the guard is for the regression that
+ * costs a third or more, not for noise.
  */
-export const GUARD_MARGIN = 0.6;
+export const GUARD_MARGIN = 0.7;
 const ALL: Scenario[] = ["lookup", "get", "page", "create"];
 const ONLY = (argOf("only")?.split(",") ?? ALL) as Scenario[];
 
@@ -194,24 +199,31 @@ try {
     await wrk(bareUrl, scripts.get(`${s}-bare`)!, Math.max(1, Math.round(SECONDS / 2)), bare.pid);
   }
   const rows: Row[] = ONLY.map((scenario) => ({ scenario, g: [], b: [], ratios: [] }));
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const row of rows) {
-      const g = () => wrk(gatehouseUrl, scripts.get(`${row.scenario}-gatehouse`)!, SECONDS, gatehouse.pid);
-      const b = () => wrk(bareUrl, scripts.get(`${row.scenario}-bare`)!, SECONDS, bare.pid);
-      let mg: Measure, mb: Measure;
-      if (round % 2 === 0) {
-        mg = await g();
-        mb = await b();
-      } else {
-        mb = await b();
-        mg = await g();
+  const measure = async (pending: Row[]) => {
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const row of pending) {
+        const g = () => wrk(gatehouseUrl, scripts.get(`${row.scenario}-gatehouse`)!, SECONDS, gatehouse.pid);
+        const b = () => wrk(bareUrl, scripts.get(`${row.scenario}-bare`)!, SECONDS, bare.pid);
+        let mg: Measure, mb: Measure;
+        if (round % 2 === 0) {
+          mg = await g();
+          mb = await b();
+        } else {
+          mb = await b();
+          mg = await g();
+        }
+        row.g.push(mg);
+        row.b.push(mb);
+        row.ratios.push(mg.rps / mb.rps);
+        console.error(`round ${row.ratios.length} ${row.scenario}: Gatehouse ${Math.round(mg.rps)} req/s p99 ${mg.p99.toFixed(2)} ms${mg.errors ? ` (${mg.errors} errors)` : ""} · bare ${Math.round(mb.rps)} req/s p99 ${mb.p99.toFixed(2)} ms · ${(mg.rps / mb.rps).toFixed(2)}× · server CPU/request ${mg.cpuUs.toFixed(0)} vs ${mb.cpuUs.toFixed(0)} µs`);
       }
-      row.g.push(mg);
-      row.b.push(mb);
-      row.ratios.push(mg.rps / mb.rps);
-      console.error(`round ${round + 1} ${row.scenario}: Gatehouse ${Math.round(mg.rps)} req/s p99 ${mg.p99.toFixed(2)} ms${mg.errors ? ` (${mg.errors} errors)` : ""} · bare ${Math.round(mb.rps)} req/s p99 ${mb.p99.toFixed(2)} ms · ${(mg.rps / mb.rps).toFixed(2)}× · server CPU/request ${mg.cpuUs.toFixed(0)} vs ${mb.cpuUs.toFixed(0)} µs`);
     }
-  }
+  };
+  const belowGuard = (r: Row) => median(r.ratios) < FLOORS[r.scenario].ratio * GUARD_MARGIN;
+  await measure(rows);
+  // The guard measures a scenario that fell below its line once more (the same number of rounds)
+  // and judges the median of all its rounds: one burst from another tenant must not fail CI.
+  if (CHECK && rows.some(belowGuard)) await measure(rows.filter(belowGuard));
   const load1 = loadavg();
   const names: Record<Scenario, string> = {
     lookup: '`GET /Users?filter=userName eq "…"`',
@@ -233,7 +245,7 @@ try {
     const floor = FLOORS[r.scenario];
     lines.push(`| ${names[r.scenario]} | ${n(median(r.b.map((m) => m.rps)))} | ${median(r.b.map((m) => m.p99)).toFixed(2)} | ${n(median(r.g.map((m) => m.rps)))} | ${median(r.g.map((m) => m.p50)).toFixed(2)} | ${p99.toFixed(2)}${errors ? ` (${errors} errors)` : ""} | **${ratio.toFixed(2)}×** | ${r.ratios.map((x) => x.toFixed(2)).join(" · ")} | ${floor.ratio}× | ${median(r.g.map((m) => m.cpuUs)).toFixed(0)} · ${median(r.b.map((m) => m.cpuUs)).toFixed(0)} |`);
     if (CHECK) {
-      const tooLow = ratio < floor.ratio * GUARD_MARGIN;
+      const tooLow = belowGuard(r);
       if (tooLow || errors) {
         failed = true;
         console.error(`GUARD: ${r.scenario} ${tooLow ? `ratio ${ratio.toFixed(2)}× is below ${GUARD_MARGIN} × its floor ${floor.ratio}×` : ""}${errors ? ` ${errors} requests failed` : ""}`);

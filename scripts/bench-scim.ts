@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../src/db/connection";
 import { createScimToken } from "../src/scim/tokens/service";
 import { benchServerEnv, freePort } from "./bench-server";
+import { loadBenchUsers } from "./bench-users";
 import { buildExecutable } from "./build";
 
 const ROOT = join(import.meta.dir, "..");
@@ -41,25 +42,8 @@ sqlite.exec("PRAGMA synchronous = OFF"); // setup only
 sqlite.exec("PRAGMA busy_timeout = 30000");
 let loaded = 0;
 function loadUsers(upTo: number) {
-  const insUser = sqlite.query(
-    "INSERT INTO users (user_name, user_name_key, external_id, given_name, family_name, display_name, emails, user_type, active, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?) RETURNING id",
-  );
-  const insEmail = sqlite.query("INSERT INTO user_emails (user_id, position, value, value_key, type, is_primary) VALUES (?, 0, ?, ?, 'work', 1)");
   const t0 = performance.now();
-  const batch = sqlite.transaction((from: number, to: number) => {
-    const now = new Date().toISOString();
-    for (let i = from; i <= to; i++) {
-      const name = `user${i}@bench.example`;
-      // users.emails is the rendered copy of user_emails (see src/scim/users/tables.ts)
-      const emails = JSON.stringify([{ value: name, type: "work", primary: true }]);
-      const { id } = insUser.get(name, name, `ext-${i}`, `Given${i}`, `Family${i % 9973}`, `Given${i} Family${i % 9973}`, emails, i % 10 === 0 ? "read-only" : "regular", now, now) as { id: number };
-      insEmail.run(id, name, name);
-    }
-  });
-  // 10 000-row transactions: short write locks, so the server's own writers (the webhook loop)
-  // never wait past busy_timeout while the table grows.
-  for (let from = loaded + 1; from <= upTo; from += 10_000) batch(from, Math.min(upTo, from + 9_999));
-  sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  loadBenchUsers(sqlite, loaded + 1, upTo);
   console.error(`loaded ${upTo - loaded} users in ${((performance.now() - t0) / 1000).toFixed(1)} s (total ${upTo})`);
   loaded = upTo;
 }
