@@ -4,9 +4,10 @@
  * Each sample is charged to the layer of the innermost frame a rule below recognises (native
  * frames such as a statement's `get` or `JSON.parse` go to the layer that called them).
  *
- *   bun scripts/profile-layers.ts DIR/CPU….cpuprofile [more profiles…]
+ *   bun scripts/profile-layers.ts DIR/CPU….cpuprofile[=µs per request] [more profiles…]
  *
- * Prints a markdown table per profile: samples and share of the request-handling samples.
+ * Prints one markdown table, a column per profile: each layer's share of the samples spent
+ * handling requests (and, given the measured server CPU per request, its microseconds).
  */
 import { readFileSync } from "node:fs";
 
@@ -21,7 +22,7 @@ const RULES: [layer: string, match: (f: Frame) => boolean][] = [
   ["scope (workspace of the token)", (f) => /src\/scim\/scope\.ts|src\/directory\/workspaces\.ts/.test(f.url)],
   ["activity log hook (writes only)", (f) => /src\/scim\/activity\//.test(f.url)],
   ["filter parse", (f) => /src\/scim\/filter\/parser\.ts/.test(f.url)],
-  ["filter cost + compile to SQL", (f) => /src\/scim\/filter\/(cost|compiler)\.ts|src\/scim\/users\/attributes\.ts|drizzle-orm\//.test(f.url)],
+  ["filter cost + compile to SQL (drizzle)", (f) => /src\/scim\/filter\/(cost|compiler)\.ts|src\/scim\/users\/attributes\.ts|drizzle-orm\//.test(f.url)],
   ["query string + list parameters", (f) => /src\/scim\/query\.ts/.test(f.url) && !/projectResource|pickSubs|listResponse/.test(f.functionName)],
   ["rendering (row → resource, projection)", (f) => (/src\/scim\/users\/service\.ts/.test(f.url) && /render|present|withManager|view/.test(f.functionName)) || /projectResource|pickSubs|listResponse/.test(f.functionName)],
   ["query (bun:sqlite)", (f) => /src\/scim\/users\/service\.ts|src\/directory\/users\.ts/.test(f.url) || f.url === "bun:sqlite"],
@@ -34,6 +35,7 @@ const RULES: [layer: string, match: (f: Frame) => boolean][] = [
 ];
 const NATIVE_HTTP = "Bun HTTP server, event loop, native (no JS caller)";
 const IDLE = "idle / GC / program";
+const BACKGROUND = ["webhook delivery loop (background)", IDLE];
 
 function layersOf(file: string): Map<string, number> {
   const p = JSON.parse(readFileSync(file, "utf8")) as Profile;
@@ -59,16 +61,24 @@ function layersOf(file: string): Map<string, number> {
   return counts;
 }
 
-for (const file of process.argv.slice(2)) {
+/**
+ * One column per profile: `file` or `file=µs` (the measured server CPU per request, which turns
+ * each share into microseconds).
+ */
+const columns = process.argv.slice(2).map((arg) => {
+  const [file, perRequest] = arg.split("=") as [string, string | undefined];
   const counts = layersOf(file);
-  const background = ["webhook delivery loop (background)", IDLE];
-  const handling = [...counts].filter(([l]) => !background.includes(l)).reduce((a, [, n]) => a + n, 0);
-  console.log(`\n${file}: ${[...counts.values()].reduce((a, b) => a + b, 0)} samples, ${handling} handling requests\n`);
-  console.log("| Layer | samples | share of request handling |\n|---|---:|---:|");
-  const order = [...new Set([...RULES.map(([l]) => l), NATIVE_HTTP, ...background])];
-  for (const layer of order) {
-    const n = counts.get(layer) ?? 0;
-    if (n === 0) continue;
-    console.log(`| ${layer} | ${n} | ${background.includes(layer) ? "—" : `${((100 * n) / handling).toFixed(1)}%`} |`);
-  }
+  const handling = [...counts].filter(([l]) => !BACKGROUND.includes(l)).reduce((a, [, n]) => a + n, 0);
+  return { file, perRequest: perRequest === undefined ? null : Number(perRequest), counts, handling };
+});
+console.log(`| Layer | ${columns.map((c) => `${c.file.split("/").slice(-2, -1)[0] ?? c.file} (${c.handling} samples)`).join(" | ")} |`);
+console.log(`|---|${columns.map(() => "---:").join("|")}|`);
+for (const layer of [...RULES.map(([l]) => l), NATIVE_HTTP]) {
+  if (BACKGROUND.includes(layer) || columns.every((c) => !c.counts.get(layer))) continue;
+  const cells = columns.map((c) => {
+    const share = (c.counts.get(layer) ?? 0) / c.handling;
+    return `${(100 * share).toFixed(1)}%${c.perRequest === null ? "" : ` · ${Math.round(share * c.perRequest)} µs`}`;
+  });
+  console.log(`| ${layer} | ${cells.join(" | ")} |`);
 }
+console.log(`| *not request handling: ${BACKGROUND.join(", ")} (samples)* | ${columns.map((c) => BACKGROUND.reduce((a, l) => a + (c.counts.get(l) ?? 0), 0)).join(" | ")} |`);
