@@ -6,6 +6,7 @@ import { noteWriteFailure } from "./ops/storage";
 import { opsRoutes } from "./ops";
 import { noteRoute, requestIdOf } from "./ops/observe";
 import { scimRoutes } from "./scim";
+import { renderScimError } from "./scim/errors";
 import { tmsRoutes } from "./tms";
 
 /**
@@ -37,7 +38,7 @@ export function createApp(ctx: AppContext) {
       // (No onParse hook: a function parse hook makes @elysiajs/openapi drop request bodies.)
       noteRoute(request, route);
       noteWriteFailure(ctx.sqlite, error);
-      return mapError({ code, error, request, requestId: requestIdOf(request), log: ctx.log });
+      return mapError({ code, error, request, requestId: requestIdOf(request), log: ctx.log, renderScim: renderScimError });
     })
     .use(opsRoutes(ctx))
     .use(scimRoutes(ctx))

@@ -32,3 +32,9 @@ export function isLockBusy(e: unknown): boolean {
   const code = sqliteCode(e);
   return code === "SQLITE_BUSY" || !!code?.startsWith("SQLITE_BUSY_");
 }
+
+/** SQLITE_FULL: the database or its disk is full (nothing of the failed write was kept). */
+export function isStorageFull(e: unknown): boolean {
+  const code = sqliteCode(e);
+  return code === "SQLITE_FULL" || !!code?.startsWith("SQLITE_FULL_");
+}

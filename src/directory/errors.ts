@@ -1,9 +1,11 @@
+import { AnsweringError, type ErrorAnswer } from "../http/errors";
+
 /**
  * The directory's one error type. It names the failure in both protocols' words, so the one
  * error mapping (src/http/error-mapping.ts) renders it as a SCIM Error under /scim and as the
  * JSON API error elsewhere (the admin API and the test-management API use the directory too).
  */
-export class DirectoryError extends Error {
+export class DirectoryError extends AnsweringError {
   constructor(
     readonly status: 400 | 404 | 409,
     message: string,
@@ -13,6 +15,10 @@ export class DirectoryError extends Error {
     readonly code: "invalid_request" | "conflict" | "not_found",
   ) {
     super(message);
+  }
+
+  answer(): ErrorAnswer {
+    return { status: this.status, message: this.message, code: this.code, scimType: this.scimType };
   }
 }
 

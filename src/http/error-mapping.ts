@@ -1,53 +1,49 @@
-import { isLockBusy } from "../db/lock-wait";
-import { isStorageFull } from "../ops/storage";
+import { isLockBusy, isStorageFull } from "../db/lock-wait";
 import { clipMessage, quoteValue } from "./body";
-import { ApiError, apiErrorResponse } from "./errors";
-import { DirectoryError } from "../directory/errors";
-import { ScimError, scimErrorResponse } from "../scim/errors";
+import { AnsweringError, renderApiError, type ErrorAnswer, type ErrorRenderer } from "./errors";
 import type { Logger } from "../log";
 import { DurabilityError } from "../db/group-commit";
 
 /**
  * The one place where a thrown error becomes an HTTP answer. The protocol is chosen by path:
- * under /scim/ the SCIM Error body, everywhere else the JSON API error body. 5xx details are
- * logged (with the request id) and never sent to the client.
+ * under /scim/ the SCIM Error body (rendered by `renderScim`, which the SCIM feature provides),
+ * everywhere else the JSON API error body. Errors that know their answer (`AnsweringError`: the
+ * API's, SCIM's and the directory's) say it themselves; storage failures and Elysia's own errors
+ * are answered here. 5xx details are logged (with the request id) and never sent to the client.
  */
-export function mapError(args: { code: string | number; error: unknown; request: Request; requestId?: string; log: Logger }): Response {
+export function mapError(args: { code: string | number; error: unknown; request: Request; requestId?: string; log: Logger; renderScim: ErrorRenderer }): Response {
   const { code, request, log } = args;
   // A hook that reads the body (auth, byte limit, JSON) throws a protocol error; Elysia wraps
   // whatever a parser throws in its generic PARSE error, so unwrap it here.
   const cause = code === "PARSE" ? (args.error as Error | undefined)?.cause : undefined;
-  const error = cause instanceof ScimError || cause instanceof ApiError ? cause : args.error;
+  const error = cause instanceof AnsweringError ? cause : args.error;
   const path = new URL(request.url).pathname;
   const scim = path === "/scim" || path.startsWith("/scim/");
+  const render = (answer: ErrorAnswer) => (scim || answer.scimOnly ? args.renderScim(answer) : renderApiError(answer));
 
-  if (error instanceof ScimError) return scimErrorResponse(error);
-  if (error instanceof DirectoryError)
-    return scim ? scimErrorResponse(new ScimError(error.status, error.message, error.scimType)) : apiErrorResponse(new ApiError(error.status, error.code, error.message));
-  if (error instanceof ApiError) return scim ? scimErrorResponse(new ScimError(error.status, error.message, undefined, error.headers)) : apiErrorResponse(error);
+  if (error instanceof AnsweringError) return render(error.answer());
 
   if (error instanceof DurabilityError) {
     // The commit happened but may not survive a power loss; the process stops (see `serve`).
     log.error("write not durable", { requestId: args.requestId, method: request.method, path, error: error.message });
     const message = "The change could not be written to disk; it may or may not have been applied. Retry later.";
-    return scim ? scimErrorResponse(new ScimError(503, message)) : apiErrorResponse(new ApiError(503, "unavailable", message));
+    return render({ status: 503, code: "unavailable", message });
   }
 
   if (isStorageFull(error)) {
     log.error("write refused: the database or its disk is full", { requestId: args.requestId, method: request.method, path });
     const message = "The database or its disk is full: nothing was written. Free disk space (or ask the operator to), then retry.";
-    return scim ? scimErrorResponse(new ScimError(507, message)) : apiErrorResponse(new ApiError(507, "insufficient_storage", message));
+    return render({ status: 507, code: "insufficient_storage", message });
   }
   if (isLockBusy(error)) {
     const message = "The database is locked by another process (a backup or maintenance); retry shortly.";
-    const headers = { "retry-after": "1" };
-    return scim ? scimErrorResponse(new ScimError(503, message, undefined, headers)) : apiErrorResponse(new ApiError(503, "busy", message, undefined, headers));
+    return render({ status: 503, code: "busy", message, headers: { "retry-after": "1" } });
   }
 
   let status = 500;
   let message = "Internal server error";
   let apiCode = "internal";
-  let scimType: ConstructorParameters<typeof ScimError>[2];
+  let scimType: ErrorAnswer["scimType"];
   let field: string | undefined;
   switch (code) {
     case "NOT_FOUND":
@@ -78,7 +74,7 @@ export function mapError(args: { code: string | number; error: unknown; request:
       }
     }
   }
-  return scim ? scimErrorResponse(new ScimError(status, message, scimType)) : apiErrorResponse(new ApiError(status, apiCode, message, field));
+  return render({ status, code: apiCode, message, scimType, field });
 }
 
 type SchemaError = { path?: string; message?: string; summary?: string; schema?: { type?: unknown }; errors?: Iterable<SchemaError>[] };

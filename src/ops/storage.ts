@@ -6,15 +6,9 @@
  * for a probe.
  */
 import type { Database } from "bun:sqlite";
-import { isLockBusy, sqliteCode, withoutLockWait } from "../db/lock-wait";
+import { isLockBusy, isStorageFull, withoutLockWait } from "../db/lock-wait";
 
 const fullSince = new WeakMap<Database, number>();
-
-/** SQLITE_FULL: the database or its disk is full (nothing of the failed write was kept). */
-export function isStorageFull(e: unknown): boolean {
-  const code = sqliteCode(e);
-  return code === "SQLITE_FULL" || !!code?.startsWith("SQLITE_FULL_");
-}
 
 /** Called for every failed request: remembers a full database. */
 export function noteWriteFailure(sqlite: Database, e: unknown): void {

@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { AnsweringError, type ErrorAnswer, type ErrorRenderer } from "../http/errors";
 
 /**
  * The SCIM protocol's one error type. Everything under /scim/v2 that fails renders as the
@@ -24,7 +25,7 @@ export const ScimErrorBody = t.Object(
   { description: "The SCIM Error body (RFC 7644 §3.12)" },
 );
 
-export class ScimError extends Error {
+export class ScimError extends AnsweringError {
   constructor(
     readonly status: number,
     message: string,
@@ -33,16 +34,25 @@ export class ScimError extends Error {
   ) {
     super(message);
   }
+
+  answer(): ErrorAnswer {
+    return { status: this.status, message: this.message, code: "scim_error", scimType: this.scimType, headers: this.headers, scimOnly: true };
+  }
 }
 
-export function scimErrorResponse(e: ScimError): Response {
-  const body: Record<string, unknown> = { schemas: [SCIM_ERROR_SCHEMA], status: String(e.status) };
-  if (e.scimType) body.scimType = e.scimType;
-  body.detail = e.message;
+/** Any error answer as the SCIM Error body (the JSON API's code and field have no place in it). */
+export const renderScimError: ErrorRenderer = (a) => {
+  const body: Record<string, unknown> = { schemas: [SCIM_ERROR_SCHEMA], status: String(a.status) };
+  if (a.scimType) body.scimType = a.scimType;
+  body.detail = a.message;
   return new Response(JSON.stringify(body), {
-    status: e.status,
-    headers: { "content-type": SCIM_CONTENT_TYPE, ...e.headers },
+    status: a.status,
+    headers: { "content-type": SCIM_CONTENT_TYPE, ...a.headers },
   });
+};
+
+export function scimErrorResponse(e: ScimError): Response {
+  return renderScimError(e.answer());
 }
 
 /**

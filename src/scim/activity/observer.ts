@@ -1,5 +1,6 @@
 import type { AppContext } from "../../context";
 import { mapError } from "../../http/error-mapping";
+import { renderScimError } from "../errors";
 import { silentLogger } from "../../log";
 import { requestIdOf } from "../../ops/observe";
 import { activityRecorder, operationOf } from "./service";
@@ -70,7 +71,7 @@ export function activityObserver(ctx: AppContext) {
     if (!n || !t) return;
     let outcome: Outcome;
     if (c.error !== undefined && c.error !== null) {
-      const res = mapError({ code: (c.code as string) ?? "UNKNOWN", error: c.error, request: c.request, log: silentLogger } /* the app's handler logged a 5xx already */);
+      const res = mapError({ code: (c.code as string) ?? "UNKNOWN", error: c.error, request: c.request, log: silentLogger, renderScim: renderScimError } /* the app's handler logged a 5xx already */);
       const body = (await res.json().catch(() => ({}))) as { scimType?: string; detail?: string };
       outcome = { status: res.status, scimType: body.scimType ?? null, detail: body.detail ?? null };
     } else {
