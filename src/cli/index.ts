@@ -8,7 +8,7 @@ import type { Config } from "../config";
 import { describeConfig } from "../config";
 import type { AppContext } from "../context";
 import { closeDatabase } from "../db/connection";
-import { runMigrations } from "../db/migrate";
+import { migrateDatabase } from "../server/migrate";
 import { createLogger, type Logger } from "../log";
 import { backupDatabase, BackupError } from "../ops/backup";
 import { scimTokenCli } from "../scim/cli";
@@ -83,9 +83,8 @@ async function runCommand(
       const handle = openDataDir(config);
       try {
         log.info("using database", databaseNote(config, origins));
-        const applied = runMigrations(
+        const applied = migrateDatabase(
           handle.db,
-          undefined,
           (line) => log.warn(line),
           (tags) => tags.forEach((migration) => log.info("migration applied", { migration })),
         );
@@ -120,7 +119,7 @@ async function runCommand(
       const handle = openDataDir(config);
       try {
         log.info("using database", databaseNote(config, origins));
-        runMigrations(handle.db);
+        migrateDatabase(handle.db);
         const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log, version: VERSION };
         // The token CLI writes plain messages; each becomes a JSON line once its outcome is known.
         const messages: string[] = [];

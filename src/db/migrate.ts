@@ -1,8 +1,14 @@
 import { createHash } from "node:crypto";
+import type { Database } from "bun:sqlite";
 import type { BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
-import { describeCollision, refoldUserKeys } from "../directory/refold";
-import { repairStoredNames } from "../tms/shared/repair-stored-names";
 import { migrations } from "./migrations.generated";
+
+/**
+ * A data step SQL cannot express, run after the schema is current (src/server/migrate.ts lists
+ * them, each from the feature whose rows it mends). Returns what it must leave for an admin to
+ * resolve, one line each; it runs at every start, so it marks itself done.
+ */
+export type DataStep = (sqlite: Database) => string[];
 
 /**
  * Applies the drizzle-kit migrations embedded in the binary. drizzle's own `migrate()` reads a
@@ -11,11 +17,10 @@ import { migrations } from "./migrations.generated";
  * structures to drizzle's dialect. Idempotent: applied migrations are recorded in
  * `__drizzle_migrations` exactly as drizzle's own migrator does.
  *
- * Then the data steps SQL cannot express (user keys folded in JavaScript, src/directory/refold.ts;
- * rows stored unreadable through Object.prototype names, src/tms/shared/repair-stored-names.ts);
- * what they must leave for an admin to resolve is passed to `report`, one line each.
+ * Then, once every migration is applied, the `dataSteps`; what they must leave for an admin to
+ * resolve is passed to `report`, one line each.
  */
-export function runMigrations(db: BunSQLiteDatabase, upTo: number = migrations.length, report: (line: string) => void = () => {}, onApplied: (tags: string[]) => void = () => {}): number {
+export function runMigrations(db: BunSQLiteDatabase, upTo: number = migrations.length, report: (line: string) => void = () => {}, onApplied: (tags: string[]) => void = () => {}, dataSteps: readonly DataStep[] = []): number {
   // `upTo` (a count of migrations) lets tests build a database as an older release left it, and
   // stands for an older binary that knows only those.
   const known = migrations.slice(0, upTo);
@@ -34,8 +39,7 @@ export function runMigrations(db: BunSQLiteDatabase, upTo: number = migrations.l
   if (applied > 0) onApplied(known.filter((m) => !recorded.has(m.when)).map((m) => m.tag));
   if (upTo === migrations.length) {
     const client = (db as unknown as { $client: import("bun:sqlite").Database }).$client;
-    for (const c of refoldUserKeys(client)) report(describeCollision(c));
-    for (const line of repairStoredNames(client)) report(line);
+    for (const step of dataSteps) for (const line of step(client)) report(line);
   }
   return applied;
 }

@@ -12,7 +12,7 @@ import type { Config } from "../config";
 import type { AppContext } from "../context";
 import { closeDatabase, closeDatabaseDurably, openDatabase, useGroupCommit, type DbHandle } from "../db/connection";
 import type { DurabilityError, WalSync } from "../db/group-commit";
-import { runMigrations } from "../db/migrate";
+import { migrateDatabase } from "./migrate";
 import type { Logger } from "../log";
 import { instrumentedHandler } from "../ops/observe";
 import { registerProcessMetrics } from "../ops/process-metrics";
@@ -140,9 +140,8 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
     throw e;
   }
   try {
-    applied = runMigrations(
+    applied = migrateDatabase(
       handle.db,
-      undefined,
       (line) => log.warn(line),
       (tags) => tags.forEach((migration) => log.info("migration applied", { migration })),
     );

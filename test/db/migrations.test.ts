@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../../src/db/connection";
 import { runMigrations } from "../../src/db/migrate";
+import { migrateDatabase } from "../../src/server/migrate";
 import { migrations } from "../../src/db/migrations.generated";
 import type { AppContext } from "../../src/context";
 import { publish } from "../../src/webhooks/publish";
@@ -362,7 +363,7 @@ test("the stored-names repair: result steps and selectbox options stored unreada
     expect((await api("GET", "/result/REP")).status).toBe(500);
 
     const lines: string[] = [];
-    runMigrations(t.ctx.db, migrations.length, (l) => lines.push(l)); // what the next start runs
+    migrateDatabase(t.ctx.db, (l) => lines.push(l)); // what the next start runs
     expect(lines).toEqual([
       `result ${hash}: a step status that was stored unreadable is now "invalid"`,
       `custom field ${field}: an option title lost on a replace_values PATCH is now "Option <id>"; rename it`,
@@ -375,7 +376,7 @@ test("the stored-names repair: result steps and selectbox options stored unreada
     expect((await api("GET", "/result/REP")).status).toBe(200);
 
     t.ctx.sqlite.run("UPDATE tms_custom_fields SET options = ? WHERE id = ?", [JSON.stringify([{ id: 1 }]), field]);
-    runMigrations(t.ctx.db, migrations.length, (l) => lines.push(l));
+    migrateDatabase(t.ctx.db, (l) => lines.push(l));
     expect(lines.length).toBe(2); // ran once: the marker stays
   } finally {
     t.close();

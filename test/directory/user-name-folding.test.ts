@@ -1,5 +1,5 @@
 import { afterAll, expect, test } from "bun:test";
-import { runMigrations } from "../../src/db/migrate";
+import { migrateDatabase } from "../../src/server/migrate";
 import { caseFoldKey } from "../../src/directory/tables";
 import { createScimTestApp, expectScimError, json, USER_SCHEMA } from "../scim/helpers";
 
@@ -57,7 +57,7 @@ test("existing databases: the key migration re-keys users, and reports collision
   db.query("DELETE FROM settings WHERE key = 'directory.user_keys_folded'").run();
 
   const reported: string[] = [];
-  runMigrations(t.ctx.db, undefined, (line) => reported.push(line));
+  migrateDatabase(t.ctx.db, (line) => reported.push(line));
   expect(reported).toHaveLength(1);
   expect(reported[0]).toContain(`id ${a} "Maß@legacy.example"`);
   expect(reported[0]).toContain(`id ${b} "MASS@legacy.example"`);
@@ -71,11 +71,11 @@ test("existing databases: the key migration re-keys users, and reports collision
 
   // Reported at every start until an admin resolves it; then silent, and the marker is set.
   const again: string[] = [];
-  runMigrations(t.ctx.db, undefined, (line) => again.push(line));
+  migrateDatabase(t.ctx.db, (line) => again.push(line));
   expect(again).toHaveLength(1);
   expect((await t.scim("PATCH", `/Users/${b}`, { schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], Operations: [{ op: "replace", path: "userName", value: "mass.renamed@legacy.example" }] })).status).toBe(200);
   const resolved: string[] = [];
-  runMigrations(t.ctx.db, undefined, (line) => resolved.push(line));
+  migrateDatabase(t.ctx.db, (line) => resolved.push(line));
   expect(resolved).toEqual([]);
   expect(keyOf(a)).toBe("mass@legacy.example");
   expect(db.query("SELECT value FROM settings WHERE key = 'directory.user_keys_folded'").get()).toEqual({ value: "1" });
