@@ -8,6 +8,7 @@ import { guardAdminRequest } from "./access";
 import { ADMIN_PREFIX, isAdminPath } from "./auth";
 import { isRole, ROLE_KEY, routeRoleTable, type Role } from "./roles";
 import { adminTokenAdminRoutes } from "./tokens";
+import { meAdminRoutes } from "./me";
 import { auditAdminRoutes } from "../audit";
 import { directoryAdminRoutes } from "./directory";
 import { instanceAdminRoutes } from "./instance";
@@ -34,6 +35,7 @@ const ADMIN_ROUTERS: ((ctx: AppContext) => Elysia<any, any, any, any, any, any, 
   instanceAdminRoutes,
   workspacesAdminRoutes,
   adminTokenAdminRoutes,
+  meAdminRoutes,
   auditAdminRoutes,
 ];
 

@@ -22,6 +22,8 @@ import webhooks from "./console/webhooks.mjs" with { type: "text" };
 import deliveries from "./console/deliveries.mjs" with { type: "text" };
 import instance from "./console/instance.mjs" with { type: "text" };
 import workspaces from "./console/workspaces.mjs" with { type: "text" };
+import audit from "./console/audit.mjs" with { type: "text" };
+import adminTokens from "./console/admin-tokens.mjs" with { type: "text" };
 
 // The page may load and call nothing but this origin; no inline script or style at all.
 const CSP = [
@@ -48,6 +50,8 @@ const MODULES: Record<string, string> = {
   "deliveries.mjs": deliveries,
   "instance.mjs": instance,
   "workspaces.mjs": workspaces,
+  "audit.mjs": audit,
+  "admin-tokens.mjs": adminTokens,
 };
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -30,7 +30,7 @@ export interface paths {
         };
         /**
          * What build runs
-         * @description Version, git commit, build date (null when run from source), Bun version and target platform, as `gatehouse version` prints them. Open to direct connections from loopback; from anywhere else send the admin token.
+         * @description Version, schema version (of this executable and of the database), git commit, build date (null when run from source), Bun version and target platform, as `gatehouse version` prints them. Open to direct connections from loopback; from anywhere else send the admin token.
          */
         get: operations["getVersion"];
         put?: never;
@@ -686,6 +686,23 @@ export interface paths {
         post?: never;
         /** Revoke an admin API token (at once) */
         delete: operations["deleteApiAdminAdmin-tokensById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who is calling and with which role */
+        get: operations["getApiAdminMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2165,7 +2182,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The release (its CHANGELOG.md section says what changed) */
                         version: string;
+                        /** @description The database schema this executable migrates to (its newest migration's number) */
+                        schemaVersion: number;
+                        /** @description The schema the database is at now */
+                        databaseSchemaVersion: number | null;
                         commit: string;
                         builtAt: string | null;
                         bun: string;
@@ -8768,6 +8790,60 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unavailable: the feature is not configured or the service is not ready */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    getApiAdminMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        kind: "person" | "env-token" | "admin-token";
+                        /** @description The person (e-mail or name) or the token name the audit log shows */
+                        name: string;
+                        /** @enum {string} */
+                        role: "viewer" | "operator" | "owner";
+                    };
+                };
+            };
+            /** @description Unauthorized: the credential is missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -60,3 +60,26 @@ export function qs(params) {
   const s = q.toString();
   return s ? "?" + s : "";
 }
+
+/** Fetches an admin API download (it needs the credential, so a plain link cannot) and saves it. */
+export async function download(path) {
+  const res = await fetch("/api/admin" + path, { cache: "no-store", headers: { authorization: "Bearer " + session.token } });
+  if (!res.ok) {
+    if (res.status === 401) onUnauthorized();
+    let message = res.statusText;
+    try {
+      const data = await res.json();
+      message = (data.error && data.error.message) || message;
+    } catch {}
+    throw new ApiFailure(res.status, message + " (HTTP " + res.status + ")");
+  }
+  const name = /filename="([^"]+)"/.exec(res.headers.get("content-disposition") || "");
+  const url = URL.createObjectURL(await res.blob());
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name ? name[1] : "download";
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

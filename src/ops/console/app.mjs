@@ -10,6 +10,8 @@ import * as webhooks from "./webhooks.mjs";
 import * as deliveries from "./deliveries.mjs";
 import * as instance from "./instance.mjs";
 import * as workspaces from "./workspaces.mjs";
+import * as audit from "./audit.mjs";
+import * as adminTokens from "./admin-tokens.mjs";
 
 const ROUTES = [
   [/^\/scim$/, scim.render],
@@ -25,13 +27,29 @@ const ROUTES = [
   [/^\/webhooks\/(\d+)\/deliveries\/(\d+)$/, deliveries.renderDelivery],
   [/^\/workspaces$/, workspaces.render],
   [/^\/instance$/, instance.render],
+  [/^\/audit$/, audit.render],
+  [/^\/admin-tokens$/, adminTokens.render],
 ];
+
+const ROLE_ORDER = ["viewer", "operator", "owner"];
+const allows = (have, need) => ROLE_ORDER.indexOf(have) >= ROLE_ORDER.indexOf(need);
+/** Who is signed in ({kind, name, role} of GET /me), asked once per sign-in. */
+let me = null;
+
+/** Shows who is signed in, and only the sections their role may open. */
+function applyRole(who) {
+  for (const li of document.querySelectorAll("#nav li[data-role]")) li.hidden = !allows(who.role, li.dataset.role);
+  const label = $("whoami");
+  label.textContent = who.name + " · " + who.role;
+  label.hidden = false;
+}
 
 let signInMessage = "";
 /** Shown on the sign-in page after signing out (until the next sign-in). */
 let signedOutNote = false;
 whenUnauthorized(() => {
   session.signOut();
+  me = null;
   signInMessage = "The admin token was rejected. Sign in again with the value of GATEHOUSE_ADMIN_TOKEN.";
   route();
 });
@@ -51,7 +69,19 @@ async function route() {
   const signedIn = Boolean(session.token);
   $("nav").hidden = !signedIn;
   $("sign-out").hidden = !signedIn;
-  if (!signedIn) return renderSignIn(main);
+  if (!signedIn) {
+    $("whoami").hidden = true;
+    return renderSignIn(main);
+  }
+  if (!me) {
+    try {
+      me = await api("GET", "/me");
+    } catch (e) {
+      main.replaceChildren(el("div", { class: "page" }, el("h1", { tabindex: "-1" }, "Something went wrong"), el("p", { class: "error", role: "alert" }, e.message || String(e))));
+      return;
+    }
+  }
+  applyRole(me);
   const [path, query] = current();
   for (const a of document.querySelectorAll("#nav a")) {
     const here = path === a.getAttribute("href").slice(1) || path.startsWith(a.getAttribute("href").slice(1) + "/");
@@ -149,6 +179,7 @@ function renderSignIn(main) {
 
 $("sign-out").addEventListener("click", () => {
   session.signOut();
+  me = null;
   signInMessage = "";
   signedOutNote = true;
   route();
