@@ -9546,14 +9546,14 @@ export interface operations {
                     behavior?: (number | string) | null;
                     type?: (number | string) | null;
                     layer?: (number | string) | null;
-                    is_flaky?: (number | boolean) | null;
+                    is_flaky?: (boolean | number) | null;
                     /** @description Number of the suite within the project */
                     suite_id?: number | null;
                     /** @description Number of the milestone within the project */
                     milestone_id?: number | null;
                     automation?: (number | string) | null;
-                    isManual?: boolean | null;
-                    isToBeAutomated?: boolean | null;
+                    isManual?: (boolean | number) | null;
+                    isToBeAutomated?: (boolean | number) | null;
                     is_automated?: boolean | null;
                     is_deprecated?: boolean | null;
                     status?: (number | string) | null;
@@ -9711,14 +9711,14 @@ export interface operations {
                         behavior?: (number | string) | null;
                         type?: (number | string) | null;
                         layer?: (number | string) | null;
-                        is_flaky?: (number | boolean) | null;
+                        is_flaky?: (boolean | number) | null;
                         /** @description Number of the suite within the project */
                         suite_id?: number | null;
                         /** @description Number of the milestone within the project */
                         milestone_id?: number | null;
                         automation?: (number | string) | null;
-                        isManual?: boolean | null;
-                        isToBeAutomated?: boolean | null;
+                        isManual?: (boolean | number) | null;
+                        isToBeAutomated?: (boolean | number) | null;
                         is_automated?: boolean | null;
                         is_deprecated?: boolean | null;
                         status?: (number | string) | null;
@@ -10113,14 +10113,14 @@ export interface operations {
                     behavior?: (number | string) | null;
                     type?: (number | string) | null;
                     layer?: (number | string) | null;
-                    is_flaky?: (number | boolean) | null;
+                    is_flaky?: (boolean | number) | null;
                     /** @description Number of the suite within the project */
                     suite_id?: number | null;
                     /** @description Number of the milestone within the project */
                     milestone_id?: number | null;
                     automation?: (number | string) | null;
-                    isManual?: boolean | null;
-                    isToBeAutomated?: boolean | null;
+                    isManual?: (boolean | number) | null;
+                    isToBeAutomated?: (boolean | number) | null;
                     is_automated?: boolean | null;
                     is_deprecated?: boolean | null;
                     status?: (number | string) | null;
