@@ -2,7 +2,8 @@ import { adminAccess } from "./access";
 import { Elysia, t } from "elysia";
 import { ADMIN_BODY_ERRORS, adminResponses } from "./auth";
 import type { AppContext } from "../context";
-import { createWorkspace, listWorkspaces, getWorkspace, updateWorkspace } from "../directory/workspaces";
+import { addWorkspaceMember, createWorkspace, listWorkspaces, getWorkspace, removeWorkspaceMember, updateWorkspace } from "../directory/workspaces";
+import { NoContent } from "../http/responses";
 import { invalidateScimCaches } from "../scim/tokens/service";
 
 /**
@@ -23,6 +24,7 @@ const Workspace = t.Object({
 });
 const Name = t.String({ minLength: 1, maxLength: 200, description: "Unique, compared case-insensitively" });
 const IdParams = t.Object({ id: t.Numeric({ minimum: 1 }) });
+const MemberParams = t.Object({ id: t.Numeric({ minimum: 1 }), userId: t.Numeric({ minimum: 1 }) });
 
 export function workspacesAdminRoutes(ctx: AppContext) {
   return new Elysia({ name: "workspaces-admin" })
@@ -47,5 +49,19 @@ export function workspacesAdminRoutes(ctx: AppContext) {
       ),
       response: adminResponses({ 200: Workspace }, [...ADMIN_BODY_ERRORS, 404, 409]),
       detail: { tags, summary: "Rename, archive or restore a workspace" },
+    })
+    .put("/workspaces/:id/members/:userId", ({ params, set }) => {
+      addWorkspaceMember(ctx.db, params.id, params.userId);
+      set.status = 204;
+    }, {
+      role: "owner", params: MemberParams, response: adminResponses({ 204: NoContent }, [400, 404, 409]),
+      detail: { tags, summary: "Put an existing user into a workspace", description: "The way a person comes to belong to several workspaces (a workspace's SCIM token cannot take over a person provisioned elsewhere). Idempotent. See docs/directory.md." },
+    })
+    .delete("/workspaces/:id/members/:userId", ({ params, set }) => {
+      removeWorkspaceMember(ctx.db, params.id, params.userId);
+      set.status = 204;
+    }, {
+      role: "owner", params: MemberParams, response: adminResponses({ 204: NoContent }, [400, 404]),
+      detail: { tags, summary: "Take a user out of a workspace", description: "They leave its groups and their API tokens of that workspace stop; their account and other workspaces are untouched." },
     });
 }

@@ -21,6 +21,7 @@ import m17 from "../../migrations/0017_qase_case_parameters.sql" with { type: "t
 import m18 from "../../migrations/0018_qase_custom_fields_per_workspace.sql" with { type: "text" };
 import m19 from "../../migrations/0019_admin_tokens.sql" with { type: "text" };
 import m20 from "../../migrations/0020_audit_log.sql" with { type: "text" };
+import m21 from "../../migrations/0021_directory_deactivated_by.sql" with { type: "text" };
 
 export const migrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795319636693, breakpoints: true, sql: m0 },
@@ -44,4 +45,5 @@ export const migrations: { tag: string; when: number; breakpoints: boolean; sql:
   { tag: "0018_qase_custom_fields_per_workspace", when: 1795627206520, breakpoints: true, sql: m18 },
   { tag: "0019_admin_tokens", when: 1795767001461, breakpoints: true, sql: m19 },
   { tag: "0020_audit_log", when: 1795768480364, breakpoints: true, sql: m20 },
+  { tag: "0021_directory_deactivated_by", when: 1795769817707, breakpoints: true, sql: m21 },
 ];

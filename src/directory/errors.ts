@@ -10,7 +10,7 @@ export class DirectoryError extends AnsweringError {
     readonly status: 400 | 404 | 409,
     message: string,
     /** RFC 7644 §3.12 scimType, when one applies. */
-    readonly scimType: "invalidValue" | "uniqueness" | undefined,
+    readonly scimType: "invalidValue" | "uniqueness" | "mutability" | undefined,
     /** The JSON API's error code. */
     readonly code: "invalid_request" | "conflict" | "not_found",
   ) {
@@ -33,3 +33,6 @@ export function duplicate(duplicateStatus: 400 | 409, detail: string): Directory
 }
 
 export const noFreeSeat = (detail: string) => new DirectoryError(409, detail, undefined, "conflict");
+
+/** A write the caller may not make to this user (RFC 7644 §3.12 `mutability`); the detail names the rule. */
+export const notYours = (detail: string) => new DirectoryError(400, detail, "mutability", "invalid_request");

@@ -71,3 +71,10 @@ export function removeUserFromAllGroups(tx: Tx, userId: number): void {
     WHERE id IN (SELECT group_id FROM ${groupMembers} WHERE user_id = ${userId})`);
   tx.delete(groupMembers).where(eq(groupMembers.userId, userId)).run();
 }
+
+/** Removes user `userId` from every group of one workspace (they leave that workspace only). */
+export function removeUserFromWorkspaceGroups(tx: Tx, workspaceId: number, userId: number): void {
+  const theirs = sql`SELECT gm.group_id FROM ${groupMembers} gm JOIN ${groups} g ON g.id = gm.group_id WHERE gm.user_id = ${userId} AND g.workspace_id = ${workspaceId}`;
+  tx.run(sql`UPDATE ${groups} SET updated_at = ${new Date().toISOString()} WHERE id IN (${theirs})`);
+  tx.run(sql`DELETE FROM ${groupMembers} WHERE user_id = ${userId} AND group_id IN (SELECT id FROM ${groups} WHERE workspace_id = ${workspaceId})`);
+}

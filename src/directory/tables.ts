@@ -39,6 +39,13 @@ export const users = sqliteTable(
     userType: text("user_type", { enum: ["regular", "read-only", "billing"] }).notNull().default("regular"),
     active: integer("active", { mode: "boolean" }).notNull().default(true),
     /**
+     * Who deactivated the user: the workspace whose SCIM token did (its id), 0 for the
+     * organization (its token or the admin API); null while active, and for users deactivated
+     * before this was recorded. A workspace token reactivates only what it (or no one known)
+     * deactivated (docs/directory.md, "A person in several workspaces").
+     */
+    deactivatedBy: integer("deactivated_by"),
+    /**
      * Every other attribute of the SCIM User schema and the enterprise extension (nickName,
      * phoneNumbers, addresses, department, manager, …) as one JSON document in the SCIM shape,
      * returned as stored; filters reach into it with SQLite's JSON functions.
@@ -132,7 +139,10 @@ export const workspaces = sqliteTable(
   (w) => [uniqueIndex("workspaces_name_key_unique").on(w.nameKey)],
 );
 
-/** Which users belong to which workspace. Rows are never deleted: deactivation is organization-wide. */
+/**
+ * Which users belong to which workspace. Deactivation is organization-wide and keeps the rows; a
+ * row goes only when a workspace withdraws a person who stays in other workspaces (`leaveWorkspace`).
+ */
 export const workspaceMembers = sqliteTable(
   "workspace_members",
   {

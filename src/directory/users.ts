@@ -8,9 +8,10 @@ import { count, eq } from "drizzle-orm";
 import type { Config } from "../config";
 import type { AppContext } from "../context";
 import type { Db, Tx } from "../db/connection";
-import { duplicate, invalidUser, noFreeSeat } from "./errors";
+import { duplicate, invalidUser, noFreeSeat, notYours } from "./errors";
 import { removeUserFromAllGroups } from "./groups";
 import { caseFoldKey, userEmails, users } from "./tables";
+import { ORGANIZATION, type Scope } from "./workspaces";
 
 export const USER_TYPES = ["regular", "read-only", "billing"] as const;
 export type UserType = (typeof USER_TYPES)[number];
@@ -151,11 +152,14 @@ export function deactivateUser(tx: Tx, userId: number): boolean {
   const row = tx.select({ active: users.active }).from(users).where(eq(users.id, userId)).get();
   if (!row) return false;
   if (row.active) {
-    tx.update(users).set({ active: false, updatedAt: new Date().toISOString() }).where(eq(users.id, userId)).run();
+    tx.update(users).set({ active: false, deactivatedBy: deactivatorOf(ORGANIZATION), updatedAt: new Date().toISOString() }).where(eq(users.id, userId)).run();
     afterDeactivation(tx, userId);
   }
   return true;
 }
+
+/** `users.deactivated_by` for a deactivation through `scope`: its workspace, 0 for the organization. */
+const deactivatorOf = (scope: Scope) => scope.workspaceId ?? 0;
 
 // ---------------------------------------------------------------------------------------------
 
@@ -164,6 +168,7 @@ export function createUserDirectory(ctx: Pick<AppContext, "sqlite" | "config">) 
   const { sqlite, config } = ctx;
   const byId = sqlite.query<UserDbRow, [number]>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ?`);
   const idByUserNameKey = sqlite.query<{ id: number }, [string]>("SELECT id FROM users WHERE user_name_key = ?");
+  const deactivatedByOf = sqlite.query<{ by: number | null }, [number]>("SELECT deactivated_by AS by FROM users WHERE id = ?");
   const activeRegularOthers = sqlite.query<{ n: number }, [number]>("SELECT count(*) AS n FROM users WHERE active = 1 AND user_type = 'regular' AND id <> ?");
 
   const assertUniqueUserName = (userName: string, selfId: number | null) => {
@@ -202,7 +207,25 @@ export function createUserDirectory(ctx: Pick<AppContext, "sqlite" | "config">) 
       tx.insert(userEmails).values(emails.map((e, i) => ({ userId, position: i, value: e.value, valueKey: caseFoldKey(e.value), type: e.type, primary: e.primary, display: e.display ?? null }))).run();
   };
 
+  /**
+   * Reactivation undoes a deactivation only where it was decided: a workspace's token reactivates
+   * whom its own workspace deactivated (or whom no one is recorded to have); the organization
+   * reactivates anyone. Else another workspace, or the organization, would find its
+   * de-provisioning quietly undone.
+   */
+  const assertMayReactivate = (id: number, by: Scope) => {
+    if (by.workspaceId === null) return;
+    const deactivator = deactivatedByOf.get(id)?.by ?? null;
+    if (deactivator !== null && deactivator !== by.workspaceId)
+      throw notYours(`User ${id} was deactivated by ${deactivator === 0 ? "the organization" : "another workspace's provisioning"}; only ${deactivator === 0 ? "the organization SCIM token" : "that workspace's token or the organization SCIM token"} can reactivate them (docs/directory.md)`);
+  };
+
   return {
+    /** Whether `after` differs from `before` as stored (after validation); false for a no-op write. */
+    changes(before: UserState, after: UserState): boolean {
+      return JSON.stringify(validateUser(after)) !== JSON.stringify(before);
+    },
+
     /** The id of the user called `userName` (compared as userNames are unique), or null. */
     idOfUserName(userName: string): number | null {
       return idByUserNameKey.get(caseFoldKey(userName.trim()))?.id ?? null;
@@ -225,17 +248,19 @@ export function createUserDirectory(ctx: Pick<AppContext, "sqlite" | "config">) 
       return row.id;
     },
 
-    /** Writes `after` over user `id` (state `before`), with every rule. */
-    save(tx: Tx, id: number, before: UserState, after: UserState): void {
+    /** Writes `after` over user `id` (state `before`), with every rule; `by` is who writes (deactivation and reactivation record and check it). */
+    save(tx: Tx, id: number, before: UserState, after: UserState, by: Scope = ORGANIZATION): void {
       const next = validateUser(after);
       if (JSON.stringify(next) === JSON.stringify(before)) return; // nothing changed: keep lastModified
       const renamed = next.userName !== before.userName;
       if (renamed && caseFoldKey(next.userName) !== caseFoldKey(before.userName)) assertUniqueUserName(next.userName, id);
+      if (!before.active && next.active) assertMayReactivate(id, by);
       assertSeat(before, next, id);
       // An unchanged name keeps its stored key: one of a collision pair left by the key
       // migration (src/directory/refold.ts) must stay writable.
       const { userNameKey, ...columns } = columnsOf(next);
-      tx.update(users).set({ ...columns, ...(renamed ? { userNameKey } : {}), updatedAt: new Date().toISOString() }).where(eq(users.id, id)).run();
+      const deactivatedBy = before.active === next.active ? {} : { deactivatedBy: next.active ? null : deactivatorOf(by) };
+      tx.update(users).set({ ...columns, ...(renamed ? { userNameKey } : {}), ...deactivatedBy, updatedAt: new Date().toISOString() }).where(eq(users.id, id)).run();
       if (JSON.stringify(next.emails) !== JSON.stringify(before.emails)) writeEmails(tx, id, next.emails);
       if (before.active && !next.active) afterDeactivation(tx, id);
     },

@@ -4,10 +4,11 @@
  * single-workspace installation behaves as before workspaces existed. Users are
  * organization-wide and members of workspaces; groups belong to one workspace.
  */
-import { and, asc, count, eq, sql } from "drizzle-orm";
+import { and, asc, count, eq, ne, sql } from "drizzle-orm";
 import type { Db, Tx } from "../db/connection";
 import { DirectoryError } from "./errors";
-import { caseFoldKey, DEFAULT_WORKSPACE_ID, workspaceMembers, workspaces } from "./tables";
+import { removeUserFromWorkspaceGroups } from "./groups";
+import { caseFoldKey, DEFAULT_WORKSPACE_ID, users, workspaceMembers, workspaces } from "./tables";
 
 export type Workspace = { id: number; name: string; archived: boolean; archivedAt: string | null; members: number; createdAt: string; updatedAt: string };
 
@@ -86,4 +87,49 @@ export function joinWorkspace(tx: Tx, workspaceId: number, userId: number): void
 
 export function isMember(db: Db | Tx, workspaceId: number, userId: number): boolean {
   return !!db.select({ one: sql`1` }).from(workspaceMembers).where(and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId))).get();
+}
+
+/** Whether user `userId` is also a member of a workspace other than `workspaceId` (a person shared between workspaces). */
+export function memberElsewhere(db: Db | Tx, workspaceId: number, userId: number): boolean {
+  return !!db.select({ one: sql`1` }).from(workspaceMembers).where(and(eq(workspaceMembers.userId, userId), ne(workspaceMembers.workspaceId, workspaceId))).get();
+}
+
+export type UserLeftWorkspaceHook = (tx: Tx, workspaceId: number, userId: number) => void;
+const leftHooks: UserLeftWorkspaceHook[] = [];
+
+/** Registers `fn` to run inside the transaction in which a user leaves one workspace (e.g. revoking their API tokens there). */
+export function onUserLeftWorkspace(fn: UserLeftWorkspaceHook): void {
+  if (!leftHooks.includes(fn)) leftHooks.push(fn);
+}
+
+/**
+ * User `userId` leaves workspace `workspaceId` and stays in the others: the membership goes, so do
+ * the workspace's group memberships, and the hooks run (all in `tx`). What a workspace's
+ * de-provisioning of a person shared with other workspaces does (docs/directory.md).
+ */
+export function leaveWorkspace(tx: Tx, workspaceId: number, userId: number): void {
+  removeUserFromWorkspaceGroups(tx, workspaceId, userId);
+  tx.delete(workspaceMembers).where(and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId))).run();
+  for (const hook of leftHooks) hook(tx, workspaceId, userId);
+}
+
+/**
+ * The organization puts an existing user into a workspace (the admin API): the one way a person
+ * comes to belong to several workspaces, since a workspace's own SCIM token cannot take over a
+ * person provisioned elsewhere. Idempotent; 404 for an unknown workspace or user, 409 archived.
+ */
+export function addWorkspaceMember(db: Db, workspaceId: number, userId: number): void {
+  db.transaction((tx) => {
+    if (getWorkspace(tx, workspaceId).archived) throw new DirectoryError(409, `Workspace ${workspaceId} is archived`, undefined, "conflict");
+    if (!tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).get()) throw new DirectoryError(404, `User ${userId} not found`, undefined, "not_found");
+    joinWorkspace(tx, workspaceId, userId);
+  }, { behavior: "immediate" });
+}
+
+/** The organization takes a user out of a workspace (as that workspace's de-provisioning of a shared person does). 404 when not a member. */
+export function removeWorkspaceMember(db: Db, workspaceId: number, userId: number): void {
+  db.transaction((tx) => {
+    if (!isMember(tx, workspaceId, userId)) throw new DirectoryError(404, `User ${userId} is not a member of workspace ${workspaceId}`, undefined, "not_found");
+    leaveWorkspace(tx, workspaceId, userId);
+  }, { behavior: "immediate" });
 }

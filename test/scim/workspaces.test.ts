@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createScimTestApp, expectScimError, json, newUser, PATCH_SCHEMA } from "./helpers";
+import { createScimTestApp, expectScimError, json, newUser, PATCH_SCHEMA, USER_SCHEMA } from "./helpers";
 import { entraDefault, entraFlagged, okta, replay, type Step } from "./users/fixtures/idp";
 
 /**
@@ -64,62 +64,164 @@ describe("IdP sequences with a workspace token and with the organization token",
   }
 });
 
-describe("a person in two workspaces", () => {
-  test("POST of an existing userName through another workspace's token joins them (201, same id); deactivation through one token is organization-wide", async () => {
+const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
+const patch = (...Operations: unknown[]) => ({ schemas: [PATCH_SCHEMA], Operations });
+
+describe("a person in several workspaces (docs/directory.md)", () => {
+  test("a workspace token POSTing a userName provisioned in another workspace gets the duplicate answer and learns nothing else", async () => {
+    for (const duplicateStatus of [400, 409] as const) {
+      const { app, workspace } = organization({ scimDuplicateStatus: duplicateStatus });
+      try {
+        const a = await workspace("Alpha");
+        const b = await workspace("Beta");
+        const alice = await json(await a.scim("POST", "/Users", newUser("alice@a.example", {
+          schemas: [USER_SCHEMA, ENTERPRISE], phoneNumbers: [{ value: "+49 30 1234", type: "work" }], [ENTERPRISE]: { employeeNumber: "A-77" },
+        })));
+        await expectScimError(await b.scim("GET", `/Users/${alice.id}`), 404);
+        for (const userName of ["alice@a.example", "ALICE@a.example"]) {
+          const r = await b.scim("POST", "/Users", newUser(userName, { displayName: "Alice from Beta" }));
+          const error = await expectScimError(r, duplicateStatus, duplicateStatus === 409 ? "uniqueness" : "invalidValue");
+          const text = JSON.stringify(error);
+          for (const secret of ["+49 30 1234", "A-77", alice.id, alice.meta.created]) expect(text).not.toContain(secret);
+        }
+        // exactly the answer a userName taken in its own workspace gets
+        const own = await json(await b.scim("POST", "/Users", newUser("bob@b.example")));
+        const again = await expectScimError(await b.scim("POST", "/Users", newUser("bob@b.example")), duplicateStatus);
+        const elsewhere = await expectScimError(await b.scim("POST", "/Users", newUser("alice@a.example")), duplicateStatus);
+        expect(elsewhere.detail.replace("alice@a.example", "X")).toBe(again.detail.replace("bob@b.example", "X"));
+        expect(own.id).not.toBe(alice.id);
+        await expectScimError(await b.scim("GET", `/Users/${alice.id}`), 404);
+        const members = app.ctx.sqlite.query("SELECT workspace_id FROM workspace_members WHERE user_id = ?").all(Number(alice.id)) as { workspace_id: number }[];
+        expect(members.map((m) => m.workspace_id)).toEqual([a.id]);
+      } finally {
+        app.close();
+      }
+    }
+  });
+
+  test("the organization shares a person with a second workspace; that workspace's token changes none of their attributes (400 mutability), no-op writes pass", async () => {
+    const { app, org, workspace } = organization();
+    try {
+      const a = await workspace("Alpha");
+      const b = await workspace("Beta");
+      const ada = await json(await a.scim("POST", "/Users", newUser("ada@example.com", { displayName: "Ada", emails: [{ value: "ada@example.com", primary: true }], title: "Engineer" })));
+      expect((await app.admin("PUT", `/api/admin/workspaces/${b.id}/members/${ada.id}`)).status).toBe(204);
+      expect((await app.admin("PUT", `/api/admin/workspaces/${b.id}/members/${ada.id}`)).status).toBe(204); // idempotent
+      expect((await app.admin("PUT", `/api/admin/workspaces/${b.id}/members/999`)).status).toBe(404);
+      // Beta's IdP looks her up, finds her, matches (no POST); a POST is a duplicate as always
+      expect((await json(await b.scim("GET", `/Users?filter=${encodeURIComponent('userName eq "ada@example.com"')}`))).totalResults).toBe(1);
+      await expectScimError(await b.scim("POST", "/Users", newUser("ada@example.com")), 400, "invalidValue");
+
+      const before = await json(await a.scim("GET", `/Users/${ada.id}`));
+      for (const op of [
+        { op: "replace", path: "userName", value: "attacker@evil.example" },
+        { op: "replace", path: "emails", value: [{ value: "attacker@evil.example", primary: true }] },
+        { op: "replace", path: "displayName", value: "Mallory" },
+        { op: "replace", path: "name.givenName", value: "Mallory" },
+        { op: "replace", path: "title", value: "CEO" },
+      ]) {
+        const error = await expectScimError(await b.scim("PATCH", `/Users/${ada.id}`, patch(op)), 400, "mutability");
+        expect(error.detail).toContain("organization SCIM token");
+      }
+      await expectScimError(await b.scim("PUT", `/Users/${ada.id}`, newUser("attacker@evil.example")), 400, "mutability");
+      expect(await json(await a.scim("GET", `/Users/${ada.id}`))).toEqual(before);
+      // what an IdP sends when nothing differs is no change: accepted
+      expect((await b.scim("PATCH", `/Users/${ada.id}`, patch({ op: "replace", path: "displayName", value: "Ada" }))).status).toBe(200);
+      // the organization token changes them
+      expect((await json(await org.scim("PATCH", `/Users/${ada.id}`, patch({ op: "replace", path: "title", value: "Lead" })))).title).toBe("Lead");
+    } finally {
+      app.close();
+    }
+  });
+
+  test("a workspace's DELETE of a shared person withdraws them from that workspace only; the last workspace's deactivates them organization-wide", async () => {
     const { app, org, workspace } = organization({ licenseSeats: 5 });
     try {
       const a = await workspace("Alpha");
       const b = await workspace("Beta");
-      const created = await a.scim("POST", "/Users", newUser("ada@example.com", { displayName: "Ada" }));
-      expect(created.status).toBe(201);
-      const ada = await json(created);
-      // Beta's IdP app looks the person up (not visible yet), then creates: joined, same id
-      expect((await json(await b.scim("GET", `/Users?filter=${encodeURIComponent('userName eq "ada@example.com"')}`))).totalResults).toBe(0);
-      const joined = await b.scim("POST", "/Users", newUser("ADA@example.com", { displayName: "Ada from Beta" }));
-      expect(joined.status).toBe(201);
-      expect(joined.headers.get("location")).toBe(`https://gatehouse.test/scim/v2/Users/${ada.id}`);
-      expect((await json(joined)).id).toBe(ada.id);
-      expect((await json(await b.scim("GET", `/Users?filter=${encodeURIComponent('userName eq "ada@example.com"')}`))).totalResults).toBe(1);
-      // a second POST through the same workspace is a real duplicate
-      await expectScimError(await b.scim("POST", "/Users", newUser("ada@example.com")), 400, "invalidValue");
-
+      const ada = await json(await a.scim("POST", "/Users", newUser("ada@example.com", { displayName: "Ada" })));
+      await app.admin("PUT", `/api/admin/workspaces/${b.id}/members/${ada.id}`);
       const ga = await json(await a.scim("POST", "/Groups", { displayName: "Engineering", members: [{ value: ada.id }] }));
       const gb = await json(await b.scim("POST", "/Groups", { displayName: "Engineering", members: [{ value: ada.id }] })); // same name, other workspace: fine
       expect(ga.members).toHaveLength(1);
       expect(gb.members).toHaveLength(1);
-      const apiToken = await json(await app.admin("POST", "/api/admin/api-tokens", { name: "Ada's reporter", userId: Number(ada.id), workspaceId: a.id }));
-      expect(apiToken.workspaceId).toBe(a.id);
-      expect((await app.request("GET", "/api/v1/project", { headers: { token: apiToken.token } })).status).toBe(200);
+      const tokenIn = async (workspaceId: number) => (await json(await app.admin("POST", "/api/admin/api-tokens", { name: "Ada's reporter", userId: Number(ada.id), workspaceId }))).token as string;
+      const [tokenA, tokenB] = [await tokenIn(a.id), await tokenIn(b.id)];
+      const projects = async (token: string) => (await app.request("GET", "/api/v1/project", { headers: { token } })).status;
+
+      // Beta's IdP unassigns her: she leaves Beta and nothing else
+      expect((await b.scim("DELETE", `/Users/${ada.id}`)).status).toBe(204);
+      await expectScimError(await b.scim("GET", `/Users/${ada.id}`), 404);
+      expect((await json(await b.scim("GET", `/Groups/${gb.id}`))).members).toEqual([]);
+      expect(await projects(tokenB)).toBe(401);
+      for (const scim of [a, org]) expect((await json(await scim.scim("GET", `/Users/${ada.id}`))).active).toBe(true);
+      expect((await json(await a.scim("GET", `/Groups/${ga.id}`))).members).toHaveLength(1);
+      expect(await projects(tokenA)).toBe(200);
       expect((await json(await app.admin("GET", "/api/admin/scim"))).seats.regular).toBe(1);
 
-      // Beta's IdP unassigns her: DELETE through Beta's token
-      expect((await b.scim("DELETE", `/Users/${ada.id}`)).status).toBe(204);
-      for (const scim of [a, b, org]) {
-        const u = await json(await scim.scim("GET", `/Users/${ada.id}`));
-        expect(u.active).toBe(false);
-      }
+      // PATCH active false through a workspace token of a shared person does the same
+      await app.admin("PUT", `/api/admin/workspaces/${b.id}/members/${ada.id}`);
+      const withdrawn = await json(await b.scim("PATCH", `/Users/${ada.id}`, patch({ op: "replace", path: "active", value: false })));
+      expect(withdrawn).toMatchObject({ id: ada.id, active: false });
+      await expectScimError(await b.scim("GET", `/Users/${ada.id}`), 404);
+
+      // Alpha is now her only workspace: its DELETE is the organization-wide deactivation (spec part 3)
+      expect((await a.scim("DELETE", `/Users/${ada.id}`)).status).toBe(204);
+      for (const scim of [a, org]) expect((await json(await scim.scim("GET", `/Users/${ada.id}`))).active).toBe(false);
       expect((await json(await a.scim("GET", `/Groups/${ga.id}`))).members).toEqual([]);
-      expect((await json(await b.scim("GET", `/Groups/${gb.id}`))).members).toEqual([]);
-      expect((await app.request("GET", "/api/v1/project", { headers: { token: apiToken.token } })).status).toBe(401);
+      expect(await projects(tokenA)).toBe(401);
       expect((await json(await app.admin("GET", "/api/admin/scim"))).seats.regular).toBe(0);
-      // reactivation (any token) restores no group membership
-      await a.scim("PATCH", `/Users/${ada.id}`, { schemas: [PATCH_SCHEMA], Operations: [{ op: "replace", path: "active", value: true }] });
+      // reactivation by the workspace that deactivated restores no group membership
+      expect((await a.scim("PATCH", `/Users/${ada.id}`, patch({ op: "replace", path: "active", value: true }))).status).toBe(200);
+      expect((await json(await a.scim("GET", `/Groups/${ga.id}`))).members).toEqual([]);
+    } finally {
+      app.close();
+    }
+  });
+
+  test("the organization token's DELETE of a shared person deactivates them in every workspace at once", async () => {
+    const { app, org, workspace } = organization();
+    try {
+      const a = await workspace("Alpha");
+      const b = await workspace("Beta");
+      const ada = await json(await a.scim("POST", "/Users", newUser("ada@example.com")));
+      await app.admin("PUT", `/api/admin/workspaces/${b.id}/members/${ada.id}`);
+      const gb = await json(await b.scim("POST", "/Groups", { displayName: "Beta team", members: [{ value: ada.id }] }));
+      expect((await org.scim("DELETE", `/Users/${ada.id}`)).status).toBe(204);
+      for (const scim of [a, b, org]) expect((await json(await scim.scim("GET", `/Users/${ada.id}`))).active).toBe(false);
       expect((await json(await b.scim("GET", `/Groups/${gb.id}`))).members).toEqual([]);
     } finally {
       app.close();
     }
   });
 
-  test("PATCH active false through a workspace token deactivates in one transaction (a failing step leaves everything as it was)", async () => {
-    const { app, workspace } = organization();
+  test("a workspace token cannot reactivate a person the organization or another workspace deactivated (400 mutability); its own deactivations it can undo", async () => {
+    const { app, org, workspace } = organization();
     try {
       const a = await workspace("Alpha");
-      const u = await json(await a.scim("POST", "/Users", newUser("tx@example.com")));
-      const g = await json(await a.scim("POST", "/Groups", { displayName: "T", members: [{ value: u.id }] }));
-      const r = await a.scim("PATCH", `/Users/${u.id}`, { schemas: [PATCH_SCHEMA], Operations: [{ op: "replace", path: "active", value: "False" }, { op: "replace", path: "userType", value: "collaborator" }] });
-      expect(r.status).toBe(400);
-      expect((await json(await a.scim("GET", `/Users/${u.id}`))).active).toBe(true);
-      expect((await json(await a.scim("GET", `/Groups/${g.id}`))).members).toHaveLength(1);
+      const b = await workspace("Beta");
+      const activate = patch({ op: "replace", path: "active", value: true });
+      // the organization deactivates a person of Beta's
+      const bob = await json(await b.scim("POST", "/Users", newUser("bob@b.example")));
+      expect((await org.scim("DELETE", `/Users/${bob.id}`)).status).toBe(204);
+      const error = await expectScimError(await b.scim("PATCH", `/Users/${bob.id}`, activate), 400, "mutability");
+      expect(error.detail).toContain("deactivated by the organization");
+      await expectScimError(await b.scim("PUT", `/Users/${bob.id}`, newUser("bob@b.example", { active: true })), 400, "mutability");
+      expect((await json(await b.scim("GET", `/Users/${bob.id}`))).active).toBe(false);
+      expect((await json(await org.scim("PATCH", `/Users/${bob.id}`, activate))).active).toBe(true);
+      // Alpha deactivates Aaron; the organization later puts him into Beta too: Beta cannot bring him back
+      const aaron = await json(await a.scim("POST", "/Users", newUser("aaron@a.example")));
+      expect((await a.scim("DELETE", `/Users/${aaron.id}`)).status).toBe(204);
+      await expectScimError(await b.scim("POST", "/Users", newUser("aaron@a.example")), 400, "invalidValue");
+      await app.admin("PUT", `/api/admin/workspaces/${b.id}/members/${aaron.id}`);
+      await expectScimError(await b.scim("PATCH", `/Users/${aaron.id}`, activate), 400, "mutability");
+      expect((await app.admin("DELETE", `/api/admin/workspaces/${a.id}/members/${aaron.id}`)).status).toBe(204); // Beta is now his only workspace
+      expect((await expectScimError(await b.scim("PATCH", `/Users/${aaron.id}`, activate), 400, "mutability")).detail).toContain("another workspace");
+      await expectScimError(await a.scim("PATCH", `/Users/${aaron.id}`, activate), 404);
+      // what a workspace deactivated itself, it reactivates
+      const carol = await json(await b.scim("POST", "/Users", newUser("carol@b.example")));
+      expect((await b.scim("DELETE", `/Users/${carol.id}`)).status).toBe(204);
+      expect((await json(await b.scim("PATCH", `/Users/${carol.id}`, activate))).active).toBe(true);
     } finally {
       app.close();
     }

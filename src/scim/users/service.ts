@@ -9,7 +9,8 @@ import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import type { AppContext } from "../../context";
 import { caseFoldKey } from "../../directory/tables";
 import { createUserDirectory, USER_COLUMNS, type UserDbRow, type UserState } from "../../directory/users";
-import { homeWorkspace, joinWorkspace, ORGANIZATION, type Scope } from "../../directory/workspaces";
+import { notYours } from "../../directory/errors";
+import { homeWorkspace, joinWorkspace, leaveWorkspace, memberElsewhere, ORGANIZATION, type Scope } from "../../directory/workspaces";
 import { scimNotFound } from "../errors";
 import { assertFilterCost, compileFilter, parseFilter, type AttrPath, type FilterNode, type IsIndexProbe } from "../filter";
 import { resourceLocation, SCHEMA_ENTERPRISE_USER, SCHEMA_USER } from "../protocol";
@@ -141,16 +142,31 @@ export function createUsersService(ctx: AppContext) {
     return r;
   };
 
-  /** Runs `fn` on user `idText`'s state in one immediate transaction; 404 when unknown or out of scope. */
+  /**
+   * Runs `fn` on user `idText`'s state in one immediate transaction; 404 when unknown or out of
+   * scope. A workspace token writing a person who also belongs to other workspaces changes
+   * nothing of them (400 mutability), except that deactivating withdraws them from its own
+   * workspace only; the answer then shows them as that workspace last saw them, inactive.
+   */
   const update = (idText: string, scope: Scope, fn: (before: UserState) => UserState): UserResource => {
     const id = parseId(idText);
     if (id === null) throw scimNotFound("User", idText);
+    let withdrawn: UserResource | null = null;
     db.transaction((tx) => {
       const before = directory.load(id);
       if (!before || !sees(scope, id)) throw scimNotFound("User", idText);
-      directory.save(tx, id, before, fn(before));
+      const after = fn(before);
+      if (scope.workspaceId !== null && directory.changes(before, after) && memberElsewhere(tx, scope.workspaceId, id)) {
+        if (before.active && !after.active && !directory.changes({ ...before, active: false }, after)) {
+          withdrawn = { ...getResource(id)!, active: false };
+          leaveWorkspace(tx, scope.workspaceId, id);
+          return;
+        }
+        throw notYours(`User ${id} also belongs to other workspaces: their attributes are the organization's, changed only through the organization SCIM token; this workspace's token can deactivate them, which withdraws them from this workspace only (docs/directory.md)`);
+      }
+      directory.save(tx, id, before, after, scope);
     }, { behavior: "immediate" });
-    return getResource(id)!;
+    return withdrawn ?? getResource(id)!;
   };
 
   return {
@@ -193,19 +209,12 @@ export function createUsersService(ctx: AppContext) {
 
     /**
      * POST: a new user becomes a member of the scope's workspace (an organization token's: the
-     * default one). A workspace token POSTing the userName of an organization user who is not
-     * yet its member **joins** that user to its workspace and answers 201 with the existing user
-     * (attributes as stored; the IdP's next sync PATCHes what differs) — see docs/directory.md
-     * for why. A userName already visible to the token is a duplicate, as before.
+     * default one). A userName taken anywhere in the organization is a duplicate, whoever sees
+     * it: a workspace token learns that the name is taken and nothing else (docs/directory.md).
      */
     create(input: UserState, scope: Scope = ORGANIZATION): UserResource {
       const workspaceId = homeWorkspace(scope);
       const id = db.transaction((tx) => {
-        const existing = scope.workspaceId === null ? null : directory.idOfUserName(input.userName);
-        if (existing !== null && !sees(scope, existing)) {
-          joinWorkspace(tx, workspaceId, existing);
-          return existing;
-        }
         const created = directory.create(tx, input);
         joinWorkspace(tx, workspaceId, created);
         return created;

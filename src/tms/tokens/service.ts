@@ -5,7 +5,7 @@ import { writeTransaction } from "../../db/transaction";
 import { badRequest, conflict, notFound } from "../../http/errors";
 import { generateToken, hashToken } from "../../lib/tokens";
 import { DEFAULT_WORKSPACE_ID, users } from "../../directory/tables";
-import { getWorkspace, isMember } from "../../directory/workspaces";
+import { getWorkspace, isMember, onUserLeftWorkspace } from "../../directory/workspaces";
 import { isoMicro } from "../shared/time";
 import type { ApiTokenCreateBody } from "./model";
 import { apiTokens } from "./tables";
@@ -20,6 +20,11 @@ const view = (r: typeof apiTokens.$inferSelect, userName: string | null) => ({
  */
 onUserDeactivated((tx, userId) => {
   tx.update(apiTokens).set({ revokedAt: isoMicro() }).where(and(eq(apiTokens.userId, userId), isNull(apiTokens.revokedAt))).run();
+});
+
+/** A user who leaves a workspace (and stays in others) loses their API tokens of that workspace. */
+onUserLeftWorkspace((tx, workspaceId, userId) => {
+  tx.update(apiTokens).set({ revokedAt: isoMicro() }).where(and(eq(apiTokens.userId, userId), eq(apiTokens.workspaceId, workspaceId), isNull(apiTokens.revokedAt))).run();
 });
 
 /** Creates a token; the plaintext is returned here once and only its hash is stored. */
