@@ -2,7 +2,7 @@
 // (for query coercion), which would let `{"id": "7"}` onto the wire.
 import { Type as t, type Static, type TLiteral, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
-import { BEHAVIOR, CASE_TYPE, CUSTOM_FIELD_TYPE, PRIORITY, SEVERITY } from "../tms/shared/enums";
+import { BEHAVIOR, CASE_TYPE, CUSTOM_FIELD_TYPE, PRIORITY, SEVERITY } from "../qase/enums";
 
 /**
  * The outbound event catalog: every event of spec §6.2 with its payload schema (one `t` schema

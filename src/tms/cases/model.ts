@@ -2,7 +2,7 @@ import { t } from "elysia";
 import { FilterText } from "../shared/list-filters";
 import { Limit, Offset } from "../shared/envelope";
 import { AttachmentIds, Opt } from "../shared/envelope";
-import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, enumLegend, IS_FLAKY, LAYER, PRIORITY, SEVERITY } from "../shared/enums";
+import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, enumLegend, IS_FLAKY, LAYER, PRIORITY, SEVERITY } from "../../qase/enums";
 import { EnumInput, EnumNumber } from "../shared/enum-schemas";
 import { AuthorId, EntityNumber, Nullable, Tags, Timestamp } from "../shared/envelope";
 import { ParameterValues, SHARED_PARAMETER_LIMITS, UUID_PATTERN } from "../shared-parameters/model";

@@ -8,7 +8,7 @@ import { fastInserter } from "../../db/fast-insert";
 import type { ProjectRow } from "../projects/service";
 import type { Caller } from "../shared/auth";
 import { attachmentIds } from "../shared/envelope";
-import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, enumName, enumNumber, LAYER, PRIORITY, SEVERITY } from "../shared/enums";
+import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, enumName, enumNumber, LAYER, PRIORITY, SEVERITY } from "../../qase/enums";
 import type { Reader } from "../shared/lookup";
 import { findRowId, nextNumber, Numbers, numbersIn, optRefId, requireNumbered } from "../shared/numbers";
 import { isoMicro } from "../shared/time";

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { EnumInput, EnumSlug } from "../shared/enum-schemas";
-import { CUSTOM_FIELD_ENTITY, CUSTOM_FIELD_TYPE, enumLegend } from "../shared/enums";
+import { CUSTOM_FIELD_ENTITY, CUSTOM_FIELD_TYPE, enumLegend } from "../../qase/enums";
 import { AuthorId, Limit, Nullable, Offset, Opt, Timestamp } from "../shared/envelope";
 import { FilterText } from "../shared/list-filters";
 

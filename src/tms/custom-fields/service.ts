@@ -7,7 +7,7 @@ import { publish } from "../../webhooks/publish";
 import { workspaceProjectCodes } from "../projects/service";
 import type { Caller } from "../shared/auth";
 import { isoMicro } from "../shared/time";
-import { CUSTOM_FIELD_ENTITY, CUSTOM_FIELD_TYPE, enumName } from "../shared/enums";
+import { CUSTOM_FIELD_ENTITY, CUSTOM_FIELD_TYPE, enumName } from "../../qase/enums";
 import type { CustomFieldCreateBody, CustomFieldUpdateBody } from "./model";
 import { customFields } from "./tables";
 

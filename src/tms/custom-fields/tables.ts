@@ -1,4 +1,4 @@
-import { CUSTOM_FIELD_ENTITY, CUSTOM_FIELD_TYPE } from "../shared/enums";
+import { CUSTOM_FIELD_ENTITY, CUSTOM_FIELD_TYPE } from "../../qase/enums";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { users } from "../../directory/tables";
 

@@ -2,7 +2,7 @@ import { t } from "elysia";
 import { Limit, Offset } from "../shared/envelope";
 import { AttachmentIds, AuthorId, EntityNumber, Nullable, Opt, Tags, Timestamp } from "../shared/envelope";
 import { EnumInput, EnumSlug } from "../shared/enum-schemas";
-import { SEVERITY } from "../shared/enums";
+import { SEVERITY } from "../../qase/enums";
 import { DEFECT_STATUSES } from "./tables";
 
 /**

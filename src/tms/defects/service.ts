@@ -7,7 +7,7 @@ import type { ProjectRow } from "../projects/service";
 import { results, runs } from "../runs/tables";
 import type { Caller } from "../shared/auth";
 import { attachmentIds } from "../shared/envelope";
-import { enumName, enumSlug, SEVERITY } from "../shared/enums";
+import { enumName, enumSlug, SEVERITY } from "../../qase/enums";
 import type { Reader } from "../shared/lookup";
 import { nextNumber, Numbers, numbersIn, optRefId, requireNumbered } from "../shared/numbers";
 import { isoMicro } from "../shared/time";

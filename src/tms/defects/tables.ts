@@ -1,4 +1,4 @@
-import type { SEVERITY } from "../shared/enums";
+import type { SEVERITY } from "../../qase/enums";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { users } from "../../directory/tables";
 import { cases } from "../cases/tables";

@@ -1,4 +1,4 @@
-import { RESULT_STATUS } from "../shared/enums";
+import { RESULT_STATUS } from "../../qase/enums";
 
 /**
  * Result statuses accepted on /result (v1) and /v2 results, lower-case. Custom statuses are not

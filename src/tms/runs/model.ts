@@ -3,7 +3,7 @@ import { FilterText } from "../shared/list-filters";
 import { Limit, Offset } from "../shared/envelope";
 import { AttachmentIds, AuthorId, EntityNumber, EntityNumbers, Nullable, Opt, Tags, Timestamp } from "../shared/envelope";
 import { EnumSlug, EnumNumber } from "../shared/enum-schemas";
-import { enumLegend, RESULT_STATUS, RUN_STATUS } from "../shared/enums";
+import { enumLegend, RESULT_STATUS, RUN_STATUS } from "../../qase/enums";
 
 const CaseIds = EntityNumbers("test cases", 10000);
 

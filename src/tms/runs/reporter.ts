@@ -17,7 +17,7 @@ import { RowBudget } from "../shared/row-budget";
 import { inProject, projectWrite } from "../shared/write";
 import type { ProjectRow } from "../projects/service";
 import { attachmentIds } from "../shared/envelope";
-import { BEHAVIOR, CASE_STATUS, CASE_TYPE, enumName, LAYER, PRIORITY, SEVERITY, type QaseEnum } from "../shared/enums";
+import { BEHAVIOR, CASE_STATUS, CASE_TYPE, enumName, LAYER, PRIORITY, SEVERITY, type QaseEnum } from "../../qase/enums";
 import { V2ResultCreate, V2Step, type V2ResultCreateBody, type V2StepBody } from "./model";
 import { requireRunTakingResults, resultStatements, statusOf, storeResults, type ResultInput, type StoredResult } from "./service";
 import type { ResultStep } from "./tables";

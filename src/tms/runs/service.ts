@@ -19,7 +19,7 @@ import { RowBudget } from "../shared/row-budget";
 import { inProject, type ProjectWrite } from "../shared/write";
 import { isoMicro, secondsBetween } from "../shared/time";
 import { runCounts, type ResultStatus } from "./counts";
-import { enumName, enumNumber, LAYER, NEGATIVE_RESULT_STATUSES, PRIORITY, RESULT_STATUS, RUN_STATUS, RUN_STATUS_WORDS, runStatusWord, SEVERITY, type QaseEnum } from "../shared/enums";
+import { enumName, enumNumber, LAYER, NEGATIVE_RESULT_STATUSES, PRIORITY, RESULT_STATUS, RUN_STATUS, RUN_STATUS_WORDS, runStatusWord, SEVERITY, type QaseEnum } from "../../qase/enums";
 import type { CaseCreateBody } from "../cases/model";
 import { requireConfigurationIds } from "../configurations/service";
 import { environmentBySlug } from "../environments/service";

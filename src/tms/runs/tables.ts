@@ -7,7 +7,7 @@ import { milestones } from "../milestones/tables";
 import { plans } from "../plans/tables";
 import { projects } from "../projects/tables";
 
-import { RUN_STATUS } from "../shared/enums";
+import { RUN_STATUS } from "../../qase/enums";
 
 export const RUN_STATUSES = RUN_STATUS.names;
 

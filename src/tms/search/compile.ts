@@ -1,4 +1,4 @@
-import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, enumLegend, findEnumName, LAYER, NEGATIVE_RESULT_STATUSES, PRIORITY, RESULT_STATUS, RUN_STATUS_WORDS, runStatusWord, SEVERITY, type QaseEnum } from "../shared/enums";
+import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, enumLegend, findEnumName, LAYER, NEGATIVE_RESULT_STATUSES, PRIORITY, RESULT_STATUS, RUN_STATUS_WORDS, runStatusWord, SEVERITY, type QaseEnum } from "../../qase/enums";
 import { numberSql } from "../shared/numbers";
 import { own } from "../../lib/own";
 import { QqlError, type Expr, type Query, type Value } from "./qql";

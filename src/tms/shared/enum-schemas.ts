@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { enumLegend, type QaseEnum } from "./enums";
+import { enumLegend, type QaseEnum } from "../../qase/enums";
 
 /**
  * Request side: Qase's number (what the Qase clients send) or the name (what the API took before

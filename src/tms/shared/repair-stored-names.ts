@@ -8,7 +8,7 @@
  * `Option <id>`. Runs once per database (settings marker); returns one line per repaired row.
  */
 import type { Database } from "bun:sqlite";
-import { RESULT_STATUS } from "./enums";
+import { RESULT_STATUS } from "../../qase/enums";
 
 const REPAIRED_MARKER = "tms.prototype_names_repaired";
 

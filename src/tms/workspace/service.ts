@@ -7,7 +7,7 @@ import type { Db } from "../../db/connection";
 import { containsText } from "../../db/contains";
 import { users, workspaceMembers } from "../../directory/tables";
 import { badRequest, notFound } from "../../http/errors";
-import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, IS_FLAKY, LAYER, PRIORITY, RESULT_STATUS, SEVERITY, type QaseEnum } from "../shared/enums";
+import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, IS_FLAKY, LAYER, PRIORITY, RESULT_STATUS, SEVERITY, type QaseEnum } from "../../qase/enums";
 
 /** One selectbox system field: its options are the enum's, with Qase's numbers as option ids. */
 function field<N extends string>(title: string, slug: string, e: QaseEnum<N>, entity: 0 | 1, defaultName: N | null) {

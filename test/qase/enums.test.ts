@@ -1,9 +1,9 @@
 import { expect, test } from "bun:test";
-import { ApiError } from "../../../src/http/errors";
+import { ApiError } from "../../src/http/errors";
 import {
   AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, CUSTOM_FIELD_ENTITY, CUSTOM_FIELD_TYPE, enumLegend, enumName, enumNumber, enumSlug, findEnumName, IS_FLAKY, LAYER, PRIORITY, RESULT_STATUS, RUN_STATUS, runStatusWord, SEVERITY,
   type QaseEnum,
-} from "../../../src/tms/shared/enums";
+} from "../../src/qase/enums";
 
 /** Each enum as number → name, the table docs/tms.md states. */
 const EXPECTED: [QaseEnum<string>, Record<number, string>][] = [

@@ -1,13 +1,14 @@
-import { badRequest } from "../../http/errors";
-import { own } from "../../lib/own";
+import { badRequest } from "../http/errors";
+import { own } from "../lib/own";
 
 /**
  * Qase's enumerations, each option once with its **number** (what the Qase v1 models declare:
  * `qase-api-client`'s TestCase.severity is a number, and what v1 answers carry) and its **name**
  * (what the database stores and webhook payloads carry, spelled as spec §6.3 spells it).
  * Requests may send either; `enumName` turns both into the name, `enumNumber` the name into the
- * number. The request and response schemas (enum-schemas.ts), the views, `/system_field`, QQL
- * and docs/tms.md all read these tables.
+ * number. The request and response schemas (src/tms/shared/enum-schemas.ts), the views,
+ * `/system_field`, QQL, the webhook catalog's payload schemas and docs/tms.md all read these
+ * tables; they live in src/qase/, below both src/tms and src/webhooks, so neither imports the other for them.
  *
  * Numbers follow Qase's defaults (docs/tms.md "Enums" lists each with the source it was taken from).
  */
