@@ -29,6 +29,7 @@ import { silentLogger } from "../src/log";
 import { startDeliveryLoop } from "../src/webhooks/dispatcher";
 import { EVENT_ROWS, MAX_ROWS_PER_REQUEST } from "../src/tms/shared/row-budget";
 import { numberArg } from "./args";
+import { ephemeralSecretBox } from "../src/webhooks/secret-box";
 
 const RESULTS = numberArg("results", 10_000);
 const BATCH = numberArg("batch", 200);
@@ -60,7 +61,7 @@ function batches(caseIds: number[]) {
 async function gatehouseRound(): Promise<{ rps: number; completeToReceivedMs: number; completeCallMs: number }> {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-bench-"));
   const handle = openDatabase(join(dir, "gatehouse.db"), { groupCommit: true });
-  const ctx = { config: testConfig({ dataDir: dir, adminToken: ADMIN, webhookAllowPrivateTargets: true }), db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log: silentLogger, version: "bench" };
+  const ctx = { config: testConfig({ dataDir: dir, adminToken: ADMIN, webhookAllowPrivateTargets: true }), db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log: silentLogger, version: "bench", secrets: ephemeralSecretBox() };
   const app = createApp(ctx);
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (r) => app.handle(r) });
   let completedAt = 0;

@@ -34,6 +34,7 @@ import { webhookEvents } from "../src/webhooks/tables";
 import { inArray } from "drizzle-orm";
 import { numberArg } from "./args";
 import { addSubscriptions, enqueueEvents } from "./webhook-backlog";
+import { ephemeralSecretBox } from "../src/webhooks/secret-box";
 
 const now = () => performance.timeOrigin + performance.now();
 
@@ -110,7 +111,7 @@ function engine(overrides: Partial<Config> = {}) {
     ...overrides,
   });
   const handle = openDatabase(join(dir, "gatehouse.db"), { groupCommit: true });
-  const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log: silentLogger, version: "bench" };
+  const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log: silentLogger, version: "bench", secrets: ephemeralSecretBox() };
   return {
     ctx,
     addSubscriptions: (url: string, n: number) => addSubscriptions(ctx.db, url, n),

@@ -12,12 +12,13 @@ import { testConfig } from "../src/config";
 import { closeDatabase, openDatabase } from "../src/db/connection";
 import { silentLogger } from "../src/log";
 import { VERSION } from "../src/version";
+import { ephemeralSecretBox } from "../src/webhooks/secret-box";
 
 export async function openApiDocument(baseUrl = "http://localhost:8080"): Promise<unknown> {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-openapi-"));
   const handle = openDatabase(join(dir, "gatehouse.db"), { groupCommit: true });
   try {
-    const app = createApp({ config: testConfig({ dataDir: dir, baseUrl }), db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log: silentLogger, version: VERSION });
+    const app = createApp({ config: testConfig({ dataDir: dir, baseUrl }), db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log: silentLogger, version: VERSION, secrets: ephemeralSecretBox() });
     return await (await app.handle(new Request("http://localhost/openapi/json"))).json();
   } finally {
     closeDatabase(handle);

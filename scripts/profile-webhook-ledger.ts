@@ -18,6 +18,7 @@ import { closeDatabase, openDatabase } from "../src/db/connection";
 import { DeliveryLedger, type FinishedAttempt, type LeasedDelivery } from "../src/webhooks/ledger";
 import { numberArg } from "./args";
 import { addSubscriptions, enqueueEvents } from "./webhook-backlog";
+import { ephemeralSecretBox } from "../src/webhooks/secret-box";
 
 const EVENTS_N = numberArg("events", 60_000);
 const SUBS = numberArg("subs", 1);
@@ -32,7 +33,7 @@ enqueueEvents(handle.db, EVENTS_N);
 db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
 Bun.gc(true);
 
-const ledger = new DeliveryLedger(db, { retrySchedule: [5_000], leaseMs: 35_000, perSubscriptionConcurrency: BATCH });
+const ledger = new DeliveryLedger(db, { retrySchedule: [5_000], leaseMs: 35_000, perSubscriptionConcurrency: BATCH, secrets: ephemeralSecretBox() });
 // Time every statement the ledger runs (its prepared statements are private: reached on purpose here).
 const spent = new Map<string, number>();
 const statements = (ledger as unknown as { q: Record<string, Record<string, (...a: unknown[]) => unknown>> }).q;

@@ -20,6 +20,8 @@ export type Config = {
   adminToken: string | null;
   adminTokenPrevious: string | null;
   metricsPublic: boolean;
+  secretKeyFile: string | null;
+  secretKeyPreviousFile: string | null;
   logLevel: LogLevel;
   scimEnabled: boolean;
   licenseSeats: number | null;
@@ -118,6 +120,8 @@ export const KEYS: KeySpec[] = [
   { key: "GATEHOUSE_HTTP_REDIRECT_PORT", field: "httpRedirectPort", default: "", parse: optional(int(1, 65535)), doc: "Optional plain-HTTP port answering every request with 308 to the HTTPS address (needs TLS)." },
   { key: "GATEHOUSE_ADMIN_TOKEN", field: "adminToken", default: "", parse: optional(bearerSecret), secret: true, doc: "Bearer token for `/api/admin`, the console and remote `/metrics`: at least 16 visible ASCII characters, no spaces (else exit 2). Empty disables the admin API." },
   { key: "GATEHOUSE_ADMIN_TOKEN_PREVIOUS", field: "adminTokenPrevious", default: "", parse: optional(bearerSecret), secret: true, doc: "During an admin-token rotation, the old token, accepted as well as `GATEHOUSE_ADMIN_TOKEN` until you empty it; both are re-read on SIGHUP, so rotating needs no restart." },
+  { key: "GATEHOUSE_SECRET_KEY_FILE", field: "secretKeyFile", default: "", parse: optional(str), doc: "File holding the key (base64 of 32 random bytes: `openssl rand -base64 32`) that encrypts webhook signing secrets in the database. Empty: `secret.key` in the data directory, created on first start. Keep it out of the database's backups and back it up separately: a restored database needs it." },
+  { key: "GATEHOUSE_SECRET_KEY_PREVIOUS_FILE", field: "secretKeyPreviousFile", default: "", parse: optional(str), doc: "During a key rotation, the old key file: at start, every secret sealed with it is re-encrypted with `GATEHOUSE_SECRET_KEY_FILE`'s key; then remove this line." },
   { key: "GATEHOUSE_METRICS_PUBLIC", field: "metricsPublic", default: "false", parse: bool, doc: "true opens `/metrics` to anyone who can reach it; by default only direct loopback scrapes go without the admin token (a reverse proxy's requests never count as loopback)." },
   { key: "GATEHOUSE_LOG_LEVEL", field: "logLevel", default: "info", parse: oneOf(["debug", "info", "warn", "error"] as const), doc: "debug, info, warn or error." },
   { key: "GATEHOUSE_SCIM_ENABLED", field: "scimEnabled", default: "true", parse: bool, doc: "Initial state of the SCIM interface (false → every SCIM call answers 403). The admin API can toggle it at run time; the stored toggle wins once set." },

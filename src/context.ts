@@ -3,6 +3,7 @@ import type { Config } from "./config";
 import type { Db } from "./db/connection";
 import type { GroupCommit } from "./db/group-commit";
 import type { Logger } from "./log";
+import type { SecretBox } from "./webhooks/secret-box";
 
 /** What every feature plugin gets: built once by `serve` (or by tests) and passed to createApp. */
 export type AppContext = {
@@ -13,4 +14,6 @@ export type AppContext = {
   groupCommit: GroupCommit;
   log: Logger;
   version: string;
+  /** Seals and opens webhook signing secrets at rest (src/webhooks/secret-box.ts). */
+  secrets: SecretBox;
 };

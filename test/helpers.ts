@@ -8,6 +8,7 @@ import type { WalSync } from "../src/db/group-commit";
 import { silentLogger } from "../src/log";
 import type { AppContext } from "../src/context";
 import { contractChecker, type ContractChecker } from "./contract";
+import { ephemeralSecretBox } from "../src/webhooks/secret-box";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
@@ -22,7 +23,7 @@ export function createTestApp(overrides: Partial<Config> = {}, opts: { walSync?:
   const config = testConfig({ dataDir: dir, adminToken: ADMIN_TOKEN, baseUrl: "https://gatehouse.test", ...overrides });
   // Group commit as `serve` runs it: with fdatasync of the WAL, or the test's own syncs.
   const handle = openDatabase(join(dir, "gatehouse.db"), { groupCommit: opts.walSync ?? true });
-  const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log: silentLogger, version: "test" };
+  const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log: silentLogger, version: "test", secrets: ephemeralSecretBox() };
   const app = createApp(ctx);
   holdToContract(app);
   const request = (method: string, path: string, init: { body?: unknown; headers?: Record<string, string>; rawBody?: string | Uint8Array | ReadableStream | Blob } = {}) => {

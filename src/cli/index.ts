@@ -14,6 +14,7 @@ import { backupDatabase, BackupError } from "../ops/backup";
 import { scimTokenCli } from "../scim/cli";
 import { databaseFile, loadTls, openDataDir, startGatehouse } from "../server";
 import { buildInfo, describeBuild, VERSION } from "../version";
+import { noSecretBox } from "../webhooks/secret-box";
 import { COMMAND_HELP, parseCommandLine, USAGE, type Command } from "./args";
 import { classifyFailure, EXIT_ADMIN_MUST_ACT, EXIT_OK, EXIT_TRANSIENT } from "./exit-codes";
 import { loadConfig, type Origin } from "./load-config";
@@ -120,7 +121,7 @@ async function runCommand(
       try {
         log.info("using database", databaseNote(config, origins));
         migrateDatabase(handle.db);
-        const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log, version: VERSION };
+        const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log, version: VERSION, secrets: noSecretBox };
         // The token CLI writes plain messages; each becomes a JSON line once its outcome is known.
         const messages: string[] = [];
         const code = await scimTokenCli(command.args, ctx, { out: io.out, err: (t) => messages.push(t) });

@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { existsSync, statSync } from "node:fs";
+import { chmodSync, existsSync, statSync } from "node:fs";
 
 /** `transient`: retrying may succeed (disk full, I/O error); otherwise the admin must act. */
 export class BackupError extends Error {
@@ -29,6 +29,8 @@ export function backupDatabase(source: string, target: string): { bytes: number 
   } finally {
     db.close();
   }
+  // Owner-only whatever the umask: the copy holds token digests and sealed webhook secrets.
+  chmodSync(target, 0o600);
   const copy = new Database(target, { readonly: true });
   try {
     const check = copy.query("PRAGMA quick_check").get() as { quick_check: string } | null;

@@ -17,7 +17,8 @@ export type DataDirLock = { release(): void };
 
 /** Takes the lock, or returns null when another process (or server in this one) holds it. */
 export function lockDataDir(dataDir: string): DataDirLock | null {
-  mkdirSync(dataDir, { recursive: true });
+  // Owner-only whatever the umask: the directory holds the database and the secret key.
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const db = new Database(join(dataDir, LOCK_FILE), { create: true });
   try {
     db.exec("PRAGMA busy_timeout = 0");

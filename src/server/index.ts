@@ -18,6 +18,8 @@ import { instrumentedHandler } from "../ops/observe";
 import { registerProcessMetrics } from "../ops/process-metrics";
 import { buildInfo, SCHEMA_VERSION, VERSION } from "../version";
 import { startDeliveryLoop } from "../webhooks/dispatcher";
+import { loadSecretBox, resealStoredSecrets, SecretKeyError, type SecretBox } from "../webhooks/secret-box";
+import { isStorageFull } from "../db/lock-wait";
 import { LOCK_FILE, lockDataDir, type DataDirLock } from "./data-dir-lock";
 import { redirectTarget } from "./redirect";
 
@@ -72,8 +74,19 @@ export function openDataDir(config: Config): DbHandle {
   try {
     return openDatabase(databaseFile(config), { migrate: false });
   } catch (e) {
-    throw new StartupConfigError(`GATEHOUSE_DATA_DIR: cannot open ${databaseFile(config)}: ${(e as Error).message}`);
+    throw dataDirFailure(e, `GATEHOUSE_DATA_DIR: cannot open ${databaseFile(config)}`);
   }
+}
+
+/**
+ * A full disk or an I/O error stays itself (transient: exit 1, systemd retries once space is
+ * freed); anything else about the data directory (missing permission, not a directory, not a
+ * database) is the admin's to fix (exit 2).
+ */
+function dataDirFailure(e: unknown, what: string): unknown {
+  const code = (e as NodeJS.ErrnoException)?.code ?? "";
+  if (isStorageFull(e) || /^(ENOSPC|EDQUOT|EIO|SQLITE_IOERR)/.test(code)) return e;
+  return new StartupConfigError(`${what}: ${(e as Error).message}`);
 }
 
 /**
@@ -128,7 +141,7 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
   try {
     dirLock = lockDataDir(config.dataDir);
   } catch (e) {
-    throw new StartupConfigError(`GATEHOUSE_DATA_DIR: cannot open ${config.dataDir}: ${(e as Error).message}`);
+    throw dataDirFailure(e, `GATEHOUSE_DATA_DIR: cannot open ${config.dataDir}`);
   }
   if (!dirLock) throw new StartupConfigError(`GATEHOUSE_DATA_DIR: ${config.dataDir} is in use by another running gatehouse serve (lock file ${LOCK_FILE}); stop it first, or give this one its own data directory`);
   let handle: DbHandle;
@@ -151,10 +164,22 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
     throw e;
   }
   if (applied > 0) log.info("migrations applied", { applied, schemaVersion: SCHEMA_VERSION });
+  let secrets: SecretBox;
+  try {
+    const loaded = loadSecretBox(config);
+    secrets = loaded.box;
+    if (loaded.created) log.warn("created the key that encrypts webhook signing secrets; back it up apart from the database (a restored database needs it)", { file: loaded.file });
+    const resealed = resealStoredSecrets(handle.sqlite, secrets);
+    if (resealed > 0) log.info("webhook signing secrets encrypted with the current key", { secrets: resealed, keyId: secrets.keyId });
+  } catch (e) {
+    closeDatabase(handle);
+    dirLock.release();
+    throw e instanceof SecretKeyError ? new StartupConfigError(e.message) : dataDirFailure(e, "GATEHOUSE_SECRET_KEY_FILE");
+  }
   // Migrations committed with FULL; from here on writes share WAL syncs (src/db/group-commit.ts).
   if (!useGroupCommit(handle, opts.walSync).grouped) log.warn("no WAL file to sync: every commit syncs itself (synchronous=FULL)", { file: handle.file });
 
-  const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log, version: VERSION };
+  const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log, version: VERSION, secrets };
   registerProcessMetrics(ctx, handle.file);
   const app = (opts.buildApp ?? createApp)(ctx);
   const handler = instrumentedHandler(app, ctx);

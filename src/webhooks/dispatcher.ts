@@ -82,6 +82,7 @@ class DeliveryLoop {
       // A claim may wait in `ready` behind one attempt of its subscription, then run its own: 2 × timeout.
       leaseMs: 2 * ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS,
       perSubscriptionConcurrency: this.perSubscriptionCap,
+      secrets: ctx.secrets,
     });
     this.sender = new DeliverySender(
       { timeoutMs: ctx.config.webhookTimeoutMs, allowPrivateTargets: ctx.config.webhookAllowPrivateTargets, userAgent: `Gatehouse-Webhooks/${ctx.version}` },

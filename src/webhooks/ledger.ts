@@ -1,6 +1,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import { decide, shouldDisable, type AttemptResult, type Verdict } from "./retry";
 import type { DeliveryStatus } from "./tables";
+import type { SecretBox } from "./secret-box";
 
 /**
  * The delivery loop's database side: the state machine over `webhook_deliveries`
@@ -80,6 +81,8 @@ export type LedgerOptions = {
   /** How long a claim stays leased (see dispatcher.ts). */
   leaseMs: number;
   perSubscriptionConcurrency: number;
+  /** Opens the secrets as stored (sealed at rest, src/webhooks/secret-box.ts) for signing. */
+  secrets: Pick<SecretBox, "open">;
 };
 
 type SubRow = { id: number; url: string; secret: string; previous_secret: string | null; previous_secret_expires_at: number | null };
@@ -167,7 +170,7 @@ export class DeliveryLedger {
         (s): SubscriptionTarget => ({
           id: s.id,
           url: s.url,
-          secrets: s.previous_secret && (s.previous_secret_expires_at ?? 0) > now ? [s.secret, s.previous_secret] : [s.secret],
+          secrets: (s.previous_secret && (s.previous_secret_expires_at ?? 0) > now ? [s.secret, s.previous_secret] : [s.secret]).map((stored) => this.options.secrets.open(stored)),
         }),
       );
       result.subscriptions = subs;

@@ -75,7 +75,7 @@ export function createSubscription(ctx: AppContext, input: SubscriptionCreate): 
     (tx) => {
       const created = tx
         .insert(webhookSubscriptions)
-        .values({ url, events, projectCode: projectCodeOf(input.project), workspaceId, description: input.description ?? "", enabled: input.enabled ?? true, secret, createdAt: now, updatedAt: now })
+        .values({ url, events, projectCode: projectCodeOf(input.project), workspaceId, description: input.description ?? "", enabled: input.enabled ?? true, secret: ctx.secrets.seal(secret), createdAt: now, updatedAt: now })
         .returning()
         .get();
       // Delivery ids carry the subscription id in their high bits (tables.ts `deliveryId`).
@@ -135,7 +135,7 @@ export function rotateSecret(ctx: AppContext, id: number): { secret: string; pre
       const row = tx.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, id)).get();
       if (!row) throw notFound(`Webhook subscription ${id}`);
       tx.update(webhookSubscriptions)
-        .set({ secret, previousSecret: row.secret, previousSecretExpiresAt: expires, updatedAt: now })
+        .set({ secret: ctx.secrets.seal(secret), previousSecret: row.secret, previousSecretExpiresAt: expires, updatedAt: now })
         .where(eq(webhookSubscriptions.id, id))
         .run();
     },

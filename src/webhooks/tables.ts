@@ -3,8 +3,9 @@ import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqli
 
 /**
  * Webhook subscriptions. The signing secret must be usable to compute HMACs, so unlike bearer
- * tokens it is stored as is (Standard Webhooks requires the shared secret on both sides); it is
- * returned only on create and rotate, never listed, never logged. All times are Unix milliseconds.
+ * tokens it cannot be hashed (Standard Webhooks requires the shared secret on both sides): it is
+ * stored encrypted with a key outside the database (secret-box.ts), returned only on create and
+ * rotate, never listed, never logged. All times are Unix milliseconds.
  */
 export const webhookSubscriptions = sqliteTable("webhook_subscriptions", {
   id: integer("id").primaryKey({ autoIncrement: true }),

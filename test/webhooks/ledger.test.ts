@@ -19,7 +19,7 @@ let ledger: DeliveryLedger;
 
 beforeEach(() => {
   t = createTestApp();
-  ledger = new DeliveryLedger(t.ctx.sqlite, { retrySchedule: SCHEDULE, leaseMs: LEASE_MS, perSubscriptionConcurrency: 4 });
+  ledger = new DeliveryLedger(t.ctx.sqlite, { retrySchedule: SCHEDULE, leaseMs: LEASE_MS, perSubscriptionConcurrency: 4, secrets: t.ctx.secrets });
 });
 afterEach(() => t.close());
 

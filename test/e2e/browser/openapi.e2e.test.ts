@@ -17,6 +17,7 @@ import { closeDatabase, openDatabase } from "../../../src/db/connection";
 import { silentLogger } from "../../../src/log";
 import { createScimToken } from "../../../src/scim/tokens/service";
 import { launchBrowser, type GuardedBrowser } from "./chromium";
+import { ephemeralSecretBox } from "../../../src/webhooks/secret-box";
 
 declare const document: any;
 
@@ -40,7 +41,7 @@ beforeAll(async () => {
   server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (r) => app.handle(r) });
   const handle = openDatabase(join(dir, "gatehouse.db"), { groupCommit: true });
   const config = testConfig({ dataDir: dir, adminToken: ADMIN, baseUrl: `http://127.0.0.1:${server.port}` });
-  app = createApp({ config, db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log: silentLogger, version: "browser" });
+  app = createApp({ config, db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log: silentLogger, version: "browser", secrets: ephemeralSecretBox() });
   close = () => closeDatabase(handle);
   scimToken = createScimToken(handle.db, "browser").token;
   const created = await app.handle(new Request("http://127.0.0.1/api/admin/api-tokens", {
