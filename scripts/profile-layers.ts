@@ -24,7 +24,7 @@ const RULES: [layer: string, match: (f: Frame) => boolean][] = [
   ["filter parse", (f) => /src\/scim\/filter\/parser\.ts/.test(f.url)],
   ["filter cost + compile to SQL (drizzle)", (f) => /src\/scim\/filter\/(cost|compiler)\.ts|src\/scim\/users\/attributes\.ts|drizzle-orm\//.test(f.url)],
   ["query string + list parameters", (f) => /src\/scim\/query\.ts/.test(f.url) && !/projectResource|pickSubs|listResponse/.test(f.functionName)],
-  ["rendering (row → resource, projection)", (f) => (/src\/scim\/users\/service\.ts/.test(f.url) && /render|present|withManager|view/.test(f.functionName)) || /projectResource|pickSubs|listResponse/.test(f.functionName)],
+  ["rendering (row → resource, projection)", (f) => (/src\/scim\/users\/service\.ts/.test(f.url) && /render|present|withManager|view/.test(f.functionName)) || /projectResource|pickSubs|listResponse|resourceLocation/.test(f.functionName)],
   ["query (bun:sqlite)", (f) => /src\/scim\/users\/service\.ts|src\/directory\/users\.ts/.test(f.url) || f.url === "bun:sqlite"],
   ["SCIM gate, media type, body (plugin hooks)", (f) => /src\/scim\/(index|protocol|errors|search)\.ts/.test(f.url)],
   ["request id, metrics, request log", (f) => /src\/ops\/(observe|metrics)\.ts|src\/log\.ts/.test(f.url)],

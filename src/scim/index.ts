@@ -118,7 +118,10 @@ export function scimRoutes(ctx: AppContext) {
     })
     .onAfterResponse((c) =>
       // Named fields, not the whole context: Elysia infers what to parse from what hooks read (test/app.test.ts).
-      activity.afterResponse({ request: c.request, set: c.set, responseValue: c.responseValue, body: c.body, error: (c as { error?: unknown }).error, code: (c as { code?: unknown }).code }),
+      // Reads are never noted: they return here without building the entry or a promise.
+      activity.noted(c.request)
+        ? activity.afterResponse({ request: c.request, set: c.set, responseValue: c.responseValue, body: c.body, error: (c as { error?: unknown }).error, code: (c as { code?: unknown }).code })
+        : undefined,
     )
     .use(usersRoutes(ctx))
     .use(groupsRoutes(ctx))

@@ -55,6 +55,8 @@ export function activityObserver(ctx: AppContext) {
       if (!t) return;
       noted.set(request, { tokenId, resourceName: request.method === "DELETE" && t.id && t.type === "Group" ? nameOf(t.type, t.id) : undefined });
     },
+    /** Whether `admitted` noted this request (a write by a verified token): only those are logged. */
+    noted: (request: Request): boolean => noted.has(request),
     async afterResponse(c: Answered): Promise<void> {
       try {
         await observe(c);

@@ -73,6 +73,8 @@ export function createUsersService(ctx: AppContext) {
     return { ...extension, manager: { ...manager, $ref: resourceLocation(config.baseUrl, "Users", manager.value), displayName: found.display_name } };
   };
 
+  // `{base}/scim/v2/Users/`: a user's location is this and the integer id (1000 per page).
+  const userLocationPrefix = resourceLocation(config.baseUrl, "Users", "");
   const render = (r: UserDbRow): UserResource => {
     const name: Record<string, string> = {};
     if (r.given_name !== null) name.givenName = r.given_name;
@@ -97,7 +99,7 @@ export function createUsersService(ctx: AppContext) {
         out[SCHEMA_ENTERPRISE_USER] = withManagerReference(extension as Record<string, unknown>);
       }
     }
-    out.meta = { resourceType: "User", created: r.created_at, lastModified: r.updated_at, location: resourceLocation(config.baseUrl, "Users", r.id) };
+    out.meta = { resourceType: "User", created: r.created_at, lastModified: r.updated_at, location: `${userLocationPrefix}${r.id}` };
     return out;
   };
 
