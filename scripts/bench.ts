@@ -3,6 +3,7 @@
  * the same run and prints markdown tables). Each can also run alone:
  *   bun scripts/bench-startup.ts      compiled binary start → /readyz 200
  *   bun scripts/bench-scim.ts         SCIM Users lookups/create/page at 100 000 users, growth curve
+ *   bun scripts/bench-read-path.ts    SCIM reads and creates with wrk against a bare handler (ratios, CPU per request)
  *   bun scripts/bench-scim-groups.ts  10 000-member group reads and PATCH
  *   bun scripts/bench-webhooks.ts     delivery throughput, commit-to-receipt latency, RSS
  *   bun scripts/bench-tms.ts          10 000 results through the v2 bulk endpoint
@@ -12,7 +13,7 @@
  */
 import { join } from "node:path";
 
-const ALL = ["startup", "scim", "scim-groups", "webhooks", "tms", "writes", "abuse"];
+const ALL = ["startup", "scim", "read-path", "scim-groups", "webhooks", "tms", "writes", "abuse"];
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : ALL;
 let failed = 0;
 for (const name of chosen) {
