@@ -2,7 +2,7 @@ import { and, count, eq, inArray, isNull } from "drizzle-orm";
 import type { Db, Tx } from "../../db/connection";
 import { cases } from "../cases/tables";
 import type { ProjectRow } from "../projects/service";
-import { addCasesToRun } from "../runs/service";
+import { addCasesToRun } from "../runs/run-cases";
 import { runs } from "../runs/tables";
 import type { Caller } from "../shared/auth";
 import type { Reader } from "../shared/lookup";

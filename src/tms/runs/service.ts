@@ -19,6 +19,7 @@ import { RowBudget } from "../shared/row-budget";
 import { inProject, type ProjectWrite } from "../shared/write";
 import { isoMicro, secondsBetween } from "../shared/time";
 import { runCounts, type ResultStatus } from "./counts";
+import { addCasesToRun } from "./run-cases";
 import { enumName, enumNumber, LAYER, NEGATIVE_RESULT_STATUSES, PRIORITY, RESULT_STATUS, RUN_STATUS, RUN_STATUS_WORDS, runStatusWord, SEVERITY, type QaseEnum } from "../../qase/enums";
 import type { CaseCreateBody } from "../cases/model";
 import { requireConfigurationIds } from "../configurations/service";
@@ -109,18 +110,6 @@ export function runView(r: RunRow, d: RunDetail, baseUrl: string, projectCode: s
     milestone: d.milestone, plan_id: d.plan, cases: rows.map((x) => x.caseNumber), tags: r.tags.map((title) => ({ title })),
     is_autotest: r.isAutotest, author_id: r.authorId,
   };
-}
-
-/** Adds cases not yet in the run (at the end); returns how many were added. Inside a transaction. */
-export function addCasesToRun(tx: Tx, runId: number, caseIds: number[]): number {
-  const pos = tx.select({ m: max(runCases.position) }).from(runCases).where(eq(runCases.runId, runId)).get()?.m ?? 0;
-  let added = 0;
-  // Multi-row inserts in chunks: one statement per 500 cases instead of one per case.
-  for (let i = 0; i < caseIds.length; i += 500) {
-    const rows = caseIds.slice(i, i + 500).map((caseId, k) => ({ runId, caseId, position: pos + i + k + 1 }));
-    added += tx.insert(runCases).values(rows).onConflictDoNothing().returning({ caseId: runCases.caseId }).all().length;
-  }
-  return added;
 }
 
 export function createRun(db: Db, caller: Caller, p: ProjectRow, body: RunCreateBody) {
