@@ -235,7 +235,9 @@ export function openapiRoutes(ctx: AppContext) {
         // document cached while plugins were still being added.
         const routeCount = plugin.routes.length;
         if (!cached || cached.routeCount !== routeCount) {
-          const generated = toOpenAPISchema(plugin, { staticFile: true, paths: ROOT_ALIASES }, undefined, undefined, "3.1.2");
+          // staticFile: false — by default the generator skips every path with a dot as a static
+          // file, which would drop SCIM's POST …/.search; our static files are hidden routes anyway.
+          const generated = toOpenAPISchema(plugin, { staticFile: false, paths: ROOT_ALIASES }, undefined, undefined, "3.1.2");
           const paths = finishPaths(JSON.parse(JSON.stringify(generated.paths)) as Paths, routeDocs(plugin), ERROR_SCHEMAS);
           const doc = applyDefaultSecurity({
             openapi: "3.1.2",

@@ -1,8 +1,11 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { bearerToken } from "../lib/tokens";
 import { activityObserver } from "./activity/observer";
 import { ScimError, SCIM_CONTENT_TYPE } from "./errors";
+import { GroupResource } from "./groups/model";
+import { ListResponseOf, SCIM_BODY_ERRORS, scimResponses } from "./responses";
+import { UserResource } from "./users/model";
 import { assertScimMediaType, canonicalizeKeys, canonicalNames, readScimJsonBody } from "./protocol";
 import { SEARCH_REQUEST_KEYS, SearchRequest, searchAllTypes, searchParams } from "./search";
 import { createUsersService } from "./users/service";
@@ -13,6 +16,8 @@ import { scopeOf, setScope } from "./scope";
 import { usersRoutes } from "./users";
 import { groupsRoutes } from "./groups";
 import { discoveryRoutes } from "./discovery";
+
+const ANY_RESOURCE_PAGE = ListResponseOf(t.Union([UserResource, GroupResource]), "A page of users, then groups");
 
 /** POST /.search: every resource type in one list (RFC 7644 §3.4.3). */
 function searchAllRoutes(ctx: AppContext) {
@@ -29,7 +34,12 @@ function searchAllRoutes(ctx: AppContext) {
     }, {
       parse: "json",
       body: SearchRequest,
-      detail: { tags: ["SCIM Discovery"], summary: "Search every resource type with POST (RFC 7644 §3.4.3)", description: "Users, then groups, paged as one list; sortBy is refused (sort within a type)." },
+      detail: {
+        tags: ["SCIM Discovery"],
+        summary: "Search every resource type with POST (RFC 7644 §3.4.3)",
+        description: "Users, then groups, paged as one list; sortBy is refused (sort within a type).",
+        responses: scimResponses({ 200: { description: "A ListResponse of users and groups", schema: ANY_RESOURCE_PAGE } }, SCIM_BODY_ERRORS),
+      },
     });
 }
 

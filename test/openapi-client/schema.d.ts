@@ -105,6 +105,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/scim/v2/Users/.search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search users with POST (RFC 7644 §3.4.3)
+         * @description A SearchRequest body with the same semantics as GET /Users with query parameters.
+         */
+        post: operations["postScimV2Users.search"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/scim/v2/Users/{id}": {
         parameters: {
             query?: never;
@@ -152,6 +172,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/scim/v2/Groups/.search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search groups with POST (RFC 7644 §3.4.3)
+         * @description A SearchRequest body with the same semantics as GET /Groups with query parameters.
+         */
+        post: operations["postScimV2Groups.search"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/scim/v2/Groups/{id}": {
         parameters: {
             query?: never;
@@ -170,6 +210,26 @@ export interface paths {
         head?: never;
         /** Add/remove/replace members, rename; answers with the full member list */
         patch: operations["patchScimV2GroupsById"];
+        trace?: never;
+    };
+    "/scim/v2/.search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search every resource type with POST (RFC 7644 §3.4.3)
+         * @description Users, then groups, paged as one list; sortBy is refused (sort within a type).
+         */
+        post: operations["postScimV2.search"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/scim/v2/ServiceProviderConfig": {
@@ -3190,6 +3250,328 @@ export interface operations {
             };
         };
     };
+    "postScimV2Users.search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:SearchRequest"
+                 *       ],
+                 *       "filter": "userName sw \"a\"",
+                 *       "attributes": [
+                 *         "userName",
+                 *         "displayName"
+                 *       ],
+                 *       "startIndex": 1,
+                 *       "count": 10
+                 *     }
+                 */
+                "application/scim+json": {
+                    /** @description Must contain urn:ietf:params:scim:api:messages:2.0:SearchRequest when sent. */
+                    schemas?: string[];
+                    attributes?: string[] | string;
+                    excludedAttributes?: string[] | string;
+                    filter?: string;
+                    sortBy?: string;
+                    /** @description ascending (default) or descending */
+                    sortOrder?: string;
+                    /** @description 1-based; below 1 means 1 */
+                    startIndex?: number;
+                    /** @description Page size, default 100, at most 1000; 0 returns only totalResults */
+                    count?: number;
+                };
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:SearchRequest"
+                 *       ],
+                 *       "filter": "userName sw \"a\"",
+                 *       "attributes": [
+                 *         "userName",
+                 *         "displayName"
+                 *       ],
+                 *       "startIndex": 1,
+                 *       "count": 10
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Must contain urn:ietf:params:scim:api:messages:2.0:SearchRequest when sent. */
+                    schemas?: string[];
+                    attributes?: string[] | string;
+                    excludedAttributes?: string[] | string;
+                    filter?: string;
+                    sortBy?: string;
+                    /** @description ascending (default) or descending */
+                    sortOrder?: string;
+                    /** @description 1-based; below 1 means 1 */
+                    startIndex?: number;
+                    /** @description Page size, default 100, at most 1000; 0 returns only totalResults */
+                    count?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description A ListResponse of users */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": {
+                        schemas: "urn:ietf:params:scim:api:messages:2.0:ListResponse"[];
+                        totalResults: number;
+                        itemsPerPage: number;
+                        startIndex: number;
+                        Resources: {
+                            schemas: string[];
+                            /**
+                             * @description Decimal string of the internal integer id
+                             * @example 42
+                             */
+                            id: string;
+                            /** @description The user's e-mail address; unique, compared case-insensitively. */
+                            userName?: string;
+                            /** @description Identifier of the user in the provisioning client. */
+                            externalId?: string;
+                            /** @description The user's name. givenName and familyName are required when a user is created. */
+                            name?: {
+                                /** @description Full name, formatted for display. */
+                                formatted?: string;
+                                /** @description Family name; at most 60 characters. Required on create. */
+                                familyName?: string;
+                                /** @description Given name; at most 60 characters. Required on create. */
+                                givenName?: string;
+                                /** @description Middle name(s). */
+                                middleName?: string;
+                                /** @description Honorific prefix, e.g. Ms. */
+                                honorificPrefix?: string;
+                                /** @description Honorific suffix, e.g. III. */
+                                honorificSuffix?: string;
+                            };
+                            /** @description Name shown in the product. */
+                            displayName?: string;
+                            /** @description Casual name. */
+                            nickName?: string;
+                            /** @description URL of the user's online profile. */
+                            profileUrl?: string;
+                            /** @description Job title. */
+                            title?: string;
+                            /**
+                             * @description Seat type: regular (full license), read-only (shown as Collaborator) or billing. Default regular.
+                             * @default regular
+                             * @enum {string}
+                             */
+                            userType: "regular" | "read-only" | "billing";
+                            /** @description Preferred written or spoken language (RFC 7231 Accept-Language form), e.g. en-US. */
+                            preferredLanguage?: string;
+                            /** @description Default location for localization, e.g. en-US. */
+                            locale?: string;
+                            /** @description Time zone in the IANA database format, e.g. Europe/Berlin. */
+                            timezone?: string;
+                            /** @description false once deactivated (DELETE or PATCH active false). */
+                            active?: boolean;
+                            /** @description E-mail addresses. */
+                            emails?: {
+                                /** @description The emails value. */
+                                value?: string;
+                                /** @description A human-readable name, primarily used for display purposes. */
+                                display?: string;
+                                /** @description A label indicating the attribute's function. */
+                                type?: string;
+                                /** @description The primary or preferred value (at most one is true). */
+                                primary?: boolean;
+                            }[];
+                            /** @description Phone numbers. */
+                            phoneNumbers?: {
+                                /** @description The phoneNumbers value. */
+                                value?: string;
+                                /** @description A human-readable name, primarily used for display purposes. */
+                                display?: string;
+                                /** @description A label indicating the attribute's function. */
+                                type?: string;
+                                /** @description The primary or preferred value (at most one is true). */
+                                primary?: boolean;
+                            }[];
+                            /** @description Instant messaging addresses. */
+                            ims?: {
+                                /** @description The ims value. */
+                                value?: string;
+                                /** @description A human-readable name, primarily used for display purposes. */
+                                display?: string;
+                                /** @description A label indicating the attribute's function. */
+                                type?: string;
+                                /** @description The primary or preferred value (at most one is true). */
+                                primary?: boolean;
+                            }[];
+                            /** @description URLs of photos of the user. */
+                            photos?: {
+                                /** @description The photos value. */
+                                value?: string;
+                                /** @description A human-readable name, primarily used for display purposes. */
+                                display?: string;
+                                /** @description A label indicating the attribute's function. */
+                                type?: string;
+                                /** @description The primary or preferred value (at most one is true). */
+                                primary?: boolean;
+                            }[];
+                            /** @description Physical mailing addresses. */
+                            addresses?: {
+                                /** @description The full mailing address, formatted for display. */
+                                formatted?: string;
+                                /** @description Street address. */
+                                streetAddress?: string;
+                                /** @description City or locality. */
+                                locality?: string;
+                                /** @description State or region. */
+                                region?: string;
+                                /** @description Zip or postal code. */
+                                postalCode?: string;
+                                /** @description Country (ISO 3166-1 alpha-2), e.g. US. */
+                                country?: string;
+                                /** @description A label indicating the address's function. */
+                                type?: string;
+                                /** @description The primary address (at most one is true). */
+                                primary?: boolean;
+                            }[];
+                            /** @description The teams the user belongs to, from the teams' member lists (change them through /Groups). Returned when requested (attributes=groups). */
+                            groups?: {
+                                /** @description The group's id. */
+                                value?: string;
+                                /** @description The group's displayName. */
+                                display?: string;
+                                /** @description Always direct (groups do not nest). */
+                                type?: string;
+                            }[];
+                            /** @description Entitlements of the user. */
+                            entitlements?: {
+                                /** @description The entitlements value. */
+                                value?: string;
+                                /** @description A human-readable name, primarily used for display purposes. */
+                                display?: string;
+                                /** @description A label indicating the attribute's function. */
+                                type?: string;
+                                /** @description The primary or preferred value (at most one is true). */
+                                primary?: boolean;
+                            }[];
+                            /** @description Roles of the user. */
+                            roles?: {
+                                /** @description The roles value. */
+                                value?: string;
+                                /** @description A human-readable name, primarily used for display purposes. */
+                                display?: string;
+                                /** @description A label indicating the attribute's function. */
+                                type?: string;
+                                /** @description The primary or preferred value (at most one is true). */
+                                primary?: boolean;
+                            }[];
+                            /** @description X.509 certificates (DER, base64). */
+                            x509Certificates?: {
+                                /** @description The x509Certificates value. */
+                                value?: string;
+                                /** @description A human-readable name, primarily used for display purposes. */
+                                display?: string;
+                                /** @description A label indicating the attribute's function. */
+                                type?: string;
+                                /** @description The primary or preferred value (at most one is true). */
+                                primary?: boolean;
+                            }[];
+                            /** @description Enterprise User extension (RFC 7643 §4.3) */
+                            "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"?: {
+                                /** @description Numeric or alphanumeric identifier assigned by the organization. */
+                                employeeNumber?: string;
+                                /** @description Name of a cost center. */
+                                costCenter?: string;
+                                /** @description Name of an organization. */
+                                organization?: string;
+                                /** @description Name of a division. */
+                                division?: string;
+                                /** @description Name of a department. */
+                                department?: string;
+                                /** @description The user's manager. */
+                                manager?: {
+                                    /** @description The id of the manager's User resource. */
+                                    value?: string;
+                                    /** @description The manager's displayName (computed from value when it names a user here). */
+                                    displayName?: string;
+                                };
+                            };
+                            meta?: {
+                                /** @constant */
+                                resourceType?: "User";
+                                /** Format: date-time */
+                                created?: string;
+                                /** Format: date-time */
+                                lastModified?: string;
+                                /** Format: uri */
+                                location?: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request: the body, a parameter or the query is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+            /** @description Unauthorized: the credential is missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+        };
+    };
     getScimV2UsersById: {
         parameters: {
             query?: {
@@ -4742,6 +5124,172 @@ export interface operations {
             };
         };
     };
+    "postScimV2Groups.search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:SearchRequest"
+                 *       ],
+                 *       "filter": "userName sw \"a\"",
+                 *       "attributes": [
+                 *         "userName",
+                 *         "displayName"
+                 *       ],
+                 *       "startIndex": 1,
+                 *       "count": 10
+                 *     }
+                 */
+                "application/scim+json": {
+                    /** @description Must contain urn:ietf:params:scim:api:messages:2.0:SearchRequest when sent. */
+                    schemas?: string[];
+                    attributes?: string[] | string;
+                    excludedAttributes?: string[] | string;
+                    filter?: string;
+                    sortBy?: string;
+                    /** @description ascending (default) or descending */
+                    sortOrder?: string;
+                    /** @description 1-based; below 1 means 1 */
+                    startIndex?: number;
+                    /** @description Page size, default 100, at most 1000; 0 returns only totalResults */
+                    count?: number;
+                };
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:SearchRequest"
+                 *       ],
+                 *       "filter": "userName sw \"a\"",
+                 *       "attributes": [
+                 *         "userName",
+                 *         "displayName"
+                 *       ],
+                 *       "startIndex": 1,
+                 *       "count": 10
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Must contain urn:ietf:params:scim:api:messages:2.0:SearchRequest when sent. */
+                    schemas?: string[];
+                    attributes?: string[] | string;
+                    excludedAttributes?: string[] | string;
+                    filter?: string;
+                    sortBy?: string;
+                    /** @description ascending (default) or descending */
+                    sortOrder?: string;
+                    /** @description 1-based; below 1 means 1 */
+                    startIndex?: number;
+                    /** @description Page size, default 100, at most 1000; 0 returns only totalResults */
+                    count?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description A ListResponse of groups */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": {
+                        schemas: "urn:ietf:params:scim:api:messages:2.0:ListResponse"[];
+                        totalResults: number;
+                        itemsPerPage: number;
+                        startIndex: number;
+                        Resources: {
+                            schemas: string[];
+                            /** @description Opaque hash id. */
+                            id: string;
+                            externalId?: string;
+                            /** @description Always present unless left out by attributes/excludedAttributes. */
+                            displayName?: string;
+                            members?: ({
+                                /** @description The user's id, a number in responses (always, unless attributes names other sub-attributes only). */
+                                value?: number;
+                                /** @description The user's displayName; only when requested (attributes=members.display). */
+                                display?: string;
+                                /** @constant */
+                                type?: "User";
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            meta?: {
+                                /** @constant */
+                                resourceType?: "Group";
+                                /** Format: date-time */
+                                created?: string;
+                                /** Format: date-time */
+                                lastModified?: string;
+                                /** Format: uri */
+                                location?: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request: the body, a parameter or the query is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+            /** @description Unauthorized: the credential is missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+        };
+    };
     getScimV2GroupsById: {
         parameters: {
             query?: {
@@ -5257,6 +5805,355 @@ export interface operations {
             };
             /** @description Conflict with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+            /** @description Too many requests: retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+        };
+    };
+    "postScimV2.search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:SearchRequest"
+                 *       ],
+                 *       "filter": "userName sw \"a\"",
+                 *       "attributes": [
+                 *         "userName",
+                 *         "displayName"
+                 *       ],
+                 *       "startIndex": 1,
+                 *       "count": 10
+                 *     }
+                 */
+                "application/scim+json": {
+                    /** @description Must contain urn:ietf:params:scim:api:messages:2.0:SearchRequest when sent. */
+                    schemas?: string[];
+                    attributes?: string[] | string;
+                    excludedAttributes?: string[] | string;
+                    filter?: string;
+                    sortBy?: string;
+                    /** @description ascending (default) or descending */
+                    sortOrder?: string;
+                    /** @description 1-based; below 1 means 1 */
+                    startIndex?: number;
+                    /** @description Page size, default 100, at most 1000; 0 returns only totalResults */
+                    count?: number;
+                };
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:SearchRequest"
+                 *       ],
+                 *       "filter": "userName sw \"a\"",
+                 *       "attributes": [
+                 *         "userName",
+                 *         "displayName"
+                 *       ],
+                 *       "startIndex": 1,
+                 *       "count": 10
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Must contain urn:ietf:params:scim:api:messages:2.0:SearchRequest when sent. */
+                    schemas?: string[];
+                    attributes?: string[] | string;
+                    excludedAttributes?: string[] | string;
+                    filter?: string;
+                    sortBy?: string;
+                    /** @description ascending (default) or descending */
+                    sortOrder?: string;
+                    /** @description 1-based; below 1 means 1 */
+                    startIndex?: number;
+                    /** @description Page size, default 100, at most 1000; 0 returns only totalResults */
+                    count?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description A ListResponse of users and groups */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": {
+                        schemas: "urn:ietf:params:scim:api:messages:2.0:ListResponse"[];
+                        totalResults: number;
+                        itemsPerPage: number;
+                        startIndex: number;
+                        Resources: ({
+                            schemas: string[];
+                            /**
+                             * @description Decimal string of the internal integer id
+                             * @example 42
+                             */
+                            id: string;
+                            /** @description The user's e-mail address; unique, compared case-insensitively. */
+                            userName?: string;
+                            /** @description Identifier of the user in the provisioning client. */
+                            externalId?: string;
+                            /** @description The user's name. givenName and familyName are required when a user is created. */
+                            name?: {
+                                /** @description Full name, formatted for display. */
+                                formatted?: string;
+                                /** @description Family name; at most 60 characters. Required on create. */
+                                familyName?: string;
+                                /** @description Given name; at most 60 characters. Required on create. */
+                                givenName?: string;
+                                /** @description Middle name(s). */
+                                middleName?: string;
+                                /** @description Honorific prefix, e.g. Ms. */
+                                honorificPrefix?: string;
+                                /** @description Honorific suffix, e.g. III. */
+                                honorificSuffix?: string;
+                            };
+                            /** @description Name shown in the product. */
+                            displayName?: string;
+                            /** @description Casual name. */
+                            nickName?: string;
+                            /** @description URL of the user's online profile. */
+                            profileUrl?: string;
+                            /** @description Job title. */
+                            title?: string;
+                            /**
+                             * @description Seat type: regular (full license), read-only (shown as Collaborator) or billing. Default regular.
+                             * @default regular
+                             * @enum {string}
+                             */
+                            userType: "regular" | "read-only" | "billing";
+                            /** @description Preferred written or spoken language (RFC 7231 Accept-Language form), e.g. en-US. */
+                            preferredLanguage?: string;
+                            /** @description Default location for localization, e.g. en-US. */
+                            locale?: string;
+                            /** @description Time zone in the IANA database format, e.g. Europe/Berlin. */
+                            timezone?: string;
+                            /** @description false once deactivated (DELETE or PATCH active false). */
+                            active?: boolean;
+                            /** @description E-mail addresses. */
+                            emails?: {
+                                /** @description The emails value. */
+                                value?: string;
+                                /** @description A human-readable name, primarily used for display purposes. */
+                                display?: string;
+                                /** @description A label indicating the attribute's function. */
+                                type?: string;
+                                /** @description The primary or preferred value (at most one is true). */
+                                primary?: boolean;
+                            }[];
+                            /** @description Phone numbers. */
+                            phoneNumbers?: {
+                                /** @description The phoneNumbers value. */
+                                value?: string;
+                                /** @description A human-readable name, primarily used for display purposes. */
+                                display?: string;
+                                /** @description A label indicating the attribute's function. */
+                                type?: string;
+                                /** @description The primary or preferred value (at most one is true). */
+                                primary?: boolean;
+                            }[];
+                            /** @description Instant messaging addresses. */
+                            ims?: {
+                                /** @description The ims value. */
+                                value?: string;
+                                /** @description A human-readable name, primarily used for display purposes. */
+                                display?: string;
+                                /** @description A label indicating the attribute's function. */
+                                type?: string;
+                                /** @description The primary or preferred value (at most one is true). */
+                                primary?: boolean;
+                            }[];
+                            /** @description URLs of photos of the user. */
+                            photos?: {
+                                /** @description The photos value. */
+                                value?: string;
+                                /** @description A human-readable name, primarily used for display purposes. */
+                                display?: string;
+                                /** @description A label indicating the attribute's function. */
+                                type?: string;
+                                /** @description The primary or preferred value (at most one is true). */
+                                primary?: boolean;
+                            }[];
+                            /** @description Physical mailing addresses. */
+                            addresses?: {
+                                /** @description The full mailing address, formatted for display. */
+                                formatted?: string;
+                                /** @description Street address. */
+                                streetAddress?: string;
+                                /** @description City or locality. */
+                                locality?: string;
+                                /** @description State or region. */
+                                region?: string;
+                                /** @description Zip or postal code. */
+                                postalCode?: string;
+                                /** @description Country (ISO 3166-1 alpha-2), e.g. US. */
+                                country?: string;
+                                /** @description A label indicating the address's function. */
+                                type?: string;
+                                /** @description The primary address (at most one is true). */
+                                primary?: boolean;
+                            }[];
+                            /** @description The teams the user belongs to, from the teams' member lists (change them through /Groups). Returned when requested (attributes=groups). */
+                            groups?: {
+                                /** @description The group's id. */
+                                value?: string;
+                                /** @description The group's displayName. */
+                                display?: string;
+                                /** @description Always direct (groups do not nest). */
+                                type?: string;
+                            }[];
+                            /** @description Entitlements of the user. */
+                            entitlements?: {
+                                /** @description The entitlements value. */
+                                value?: string;
+                                /** @description A human-readable name, primarily used for display purposes. */
+                                display?: string;
+                                /** @description A label indicating the attribute's function. */
+                                type?: string;
+                                /** @description The primary or preferred value (at most one is true). */
+                                primary?: boolean;
+                            }[];
+                            /** @description Roles of the user. */
+                            roles?: {
+                                /** @description The roles value. */
+                                value?: string;
+                                /** @description A human-readable name, primarily used for display purposes. */
+                                display?: string;
+                                /** @description A label indicating the attribute's function. */
+                                type?: string;
+                                /** @description The primary or preferred value (at most one is true). */
+                                primary?: boolean;
+                            }[];
+                            /** @description X.509 certificates (DER, base64). */
+                            x509Certificates?: {
+                                /** @description The x509Certificates value. */
+                                value?: string;
+                                /** @description A human-readable name, primarily used for display purposes. */
+                                display?: string;
+                                /** @description A label indicating the attribute's function. */
+                                type?: string;
+                                /** @description The primary or preferred value (at most one is true). */
+                                primary?: boolean;
+                            }[];
+                            /** @description Enterprise User extension (RFC 7643 §4.3) */
+                            "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"?: {
+                                /** @description Numeric or alphanumeric identifier assigned by the organization. */
+                                employeeNumber?: string;
+                                /** @description Name of a cost center. */
+                                costCenter?: string;
+                                /** @description Name of an organization. */
+                                organization?: string;
+                                /** @description Name of a division. */
+                                division?: string;
+                                /** @description Name of a department. */
+                                department?: string;
+                                /** @description The user's manager. */
+                                manager?: {
+                                    /** @description The id of the manager's User resource. */
+                                    value?: string;
+                                    /** @description The manager's displayName (computed from value when it names a user here). */
+                                    displayName?: string;
+                                };
+                            };
+                            meta?: {
+                                /** @constant */
+                                resourceType?: "User";
+                                /** Format: date-time */
+                                created?: string;
+                                /** Format: date-time */
+                                lastModified?: string;
+                                /** Format: uri */
+                                location?: string;
+                            };
+                        } | {
+                            schemas: string[];
+                            /** @description Opaque hash id. */
+                            id: string;
+                            externalId?: string;
+                            /** @description Always present unless left out by attributes/excludedAttributes. */
+                            displayName?: string;
+                            members?: ({
+                                /** @description The user's id, a number in responses (always, unless attributes names other sub-attributes only). */
+                                value?: number;
+                                /** @description The user's displayName; only when requested (attributes=members.display). */
+                                display?: string;
+                                /** @constant */
+                                type?: "User";
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            meta?: {
+                                /** @constant */
+                                resourceType?: "Group";
+                                /** Format: date-time */
+                                created?: string;
+                                /** Format: date-time */
+                                lastModified?: string;
+                                /** Format: uri */
+                                location?: string;
+                            };
+                        })[];
+                    };
+                };
+            };
+            /** @description Bad request: the body, a parameter or the query is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+            /** @description Unauthorized: the credential is missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
