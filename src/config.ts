@@ -7,6 +7,7 @@
  * against this list by test/config.test.ts.
  */
 
+import { isIP } from "node:net";
 import { resolve } from "node:path";
 
 export type Config = {
@@ -20,6 +21,7 @@ export type Config = {
   adminToken: string | null;
   adminTokenPrevious: string | null;
   metricsPublic: boolean;
+  trustedProxies: string[];
   secretKeyFile: string | null;
   secretKeyPreviousFile: string | null;
   logLevel: LogLevel;
@@ -100,6 +102,18 @@ const schedule: Parser<number[]> = (raw) => {
     }
   });
 };
+/** IP addresses and CIDR ranges (IPv4 or IPv6), comma-separated; empty is none. */
+const addressList: Parser<string[]> = (raw) => {
+  const items = raw.split(",").map((p) => p.trim()).filter(Boolean);
+  for (const item of items) {
+    const [address, prefix, extra] = item.split("/");
+    const family = isIP(address ?? "");
+    const max = family === 4 ? 32 : 128;
+    if (!family || extra !== undefined || (prefix !== undefined && (!/^\d{1,3}$/.test(prefix) || Number(prefix) > max)))
+      throw new Error(`comma-separated IP addresses or CIDR ranges like 127.0.0.1, 10.0.0.0/8, fd00::/8 (not "${item}")`);
+  }
+  return items;
+};
 const oneOf = <T extends string>(values: readonly T[]): Parser<T> => (raw) => {
   const v = raw.trim().toLowerCase() as T;
   if (!values.includes(v)) throw new Error(`one of ${values.join(", ")}`);
@@ -122,6 +136,7 @@ export const KEYS: KeySpec[] = [
   { key: "GATEHOUSE_ADMIN_TOKEN_PREVIOUS", field: "adminTokenPrevious", default: "", parse: optional(bearerSecret), secret: true, doc: "During an admin-token rotation, the old token, accepted as well as `GATEHOUSE_ADMIN_TOKEN` until you empty it; both are re-read on SIGHUP, so rotating needs no restart." },
   { key: "GATEHOUSE_SECRET_KEY_FILE", field: "secretKeyFile", default: "", parse: optional(str), doc: "File holding the key (base64 of 32 random bytes: `openssl rand -base64 32`) that encrypts webhook signing secrets in the database. Empty: `secret.key` in the data directory, created on first start. Keep it out of the database's backups and back it up separately: a restored database needs it." },
   { key: "GATEHOUSE_SECRET_KEY_PREVIOUS_FILE", field: "secretKeyPreviousFile", default: "", parse: optional(str), doc: "During a key rotation, the old key file: at start, every secret sealed with it is re-encrypted with `GATEHOUSE_SECRET_KEY_FILE`'s key; then remove this line." },
+  { key: "GATEHOUSE_TRUSTED_PROXIES", field: "trustedProxies", default: "", parse: addressList, doc: "Reverse proxies (IP addresses or CIDR ranges, comma-separated) whose `X-Forwarded-For` names the client: request logs, the audit log and the loopback rule of `/metrics` and `/version` then see the client's address. From any other peer the header is ignored. Empty: none." },
   { key: "GATEHOUSE_METRICS_PUBLIC", field: "metricsPublic", default: "false", parse: bool, doc: "true opens `/metrics` to anyone who can reach it; by default only direct loopback scrapes go without the admin token (a reverse proxy's requests never count as loopback)." },
   { key: "GATEHOUSE_LOG_LEVEL", field: "logLevel", default: "info", parse: oneOf(["debug", "info", "warn", "error"] as const), doc: "debug, info, warn or error." },
   { key: "GATEHOUSE_SCIM_ENABLED", field: "scimEnabled", default: "true", parse: bool, doc: "Initial state of the SCIM interface (false → every SCIM call answers 403). The admin API can toggle it at run time; the stored toggle wins once set." },

@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import { and, count, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
-import { peerAddressOf, requestIdOf } from "../ops/observe";
+import { clientAddressOf, requestIdOf } from "../ops/observe";
 import type { AuditEntry, AuditListQuery } from "./model";
 import { auditLog, type AuditRow } from "./tables";
 
@@ -47,7 +47,7 @@ function summaryText(summary: AuditRecord["summary"]): string | null {
 /** Where a request came from, for the log. */
 export function sourceOf(request: Request | null) {
   if (!request) return { sourceIp: null, userAgent: null, requestId: null };
-  return { sourceIp: peerAddressOf(request), userAgent: request.headers.get("user-agent")?.slice(0, 300) ?? null, requestId: requestIdOf(request) };
+  return { sourceIp: clientAddressOf(request), userAgent: request.headers.get("user-agent")?.slice(0, 300) ?? null, requestId: requestIdOf(request) };
 }
 
 /** Appends one entry. Call it inside the action's transaction, so both commit or neither does. */

@@ -6,7 +6,7 @@ import { consoleRoutes } from "./console";
 import { metricsFor, PROMETHEUS_CONTENT_TYPE } from "./metrics";
 import { isDirectLoopbackRequest } from "./observe";
 import { openapiRoutes } from "./openapi";
-import { databaseWritable } from "./storage";
+import { databaseWritable, diskShortfall, freeBytes } from "./storage";
 import { buildInfo } from "../version";
 import { databaseSchemaVersion } from "../db/migrate";
 
@@ -61,6 +61,11 @@ export function opsRoutes(ctx: AppContext) {
           set.status = 503;
           return { status: "unavailable", database: "not writable: the database or its disk is full" };
         }
+        const shortfall = diskShortfall(freeBytes(ctx.config.dataDir));
+        if (shortfall) {
+          set.status = 503;
+          return { status: "unavailable", database: shortfall };
+        }
         return { status: "ready" };
       },
       {
@@ -68,7 +73,7 @@ export function opsRoutes(ctx: AppContext) {
         detail: {
           tags: ["Operations"],
           summary: "Database answers and takes writes",
-          description: "200 when the database answers a query; 503 when it does not, or while it is known to be full (a write failed for lack of space, and a probe write still fails).",
+          description: "200 when the database answers a query and can take any write it accepts; 503 when it does not answer, while it is known to be full (a write failed for lack of space, and a 1 MiB probe write still fails), or when its disk has less than 64 MiB free (twice the largest write, a 32 MiB attachment).",
           security: [],
         },
       },

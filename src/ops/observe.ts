@@ -10,13 +10,14 @@
  *   Response, measures it, logs it and counts it.
  */
 import type { Server } from "bun";
+import { BlockList, isIP } from "node:net";
 import type { AppContext } from "../context";
 import { apiErrorResponse, ApiError } from "../http/errors";
 import { metricsFor } from "./metrics";
 
 // `peer` is looked up lazily: asking Bun for the socket address costs more than the rest of the
 // bookkeeping, and only the request log line and /metrics' loopback check need it.
-type RequestState = { id: string; route?: string; peer?: () => string | null };
+type RequestState = { id: string; route?: string; peer?: () => string | null; trusted?: BlockList | null };
 // Kept on the Request itself under a module-private symbol: cheaper than a WeakMap lookup, and
 // this runs several times per request.
 const STATE = Symbol("gatehouse.requestState");
@@ -51,6 +52,48 @@ export function peerAddressOf(request: Request): string | null {
   return (request as WithState)[STATE]?.peer?.() ?? null;
 }
 
+/**
+ * The client's address: the TCP peer, or — when the peer is a trusted proxy
+ * (GATEHOUSE_TRUSTED_PROXIES) — the nearest address in `X-Forwarded-For` that is not itself a
+ * trusted proxy (read right to left: the left part is whatever the client chose to send).
+ */
+export function clientAddressOf(request: Request): string | null {
+  const state = (request as WithState)[STATE];
+  return forwardedClient(state?.peer?.() ?? null, request.headers.get("x-forwarded-for"), state?.trusted ?? null);
+}
+
+/** Pure core of clientAddressOf. */
+export function forwardedClient(peer: string | null, forwardedFor: string | null, trusted: BlockList | null): string | null {
+  if (!peer || !trusted || !forwardedFor || !isTrustedAddress(trusted, peer)) return peer;
+  const hops = forwardedFor.split(",").map((h) => h.trim());
+  let nearest = peer;
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = hops[i]!;
+    if (!isIP(hop)) return nearest; // a malformed entry: trust nothing beyond it
+    if (!isTrustedAddress(trusted, hop)) return hop;
+    nearest = hop;
+  }
+  return nearest;
+}
+
+/** GATEHOUSE_TRUSTED_PROXIES as a lookup; null when none are configured. */
+export function trustedProxyList(entries: readonly string[]): BlockList | null {
+  if (entries.length === 0) return null;
+  const list = new BlockList();
+  for (const entry of entries) {
+    const [address, prefix] = entry.split("/") as [string, string | undefined];
+    const family = isIP(address) === 4 ? "ipv4" : "ipv6";
+    if (prefix === undefined) list.addAddress(address, family);
+    else list.addSubnet(address, Number(prefix), family);
+  }
+  return list;
+}
+
+function isTrustedAddress(list: BlockList, address: string): boolean {
+  const family = isIP(address);
+  return family !== 0 && list.check(address, family === 4 ? "ipv4" : "ipv6");
+}
+
 /** True for 127.0.0.0/8 and ::1, also in IPv4-mapped IPv6 form. */
 export function isLoopbackAddress(address: string | null | undefined): boolean {
   if (!address) return false;
@@ -59,13 +102,18 @@ export function isLoopbackAddress(address: string | null | undefined): boolean {
 }
 
 /**
- * Whether the request is from this host directly. A request carrying proxy headers is not:
- * behind a reverse proxy on the same host every peer is 127.0.0.1, so loopback alone would
- * expose loopback-only endpoints to the internet.
+ * Whether the request is from this host. A request carrying proxy headers is not — behind a
+ * reverse proxy on the same host every peer is 127.0.0.1, so loopback alone would expose
+ * loopback-only endpoints to the internet — unless it comes from a trusted proxy and the client
+ * that proxy names is itself on loopback.
  */
 export function isDirectLoopbackRequest(request: Request): boolean {
-  if (request.headers.has("forwarded") || request.headers.has("x-forwarded-for") || request.headers.has("x-real-ip")) return false;
-  return isLoopbackAddress(peerAddressOf(request));
+  const proxied = request.headers.has("forwarded") || request.headers.has("x-forwarded-for") || request.headers.has("x-real-ip");
+  if (!proxied) return isLoopbackAddress(peerAddressOf(request));
+  const state = (request as WithState)[STATE];
+  const peer = peerAddressOf(request);
+  if (!peer || !state?.trusted || !isTrustedAddress(state.trusted, peer) || request.headers.has("forwarded") || request.headers.has("x-real-ip")) return false;
+  return isLoopbackAddress(clientAddressOf(request));
 }
 
 // Probes and scrapes are frequent and uninteresting when they succeed: logged at debug.
@@ -103,12 +151,14 @@ export function withRoutablePath(request: Request): Request {
  */
 export function instrumentedHandler(app: { handle(request: Request): Promise<Response> }, ctx: AppContext) {
   const m = httpMetrics(ctx);
+  const trusted = trustedProxyList(ctx.config.trustedProxies);
   return async (incoming: Request, server?: Server<unknown>): Promise<Response> => {
     const started = performance.now();
     const request = withRoutablePath(incoming);
     const state = stateOf(request);
     let peer: string | null | undefined;
     state.peer = () => (peer === undefined ? (peer = server?.requestIP(incoming)?.address ?? null) : peer);
+    state.trusted = trusted;
     m.inFlight.inc();
     let response: Response;
     try {
@@ -136,7 +186,8 @@ export function instrumentedHandler(app: { handle(request: Request): Promise<Res
           route,
           status: response.status,
           durationMs: Math.round(seconds * 100_000) / 100,
-          remote: state.peer() ?? undefined,
+          remote: clientAddressOf(request) ?? undefined,
+          ...(trusted && clientAddressOf(request) !== state.peer() ? { proxy: state.peer() } : {}),
         });
     }
     return response;

@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import type { AppContext } from "../context";
 import { buildInfo } from "../version";
 import { metricsFor } from "./metrics";
@@ -10,6 +10,12 @@ export function registerProcessMetrics(ctx: AppContext, databaseFile: string): v
   r.gauge("gatehouse_build_info", "Always 1; the labels say which build is running.", ["version", "commit", "target"]).set({ version: build.version, commit: build.commit, target: build.target }, 1);
   r.gauge("process_start_time_seconds", "Start time of the process since the Unix epoch, in seconds.").set(undefined, Math.floor(Date.now() / 1000 - process.uptime()));
   const rss = r.gauge("process_resident_memory_bytes", "Resident memory size in bytes.");
+  // The standard process metrics of Prometheus client libraries, same names and meanings.
+  const cpu = r.counter("process_cpu_seconds_total", "Total user and system CPU time spent in seconds.");
+  const openFds = r.gauge("process_open_fds", "Number of open file descriptors.");
+  const maxFds = r.gauge("process_max_fds", "Maximum number of open file descriptors.");
+  const virtual = r.gauge("process_virtual_memory_bytes", "Virtual memory size in bytes.");
+  let cpuSeen = 0;
   const heap = r.gauge("process_heap_used_bytes", "JavaScript heap in use, in bytes.");
   const dbBytes = r.gauge("gatehouse_database_size_bytes", "Size of the SQLite database files on disk, by file.", ["file"]);
   const syncs = r.counter("gatehouse_wal_syncs_total", "WAL fdatasyncs run by group commit; each covers every write committed before it started.");
@@ -20,6 +26,16 @@ export function registerProcessMetrics(ctx: AppContext, databaseFile: string): v
     syncs.inc(undefined, gc.syncCount - seen.syncs);
     holds.inc(undefined, gc.holdCount - seen.holds);
     seen = { syncs: gc.syncCount, holds: gc.holdCount };
+    const usage = process.cpuUsage();
+    const cpuNow = (usage.user + usage.system) / 1e6;
+    cpu.inc(undefined, cpuNow - cpuSeen);
+    cpuSeen = cpuNow;
+    const linux = linuxProcess();
+    if (linux) {
+      openFds.set(undefined, linux.openFds);
+      maxFds.set(undefined, linux.maxFds);
+      virtual.set(undefined, linux.virtualBytes);
+    }
     const mem = process.memoryUsage();
     rss.set(undefined, mem.rss);
     heap.set(undefined, mem.heapUsed);
@@ -33,4 +49,18 @@ export function registerProcessMetrics(ctx: AppContext, databaseFile: string): v
       dbBytes.set({ file: label }, size);
     }
   });
+}
+
+/** What /proc says about this process (Linux); null elsewhere or when /proc is not mounted. */
+function linuxProcess(): { openFds: number; maxFds: number; virtualBytes: number } | null {
+  try {
+    const openFds = readdirSync("/proc/self/fd").length - 1; // minus the directory handle readdir held
+    const limit = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync("/proc/self/limits", "utf8"))?.[1];
+    // Field 23 of /proc/self/stat is vsize; the command name (field 2) may hold spaces, so count after its ")".
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const virtualBytes = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[20]);
+    return { openFds, maxFds: limit === undefined || limit === "unlimited" ? -1 : Number(limit), virtualBytes };
+  } catch {
+    return null;
+  }
 }

@@ -197,6 +197,8 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
     reusePort,
     async fetch(request: Request, listener: Server<undefined>) {
       const response = await handler(request, listener);
+      // HTTPS is served here, so browsers must never fall back to plain HTTP (the redirect port).
+      if (pair) response.headers.set("strict-transport-security", "max-age=31536000");
       if (retiring.has(listener)) response.headers.set("connection", "close");
       return response;
     },
