@@ -82,7 +82,7 @@ test("scim-token against the production env file reaches the server's database, 
     server.kill("SIGTERM");
     await server.exited;
   }
-});
+}, 60_000);
 
 test("an env file named as the unit names it (/etc/gatehouse/NAME.env) implies the unit's data directory", () => {
   expect(unitDataDir("/etc/gatehouse/acme.env")).toBe("/var/lib/gatehouse/acme");
