@@ -55,7 +55,8 @@ export function parseAttributeList(raw: string, param: string): AttrPath[] {
 export function queryOf(request: Request): Record<string, string> {
   const url = request.url;
   const at = url.indexOf("?");
-  const out: Record<string, string> = {};
+  // null prototype: keys come from the request (`?__proto__=…` is just a key)
+  const out: Record<string, string> = Object.create(null);
   if (at < 0) return out;
   const hash = url.indexOf("#", at);
   const query = url.slice(at + 1, hash < 0 ? undefined : hash);
@@ -82,7 +83,7 @@ function formDecode(part: string): string {
 
 /** Reads the list query parameters (names case-insensitive). Bad values → 400 invalidValue. */
 export function parseListParams(query: Record<string, string | string[] | undefined>): ListParams {
-  const q: Record<string, string> = {};
+  const q: Record<string, string> = Object.create(null);
   for (const k in query) {
     const v = query[k];
     if (v !== undefined) q[k.toLowerCase()] = Array.isArray(v) ? v[v.length - 1]! : v;
@@ -113,9 +114,10 @@ export function parseListParams(query: Record<string, string | string[] | undefi
 
 /** Reads only `attributes`/`excludedAttributes` (for GET of one resource). */
 export function parseProjectionParams(query: Record<string, string | string[] | undefined>): Pick<ListParams, "attributes" | "excludedAttributes"> {
-  const { attributes, excludedAttributes } = parseListParams(
-    Object.fromEntries(Object.entries(query).filter(([k]) => /^(attributes|excludedattributes)$/i.test(k))),
-  );
+  let projection: Record<string, string | string[] | undefined> | null = null;
+  for (const k in query) if (/^(attributes|excludedattributes)$/i.test(k)) (projection ??= {})[k] = query[k];
+  if (projection === null) return {}; // every GET /Users/{id} an IdP sends
+  const { attributes, excludedAttributes } = parseListParams(projection);
   return { ...(attributes ? { attributes } : {}), ...(excludedAttributes ? { excludedAttributes } : {}) };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { queryOf } from "../../src/scim/query";
+import { parseListParams, parseProjectionParams, queryOf } from "../../src/scim/query";
 
 /** What URLSearchParams makes of the same query (the reference queryOf must match). */
 function reference(query: string): Record<string, string> {
@@ -38,4 +38,14 @@ describe("queryOf", () => {
       expect(queryOf(request)).toEqual(reference(seen));
     }
   });
+});
+
+test("query keys from the request are plain keys, never the prototype", () => {
+  const q = queryOf(new Request("http://localhost/scim/v2/Users?__proto__=x&constructor=y&count=2&attributes=userName"));
+  expect(Object.getPrototypeOf(q)).toBeNull();
+  expect(Object.hasOwn(q, "__proto__") && q["__proto__"]).toBe("x");
+  expect(q.constructor as unknown).toBe("y");
+  expect(parseListParams(q)).toMatchObject({ count: 2, startIndex: 1 });
+  expect(parseProjectionParams(q).attributes).toEqual([{ name: "userName" }]);
+  expect(parseProjectionParams(queryOf(new Request("http://localhost/scim/v2/Users/1")))).toEqual({});
 });
