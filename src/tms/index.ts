@@ -6,7 +6,7 @@ import { attachmentRoutes } from "./attachments";
 import { isAttachmentUpload, readUpload } from "./attachments/upload";
 import { caseRoutes } from "./cases";
 import { configurationRoutes } from "./configurations";
-import { customFieldRoutes } from "./custom-fields";
+import { customFieldRoutes, customFieldV2Routes } from "./custom-fields";
 import { defectRoutes } from "./defects";
 import { environmentRoutes } from "./environments";
 import { milestoneRoutes } from "./milestones";
@@ -33,7 +33,7 @@ export const TMS_MAX_BODY_BYTES = 8 * 1024 * 1024;
 export function tmsRoutes(ctx: AppContext) {
   const controllers = [
     projectRoutes, caseRoutes, suiteRoutes, milestoneRoutes, sharedStepRoutes,
-    planRoutes, runRoutes, runV2Routes, defectRoutes, customFieldRoutes, environmentRoutes, configurationRoutes, workspaceRoutes, attachmentRoutes, searchRoutes,
+    planRoutes, runRoutes, runV2Routes, defectRoutes, customFieldRoutes, customFieldV2Routes, environmentRoutes, configurationRoutes, workspaceRoutes, attachmentRoutes, searchRoutes,
     sharedParameterRoutes,
   ];
   // The body hooks reach every controller's routes (they are used below them): the `Token` is

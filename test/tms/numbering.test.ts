@@ -75,8 +75,8 @@ describe("two projects", () => {
     expect(await ok("GET", "/case/NA/2")).toMatchObject({ id: 2, title: "A case 2", suite_id: 2, milestone_id: 2 });
     expect(await ok("GET", "/plan/NB/1")).toMatchObject({ id: 1, title: "B plan 1", cases: [{ case_id: 1, assignee_id: null }] });
     expect((await ok("GET", "/plan/NA/1")).cases.map((c: any) => c.case_id)).toEqual([2, 1]);
-    expect(await ok("GET", "/run/NB/1")).toMatchObject({ id: 1, run_id: 1, title: "B run 1", plan_id: 1, milestone: 1, cases: [1] });
-    expect(await ok("GET", "/run/NA/1")).toMatchObject({ id: 1, title: "A run 1", plan_id: 1, milestone: 2, cases: [2, 1] });
+    expect(await ok("GET", "/run/NB/1")).toMatchObject({ id: 1, run_id: 1, title: "B run 1", plan_id: 1, milestone: { id: 1 }, milestone_id: 1, cases: [1] });
+    expect(await ok("GET", "/run/NA/1")).toMatchObject({ id: 1, title: "A run 1", plan_id: 1, milestone: { id: 2 }, milestone_id: 2, cases: [2, 1] });
     expect(await ok("GET", "/defect/NB/1")).toMatchObject({ id: 1, title: "B defect 1", case_id: 1, milestone_id: 1 });
     expect(await ok("GET", "/defect/NA/2")).toMatchObject({ id: 2, title: "A defect 2", case_id: 2, milestone_id: 2 });
     // Lists show the same numbers.

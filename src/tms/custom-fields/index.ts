@@ -1,8 +1,8 @@
 import type { AppContext } from "../../context";
 import { TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
 import { IdResult, ok, page, paging, Envelope, PageOf } from "../shared/envelope";
-import { CustomFieldCreate, CustomFieldListQuery, CustomFieldUpdate, FieldIdParam, CustomFieldView } from "./model";
-import { createCustomField, customFieldView, deleteCustomField, listCustomFields, requireField, updateCustomField } from "./service";
+import { CustomFieldCreate, CustomFieldListQuery, CustomFieldUpdate, CustomFieldV2View, FieldIdParam, CustomFieldView } from "./model";
+import { createCustomField, customFieldV2View, customFieldView, deleteCustomField, listCustomFields, requireField, updateCustomField } from "./service";
 
 const detail = (summary: string) => ({ tags: ["Custom fields"], summary });
 
@@ -22,5 +22,17 @@ export function customFieldRoutes(ctx: AppContext) {
     })
     .delete("/custom_field/:id", ({ params, caller }) => ok(deleteCustomField(ctx.db, caller, params.id)), {
       params: FieldIdParam, response: tmsResponses({ 200: IdResult }, [404]), detail: detail("Delete a custom field (custom_field.deleted)"),
+    });
+}
+
+/** qase-api-v2-client's CustomFieldsApi (`/v2/custom_field`): the v1 reads with options as objects. */
+export function customFieldV2Routes(ctx: AppContext) {
+  return tmsApi(ctx, "/v2")
+    .get("/custom_field", ({ query, caller }) => {
+      const r = listCustomFields(ctx.db, caller.workspaceId, { ...paging(query), entity: query.entity, type: query.type }, customFieldV2View);
+      return page(r.entities, r.total, r.filtered);
+    }, { query: CustomFieldListQuery, response: tmsResponses({ 200: PageOf(CustomFieldV2View) }), detail: detail("v2: list custom fields") })
+    .get("/custom_field/:id", ({ params, caller }) => ok(customFieldV2View(requireField(ctx.db, caller.workspaceId, params.id))), {
+      params: FieldIdParam, response: tmsResponses({ 200: Envelope(CustomFieldV2View) }, [404]), detail: detail("v2: get a custom field"),
     });
 }

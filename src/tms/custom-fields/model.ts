@@ -61,3 +61,9 @@ export const CustomFieldView = t.Object({
   created_at: Timestamp,
   updated_at: Timestamp,
 });
+
+/** qase-api-v2-client's `CustomField`: the same field with its options as objects rather than a JSON string. */
+export const CustomFieldV2View = t.Composite([
+  t.Omit(CustomFieldView, ["value"]),
+  t.Object({ value: Nullable(t.Array(t.Object({ id: t.Integer(), title: t.String() }), { description: "selectbox options" })) }),
+]);

@@ -46,6 +46,9 @@ export const customFieldView = (f: Row) => ({
   author_id: f.authorId, created: f.created, updated: f.updated, created_at: f.created, updated_at: f.updated,
 });
 
+/** The v2 view (qase-api-v2-client's CustomField): options as objects. Pure. */
+export const customFieldV2View = (f: Row) => ({ ...customFieldView(f), value: f.options });
+
 /** The caller's workspace's field with this id, or 404 (another workspace's is not found either). */
 export function requireField(db: Db | Tx, workspaceId: number, id: number): Row {
   const f = db.select().from(customFields).where(and(eq(customFields.id, id), eq(customFields.workspaceId, workspaceId))).get();
@@ -124,7 +127,7 @@ export function deleteCustomField(db: Db, caller: Caller, id: number) {
 }
 
 /** The workspace's fields; `entity` and `type` (a name or Qase's number) narrow them (else 400 naming them). */
-export function listCustomFields(db: Db, workspaceId: number, q: { limit: number; offset: number; entity?: string; type?: string }) {
+export function listCustomFields<V = ReturnType<typeof customFieldView>>(db: Db, workspaceId: number, q: { limit: number; offset: number; entity?: string; type?: string }, view: (f: Row) => V = customFieldView as (f: Row) => V) {
   const mine = eq(customFields.workspaceId, workspaceId);
   const where = and(
     mine,
@@ -133,7 +136,7 @@ export function listCustomFields(db: Db, workspaceId: number, q: { limit: number
   );
   const total = db.select({ n: count() }).from(customFields).where(mine).get()!.n;
   const filtered = db.select({ n: count() }).from(customFields).where(where).get()!.n;
-  return { total, filtered, entities: db.select().from(customFields).where(where).orderBy(customFields.id).limit(q.limit).offset(q.offset).all().map(customFieldView) };
+  return { total, filtered, entities: db.select().from(customFields).where(where).orderBy(customFields.id).limit(q.limit).offset(q.offset).all().map(view) };
 }
 
 /** Case custom fields that apply to a project: its workspace's, enabled for all its projects or listing its code. */

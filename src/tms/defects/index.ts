@@ -1,9 +1,9 @@
 import type { AppContext } from "../../context";
 import { projectApi, TMS_BODY_ERRORS, tmsResponses } from "../shared/api";
 import { deleteNumbered } from "../shared/write";
-import { CodeNumberParams, CodeParam, NumberResult, ok, page, paging, Envelope, PageOf } from "../shared/envelope";
-import { DefectCreate, DefectListQuery, DefectView } from "./model";
-import { createDefect, getDefect, listDefects, resolveDefect } from "./service";
+import { CodeNumberParams, CodeParam, NumberResult, ok, page, paging, Envelope, PageOf, StatusOnly } from "../shared/envelope";
+import { DefectCreate, DefectListQuery, DefectStatusBody, DefectUpdate, DefectView } from "./model";
+import { createDefect, getDefect, listDefects, resolveDefect, setDefectStatus, updateDefect } from "./service";
 
 /** `{code}/{id}`: the defect's number within the project. */
 const NumberParams = CodeNumberParams("defect");
@@ -22,6 +22,13 @@ export function defectRoutes(ctx: AppContext) {
     .get("/defect/:code/:id", ({ project, params }) => ok(getDefect(ctx.db, project, params.id)), { params: NumberParams, response: tmsResponses({ 200: Envelope(DefectView) }, [404]), detail: detail("Get a defect") })
     .patch("/defect/:code/resolve/:id", ({ project, params }) => ok(resolveDefect(ctx.db, project, params.id)), {
       params: NumberParams, response: tmsResponses({ 200: Numbered }, [404, 409]), detail: detail("Resolve a defect (defect.resolved; 409 if already resolved)"),
+    })
+    .patch("/defect/:code/status/:id", ({ project, params, body }) => {
+      setDefectStatus(ctx.db, project, params.id, body.status);
+      return { status: true as const };
+    }, { params: NumberParams, body: DefectStatusBody, response: tmsResponses({ 200: StatusOnly }, [404, ...TMS_BODY_ERRORS]), detail: detail("Set a defect's status (defect.resolved when it becomes resolved)") })
+    .patch("/defect/:code/:id", ({ project, params, body }) => ok(updateDefect(ctx.db, project, params.id, body)), {
+      params: NumberParams, body: DefectUpdate, response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]), detail: detail("Update a defect (no event)"),
     })
     .delete("/defect/:code/:id", ({ project, params }) => ok(deleteNumbered(ctx.db, project, "defect", params.id)), {
       params: NumberParams, response: tmsResponses({ 200: Numbered }, [404]), detail: detail("Delete a defect (defect.deleted)"),

@@ -23,6 +23,19 @@ export const DefectCreate = t.Object({
   result_hash: Opt(t.String({ minLength: 1, maxLength: 128 })),
 }, { examples: [{"title": "Total ignores the coupon", "actual_result": "The total stays 40.00", "severity": 3, "case_id": 1}] });
 export type DefectCreateBody = typeof DefectCreate.static;
+/** Qase `DefectUpdate` (a field absent or `null` is left as it is). */
+export const DefectUpdate = t.Object({
+  title: Opt(t.String({ minLength: 1, maxLength: 255 })),
+  actual_result: Opt(t.String({ minLength: 1, maxLength: 100000 })),
+  severity: Opt(EnumInput(SEVERITY)),
+  milestone_id: Opt(EntityNumber("milestone")),
+  attachments: AttachmentIds,
+  custom_field: Opt(t.Record(t.String(), t.String())),
+  tags: Opt(t.Array(t.String({ maxLength: 255 }), { maxItems: 100 })),
+}, { examples: [{ severity: 2, tags: ["checkout"] }] });
+export type DefectUpdateBody = typeof DefectUpdate.static;
+/** Qase `DefectStatus`. */
+export const DefectStatusBody = t.Object({ status: t.UnionEnum(DEFECT_STATUSES) }, { examples: [{ status: "in_progress" }] });
 export const DefectListQuery = t.Object({
   limit: Limit,
   offset: Offset,

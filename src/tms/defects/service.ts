@@ -12,7 +12,7 @@ import type { Reader } from "../shared/lookup";
 import { nextNumber, Numbers, numbersIn, optRefId, requireNumbered } from "../shared/numbers";
 import { isoMicro } from "../shared/time";
 import { inProject, type ProjectWrite } from "../shared/write";
-import type { DefectCreateBody } from "./model";
+import type { DefectCreateBody, DefectUpdateBody } from "./model";
 import { defects, type DefectStatus } from "./tables";
 
 type Row = typeof defects.$inferSelect;
@@ -88,6 +88,38 @@ export function createDefect(db: Db, caller: Caller, p: ProjectRow, body: Defect
 }
 
 const requireDefect = (db: Reader, projectId: number, number: number) => requireNumbered(db, "defect", projectId, number);
+
+/** Qase's `PATCH /defect/{code}/{id}`: its texts, severity, milestone, attachments, tags. No event (the catalog has none for it). */
+export function updateDefect(db: Db, p: ProjectRow, number: number, body: DefectUpdateBody) {
+  return inProject(db, p, ({ tx }) => {
+    const d = requireDefect(tx, p.id, number);
+    const set: Partial<Row> = {};
+    if (body.title != null) set.title = body.title;
+    if (body.actual_result != null) set.actualResult = body.actual_result;
+    if (body.severity != null) set.severity = enumName(SEVERITY, body.severity);
+    if (body.milestone_id != null) set.milestoneId = optRefId(tx, "milestone", p.id, body.milestone_id, "milestone_id") ?? null;
+    if (body.attachments != null) set.attachments = attachmentIds(body.attachments);
+    if (body.tags != null) set.tags = body.tags;
+    if (Object.keys(set).length) tx.update(defects).set({ ...set, updated: isoMicro() }).where(eq(defects.id, d.id)).run();
+    return { id: number };
+  });
+}
+
+/**
+ * Qase's `PATCH /defect/{code}/status/{id}`: open, in_progress, resolved or invalid. Becoming
+ * resolved sends defect.resolved (as the resolve route does); leaving resolved clears
+ * `resolved_at`; the status it already has changes nothing.
+ */
+export function setDefectStatus(db: Db, p: ProjectRow, number: number, status: DefectStatus) {
+  return inProject(db, p, ({ tx, emit }) => {
+    const d = requireDefect(tx, p.id, number);
+    if (d.status === status) return {};
+    const now = isoMicro();
+    tx.update(defects).set({ status, resolvedAt: status === "resolved" ? now : null, updated: now }).where(eq(defects.id, d.id)).run();
+    if (status === "resolved") emit("defect.resolved", { id: number });
+    return {};
+  });
+}
 
 /** open → resolved (defect.resolved); resolving a resolved defect is a 409. */
 export function resolveDefect(db: Db, p: ProjectRow, number: number) {

@@ -1,10 +1,10 @@
 import type { AppContext } from "../../context";
 import { Elysia } from "elysia";
 import { projectApi, TMS_BODY_ERRORS, tmsApi, tmsResponses } from "../shared/api";
-import { CodeParam, Envelope, ok, page, PageOf, paging, Paging } from "../shared/envelope";
+import { CodeParam, Envelope, ok, page, PageOf, paging, Paging, StatusOnly } from "../shared/envelope";
 import { t } from "elysia";
 import { ProjectCreate, ProjectView } from "./model";
-import { createProject, listProjects, projectViews } from "./service";
+import { createProject, deleteProject, listProjects, projectViews } from "./service";
 
 const detail = (summary: string) => ({ tags: ["Projects"], summary });
 
@@ -21,6 +21,10 @@ export function projectRoutes(ctx: AppContext) {
   const one = projectApi(ctx)
     .get("/project/:code", ({ project }) => ok(projectViews(ctx.db, [project])[0]!), {
       params: CodeParam, response: tmsResponses({ 200: Envelope(ProjectView) }, [404]), detail: detail("Get a project with its entity counts"),
-    });
+    })
+    .delete("/project/:code", ({ project }) => {
+      deleteProject(ctx.db, project);
+      return { status: true as const };
+    }, { params: CodeParam, response: tmsResponses({ 200: StatusOnly }, [404]), detail: detail("Delete a project and everything in it (no event)") });
   return new Elysia().use(workspaceWide).use(one);
 }

@@ -2,12 +2,12 @@ import { t } from "elysia";
 import type { AppContext } from "../../context";
 import { badRequest } from "../../http/errors";
 import { projectApi, TMS_BODY_ERRORS, tmsResponses } from "../shared/api";
-import { CodeHashParams, CodeNumberParams, CodeParam, EntityNumber, NumberResult, Envelope, ok, page, paging, PageOf, StatusOnly } from "../shared/envelope";
+import { CodeHashParams, CodeNumberParams, CodeParam, EntityNumber, HashResult, NumberResult, Envelope, ok, page, paging, PageOf, StatusOnly } from "../shared/envelope";
 import { checkInclude } from "../shared/list-filters";
-import { ResultCreate, ResultCreateBulk, ResultListQuery, RunCreate, RunGetQuery, RunExternalIssues, RunIdParams, RunListQuery, RunPublic, V2ResultCreate, V2ResultCreated, V2ResultsCreate, V2ResultsCreated, V2RunParams, ResultView, RunPublicResult, RunView } from "./model";
+import { ResultCreate, ResultCreateBulk, ResultListQuery, ResultUpdate, RunCreate, RunGetQuery, RunResultParams, RunUpdate, RunExternalIssues, RunIdParams, RunListQuery, RunPublic, V2ResultCreate, V2ResultCreated, V2ResultsCreate, V2ResultsCreated, V2RunParams, ResultView, RunPublicResult, RunView } from "./model";
 import { deleteNumbered } from "../shared/write";
 import { recordV2Results } from "./reporter";
-import { createRun, endRun, fromV1, getResult, getRun, listResults, listRuns, recordResults, setRunExternalIssues, setRunPublic } from "./service";
+import { createRun, deleteResult, endRun, updateResult, updateRun, fromV1, getResult, getRun, listResults, listRuns, recordResults, setRunExternalIssues, setRunPublic } from "./service";
 
 /** `{code}/{id}`: the test run's number within the project. */
 const NumberParams = CodeNumberParams("test run");
@@ -33,6 +33,9 @@ export function runRoutes(ctx: AppContext) {
       checkInclude(query.include, ["cases"]);
       return ok(getRun(ctx.db, base, project, params.id));
     }, { params: NumberParams, query: RunGetQuery, response: tmsResponses({ 200: Envelope(RunView) }, [404]), detail: runDetail("Get a test run with its stats") })
+    .patch("/run/:code/:id", ({ project, params, body }) => ok(updateRun(ctx.db, project, params.id, body)), {
+      params: NumberParams, body: RunUpdate, response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]), detail: runDetail("Update a run's title, description, environment, milestone, tags, configurations (no event)"),
+    })
     .delete("/run/:code/:id", ({ project, params }) => ok(deleteNumbered(ctx.db, project, "run", params.id)), {
       params: NumberParams, response: tmsResponses({ 200: Numbered }, [404]), detail: runDetail("Delete a test run and its results (run.deleted)"),
     })
@@ -60,6 +63,12 @@ export function runRoutes(ctx: AppContext) {
       query: ResultListQuery,
       response: tmsResponses({ 200: PageOf(ResultView) }, [404]),
       detail: resultDetail("List results"),
+    })
+    .patch("/result/:code/:id/:hash", ({ project, params, body }) => ok(updateResult(ctx.db, project, params.id, params.hash, body)), {
+      params: RunResultParams, body: ResultUpdate, response: tmsResponses({ 200: HashResult }, [404, 409, ...TMS_BODY_ERRORS]), detail: resultDetail("Update a result; the case's latest status in the run follows (no event)"),
+    })
+    .delete("/result/:code/:id/:hash", ({ project, params }) => ok(deleteResult(ctx.db, project, params.id, params.hash)), {
+      params: RunResultParams, response: tmsResponses({ 200: HashResult }, [404]), detail: resultDetail("Delete a result; the case's latest status in the run follows (no event)"),
     })
     .get("/result/:code/:hash", ({ project, params }) => ok(getResult(ctx.db, project, params.hash)), { params: CodeHashParams, response: tmsResponses({ 200: Envelope(ResultView) }, [404]), detail: resultDetail("Get a result") });
 }

@@ -29,6 +29,20 @@ export const RunCreate = t.Object({
 }, { examples: [{"title": "Nightly", "plan_id": 1, "environment_slug": "staging", "is_autotest": true}] });
 export type RunCreateBody = typeof RunCreate.static;
 
+/** Qase `Runupdate`: what a run's PATCH may change (a field absent or `null` is left as it is). */
+export const RunUpdate = t.Object({
+  title: Opt(t.String({ minLength: 1, maxLength: 255 })),
+  description: Opt(t.String({ maxLength: 100000 })),
+  environment_id: RunCreate.properties.environment_id,
+  environment_slug: RunCreate.properties.environment_slug,
+  milestone_id: Opt(EntityNumber("milestone")),
+  tags: Opt(t.Array(t.String({ maxLength: 255 }), { maxItems: 100 })),
+  configurations: RunCreate.properties.configurations,
+  custom_field: Opt(t.Record(t.String(), t.String())),
+}, { examples: [{ title: "Nightly (rerun)", tags: ["nightly"] }] });
+export type RunUpdateBody = typeof RunUpdate.static;
+
+
 /** Qase `RunExternalIssues`: link runs to issues in Jira (an empty `external_issue` unlinks). */
 export const RunExternalIssues = t.Object({
   type: t.Union([t.Literal("jira-cloud"), t.Literal("jira-server")]),
@@ -186,7 +200,8 @@ export const RunView = t.Object({
   })),
   configurations: t.Array(t.Integer(), { description: "Configuration ids" }),
   external_issue: Nullable(t.Object({ id: t.String(), type: t.String(), link: t.String() })),
-  milestone: Nullable(EntityNumber("milestone")),
+  milestone: Nullable(t.Object({ id: EntityNumber("milestone"), title: t.String(), description: Nullable(t.String()) }, { description: "Qase's RunMilestone (title, description), with the milestone's number" })),
+  milestone_id: Nullable(EntityNumber("milestone")),
   plan_id: Nullable(EntityNumber("test plan")),
   cases: t.Array(EntityNumber("test case")),
   tags: Tags,
@@ -216,3 +231,17 @@ export const ResultView = t.Object({
 
 /** PATCH /run/{code}/{id}/public: the report URL when shown, nothing when hidden. */
 export const RunPublicResult = t.Object({ url: t.Optional(t.String()) });
+
+/** Qase `ResultUpdate`: what a result's PATCH may change. */
+export const ResultUpdate = t.Object({
+  status: Opt(t.Union([t.String({ minLength: 1, maxLength: 32 }), t.Integer()], { description: "A result status name or Qase's number" })),
+  time_ms: Opt(t.Integer({ minimum: 0, maximum: 31536000000 })),
+  defect: Opt(t.Boolean()),
+  attachments: AttachmentIds,
+  stacktrace: Opt(t.String({ maxLength: 1000000 })),
+  comment: Opt(t.String({ maxLength: 100000 })),
+  steps: Opt(t.Array(StepResult, { maxItems: 1000 })),
+}, { examples: [{ status: "passed", comment: "Passed on retry" }] });
+export type ResultUpdateBody = typeof ResultUpdate.static;
+/** `{code}/{id}/{hash}`: a result of a run. */
+export const RunResultParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), id: t.Numeric({ description: "The test run's number within the project" }), hash: t.String({ minLength: 1, maxLength: 128 }) });

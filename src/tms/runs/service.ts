@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { randomBytes } from "node:crypto";
-import { and, count, eq, gte, inArray, isNull, lte, max, not, or, sql, sum, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, gte, inArray, isNull, lte, max, not, or, sql, sum, type SQL } from "drizzle-orm";
 import { containsText } from "../../db/contains";
 import { checkInclude, csv, flagOf, integersOf, timeOf } from "../shared/list-filters";
 import type { Db, Tx } from "../../db/connection";
@@ -25,7 +25,8 @@ import type { CaseCreateBody } from "../cases/model";
 import { requireConfigurationIds } from "../configurations/service";
 import { environmentBySlug } from "../environments/service";
 import { environments } from "../environments/tables";
-import type { ResultCreateBody, ResultListFilters, RunCreateBody, RunExternalIssuesBody, RunListFilters } from "./model";
+import { milestones } from "../milestones/tables";
+import type { ResultCreateBody, ResultListFilters, ResultUpdateBody, RunCreateBody, RunExternalIssuesBody, RunListFilters, RunUpdateBody } from "./model";
 import { results, runCases, runs, type ResultStep } from "./tables";
 
 type RunRow = typeof runs.$inferSelect;
@@ -44,7 +45,9 @@ type RunEnvironment = { id: number | null; title: string; slug: string; descript
  * What a run's view reads beyond its row: its cases (their numbers, in run order, with their
  * latest status), time spent, environment, and its plan's and milestone's numbers.
  */
-type RunDetail = { cases: { caseNumber: number; status: string | null }[]; timeSpentMs: number; environment: RunEnvironment; plan: number | null; milestone: number | null };
+type RunDetail = { cases: { caseNumber: number; status: string | null }[]; timeSpentMs: number; environment: RunEnvironment; plan: number | null; milestone: RunMilestone | null };
+/** Qase's RunMilestone (title, description) with the milestone's number. */
+type RunMilestone = { id: number; title: string; description: string | null };
 
 /**
  * Cases, time spent, environments, plans and milestones of many runs: one query for all their
@@ -59,9 +62,17 @@ export function runDetails(db: Reader, rows: RunRow[]): Map<number, RunDetail> {
     if (e) return { id: e.id, title: e.title, slug: e.slug, description: e.description ?? "", host: e.host ?? "" };
     return r.environment ? { id: null, title: r.environment, slug: r.environment, description: "", host: "" } : null;
   };
-  const numbers = Numbers.load(db, { plan: rows.map((r) => r.planId), milestone: rows.map((r) => r.milestoneId) });
+  const numbers = Numbers.load(db, { plan: rows.map((r) => r.planId) });
+  const milestoneIds = [...new Set(rows.flatMap((r) => (r.milestoneId != null ? [r.milestoneId] : [])))];
+  const milestoneRows = new Map(milestoneIds.length
+    ? db.select({ id: milestones.id, number: milestones.number, title: milestones.title, description: milestones.description }).from(milestones).where(inArray(milestones.id, milestoneIds)).all().map((m) => [m.id, m] as const)
+    : []);
+  const milestoneOf = (r: RunRow): RunMilestone | null => {
+    const m = r.milestoneId != null ? milestoneRows.get(r.milestoneId) : undefined;
+    return m ? { id: m.number, title: m.title, description: m.description ?? null } : null;
+  };
   const out = new Map<number, RunDetail>(rows.map((r) => [r.id, {
-    cases: [], timeSpentMs: 0, environment: environmentOf(r), plan: numbers.of("plan", r.planId), milestone: numbers.of("milestone", r.milestoneId),
+    cases: [], timeSpentMs: 0, environment: environmentOf(r), plan: numbers.of("plan", r.planId), milestone: milestoneOf(r),
   }]));
   const ids = rows.map((r) => r.id);
   if (ids.length === 0) return out;
@@ -107,7 +118,7 @@ export function runView(r: RunRow, d: RunDetail, baseUrl: string, projectCode: s
     environment: d.environment,
     configurations: r.configurations,
     external_issue: r.externalIssue ? { id: r.externalIssue.link, type: r.externalIssue.type, link: r.externalIssue.link } : null,
-    milestone: d.milestone, plan_id: d.plan, cases: rows.map((x) => x.caseNumber), tags: r.tags.map((title) => ({ title })),
+    milestone: d.milestone, milestone_id: d.milestone?.id ?? null, plan_id: d.plan, cases: rows.map((x) => x.caseNumber), tags: r.tags.map((title) => ({ title })),
     is_autotest: r.isAutotest, author_id: r.authorId,
   };
 }
@@ -122,16 +133,7 @@ export function createRun(db: Db, caller: Caller, p: ProjectRow, body: RunCreate
       ids.push(...tx.select({ id: cases.id }).from(cases).where(and(eq(cases.projectId, p.id), isNull(cases.deleted))).orderBy(cases.number).all().map((r) => r.id));
     ids = [...new Set(ids)];
     const milestoneId = optRefId(tx, "milestone", p.id, body.milestone_id, "milestone_id") ?? null;
-    // environment_id must name an environment of the project; a slug links one when it exists and
-    // is kept as given otherwise (runs could name environments before they were an entity).
-    let environment: { id: number | null; slug: string } | null = null;
-    if (body.environment_id != null) {
-      const e = tx.select().from(environments).where(and(eq(environments.id, body.environment_id), eq(environments.projectId, p.id))).get();
-      if (!e) throw badRequest(`Environment ${body.environment_id} does not exist in this project`, "environment_id");
-      environment = { id: e.id, slug: e.slug };
-    } else if (body.environment_slug != null) {
-      environment = { id: environmentBySlug(tx, p.id, body.environment_slug)?.id ?? null, slug: body.environment_slug };
-    }
+    const environment = runEnvironment(tx, p.id, body);
     const configurationIds = requireConfigurationIds(tx, p.id, body.configurations ?? []);
     const run = tx.insert(runs).values({
       projectId: p.id, number: nextNumber(tx, p.id, "run"), planId, milestoneId, title: body.title,
@@ -144,6 +146,41 @@ export function createRun(db: Db, caller: Caller, p: ProjectRow, body: RunCreate
       id: run.number, title: run.title, description: run.description, plan_id: body.plan_id ?? null, cases_count: ids.length, environment: run.environment,
     });
     return { id: run.number };
+  });
+}
+
+/**
+ * The environment a run create or update names: `environment_id` must be an environment of the
+ * project; a slug links one when it exists and is kept as given otherwise (runs could name
+ * environments before they were an entity). Null when the body names none.
+ */
+function runEnvironment(tx: Tx, projectId: number, body: { environment_id?: number | null; environment_slug?: string | null }): { id: number | null; slug: string } | null {
+  if (body.environment_id != null) {
+    const e = tx.select().from(environments).where(and(eq(environments.id, body.environment_id), eq(environments.projectId, projectId))).get();
+    if (!e) throw badRequest(`Environment ${body.environment_id} does not exist in this project`, "environment_id");
+    return { id: e.id, slug: e.slug };
+  }
+  if (body.environment_slug != null) return { id: environmentBySlug(tx, projectId, body.environment_slug)?.id ?? null, slug: body.environment_slug };
+  return null;
+}
+
+/**
+ * Qase's `PATCH /run`: title, description, environment, milestone, tags, configurations of a run
+ * in any state. No event: the catalog has none for it (`run.updated` is a plan adding cases).
+ */
+export function updateRun(db: Db, p: ProjectRow, number: number, body: RunUpdateBody) {
+  return inProject(db, p, ({ tx }) => {
+    const run = requireRun(tx, p.id, number);
+    const set: Partial<RunRow> = {};
+    if (body.title != null) set.title = body.title;
+    if (body.description != null) set.description = body.description;
+    const environment = runEnvironment(tx, p.id, body);
+    if (environment) Object.assign(set, { environment: environment.slug, environmentId: environment.id });
+    if (body.milestone_id != null) set.milestoneId = refId(tx, "milestone", p.id, body.milestone_id, "milestone_id");
+    if (body.tags != null) set.tags = body.tags;
+    if (body.configurations != null) set.configurations = requireConfigurationIds(tx, p.id, body.configurations);
+    if (Object.keys(set).length) tx.update(runs).set(set).where(eq(runs.id, run.id)).run();
+    return { id: number };
   });
 }
 
@@ -452,6 +489,52 @@ export function getResult(db: Db, p: ProjectRow, hash: string) {
   const r = db.select({ r: results }).from(results).innerJoin(runs, eq(runs.id, results.runId)).where(and(eq(results.hash, hash), eq(runs.projectId, p.id))).get();
   if (!r) throw new ApiError(404, "not_found", `Result ${hash} not found`);
   return resultViews(db, [r.r])[0]!;
+}
+
+/** A result of a run of the project by its hash, or 404. */
+function requireRunResult(tx: Reader, p: ProjectRow, runNumber: number, hash: string) {
+  const run = requireRun(tx, p.id, runNumber);
+  const r = tx.select().from(results).where(and(eq(results.hash, hash), eq(results.runId, run.id))).get();
+  if (!r) throw new ApiError(404, "not_found", `Result ${hash} not found in run ${runNumber}`);
+  return { run, r };
+}
+
+/** The case's latest status in the run follows its newest remaining result (none: untested). */
+function refreshLatest(tx: Tx, runId: number, caseId: number) {
+  const newest = tx.select({ status: results.status }).from(results).where(and(eq(results.runId, runId), eq(results.caseId, caseId))).orderBy(desc(results.created), desc(sql`rowid`)).limit(1).get();
+  tx.update(runCases).set({ status: newest?.status ?? null }).where(and(eq(runCases.runId, runId), eq(runCases.caseId, caseId))).run();
+}
+
+/**
+ * Qase's `PATCH /result/{code}/{run}/{hash}`: status, time, comment, stacktrace, attachments, steps
+ * of a stored result; the case's latest status in the run follows. No event (results have none).
+ */
+export function updateResult(db: Db, p: ProjectRow, runNumber: number, hash: string, body: ResultUpdateBody) {
+  return inProject(db, p, ({ tx }) => {
+    const { run, r } = requireRunResult(tx, p, runNumber, hash);
+    if (run.status === "aborted") throw conflict(`Run ${run.number} is aborted; cannot change its results`);
+    const set: Partial<ResultRow> = {};
+    if (body.status != null) set.status = statusOf(body.status, "status");
+    if (body.time_ms != null) set.timeMs = body.time_ms;
+    if (body.comment != null) set.comment = body.comment;
+    if (body.stacktrace != null) set.stacktrace = body.stacktrace;
+    if (body.attachments != null) set.attachments = attachmentIds(body.attachments);
+    // Steps are read exactly as a v1 result's are.
+    if (body.steps != null) set.steps = fromV1({ status: set.status ?? r.status, steps: body.steps }, "").steps;
+    if (Object.keys(set).length) tx.update(results).set(set).where(eq(results.hash, r.hash)).run();
+    refreshLatest(tx, run.id, r.caseId);
+    return { hash };
+  });
+}
+
+/** Qase's `DELETE /result/{code}/{run}/{hash}`: the result leaves the history; the case's latest status follows. No event. */
+export function deleteResult(db: Db, p: ProjectRow, runNumber: number, hash: string) {
+  return inProject(db, p, ({ tx }) => {
+    const { run, r } = requireRunResult(tx, p, runNumber, hash);
+    tx.delete(results).where(eq(results.hash, r.hash)).run();
+    refreshLatest(tx, run.id, r.caseId);
+    return { hash };
+  });
 }
 
 /** Results of the project, narrowed by ResultsApi.getResults' filters (see ResultListQuery); each narrows or is a 400 naming it. */
