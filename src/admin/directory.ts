@@ -25,12 +25,12 @@ const UserListQuery = t.Object({
   q: t.Optional(t.String({ maxLength: 200, description: "Substring of the userName, display name or an e-mail (case-insensitive)" })),
   active: t.Optional(t.Union([t.Literal("true"), t.Literal("false")])),
   userType: t.Optional(UserType),
-  workspaceId: t.Optional(t.Numeric({ minimum: 1, multipleOf: 1, description: "Only members of this workspace" })),
+  workspaceId: t.Optional(t.Integer({ minimum: 1, description: "Only members of this workspace" })),
   ...Paging,
 });
 const GroupListQuery = t.Object({
   q: t.Optional(t.String({ maxLength: 200, description: "Substring of the displayName (case-insensitive)" })),
-  workspaceId: t.Optional(t.Numeric({ minimum: 1, multipleOf: 1, description: "Only this workspace's groups" })),
+  workspaceId: t.Optional(t.Integer({ minimum: 1, description: "Only this workspace's groups" })),
   ...Paging,
 });
 const WorkspaceRef = t.Object({ id: t.Integer(), name: t.String() });
@@ -150,7 +150,7 @@ export function directoryAdminRoutes(ctx: AppContext) {
             .all(),
         };
       },
-      { role: "viewer", params: t.Object({ id: t.Numeric({ minimum: 1 }) }), response: adminResponses({ 200: UserDetail }, [400, 404]), detail: { tags, summary: "A user with their groups, API tokens and status" } },
+      { role: "viewer", params: t.Object({ id: t.Integer({ minimum: 1 }) }), response: adminResponses({ 200: UserDetail }, [400, 404]), detail: { tags, summary: "A user with their groups, API tokens and status" } },
     )
     .get(
       "/groups",

@@ -23,8 +23,8 @@ const Workspace = t.Object({
   updatedAt: t.String({ format: "date-time" }),
 });
 const Name = t.String({ minLength: 1, maxLength: 200, description: "Unique, compared case-insensitively" });
-const IdParams = t.Object({ id: t.Numeric({ minimum: 1 }) });
-const MemberParams = t.Object({ id: t.Numeric({ minimum: 1 }), userId: t.Numeric({ minimum: 1 }) });
+const IdParams = t.Object({ id: t.Integer({ minimum: 1 }) });
+const MemberParams = t.Object({ id: t.Integer({ minimum: 1 }), userId: t.Integer({ minimum: 1 }) });
 
 export function workspacesAdminRoutes(ctx: AppContext) {
   return new Elysia({ name: "workspaces-admin" })

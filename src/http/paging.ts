@@ -9,4 +9,4 @@ export const PageLimit = t.Optional(t.Numeric({ minimum: 1, maximum: 500, multip
 export const PageOffset = t.Optional(t.Numeric({ minimum: 0, maximum: 1_000_000_000, multipleOf: 1, default: 0 }));
 
 /** A numeric path id (`/webhooks/{id}`): a positive whole number SQLite can hold exactly. */
-export const NumericId = t.Numeric({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, multipleOf: 1 });
+export const NumericId = t.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });

@@ -8,7 +8,7 @@ import * as m from "./model";
 import { subscriptionHealth } from "./health";
 import * as svc from "./service";
 
-const IdParam = t.Object({ id: t.Numeric({ minimum: 1 }) });
+const IdParam = t.Object({ id: t.Integer({ minimum: 1 }) });
 const tags = ["Webhooks (admin)"];
 
 /** Webhook subscriptions, delivery log and replay; mounted under /api/admin by src/admin. */

@@ -150,7 +150,23 @@ test("types are OpenAPI 3.1: integer ids, enums, nullable as type arrays, defaul
   expect(text).not.toContain('"format":"numeric"');
   expect(text).not.toContain('"format":"integer"');
   const idParam = doc.paths["/api/v1/case/{code}/{id}"].get.parameters.find((p: { name: string }) => p.name === "id");
-  expect(idParam.schema.type).toMatch(/^(integer|number)$/);
+  expect(idParam.schema.type).toBe("integer");
+  // Ids are integers everywhere (a `number` is a float to Java, Go and C# generators): every
+  // numeric parameter or property named id, …Id or …_id, in paths, queries, bodies and answers.
+  const floats: string[] = [];
+  const isId = (key: string) => /^(id|value|.*_id|.*Id)$/.test(key);
+  const typeOf = (s: any): string[] => (s ? [s.type ?? [], ...(s.anyOf ?? s.oneOf ?? []).flatMap(typeOf)].flat() : []);
+  const walk = (x: any, where: string) => {
+    if (!x || typeof x !== "object") return;
+    for (const [k, v] of Object.entries(x.properties ?? {})) if (isId(k) && typeOf(v).includes("number")) floats.push(`${where}.${k}`);
+    for (const [k, v] of Object.entries(x)) walk(v, `${where}/${k}`);
+  };
+  for (const o of operations) {
+    for (const p of o.op.parameters ?? []) if (isId(p.name) && typeOf(p.schema).includes("number")) floats.push(`${name(o)} ${p.in} ${p.name}`);
+    walk(o.op.requestBody, `${name(o)} body`);
+    walk(o.op.responses, `${name(o)} answer`);
+  }
+  expect(floats).toEqual([]);
   const limit = doc.paths["/api/v1/case/{code}"].get.parameters.find((p: { name: string }) => p.name === "limit");
   expect(limit.schema.default).toBe(10);
   const subscription = doc.paths["/api/admin/webhooks/{id}"].get.responses["200"].content["application/json"].schema;

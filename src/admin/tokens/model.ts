@@ -30,4 +30,4 @@ export type AdminTokenView = typeof AdminTokenView.static;
 
 export const AdminTokenCreated = t.Composite([AdminTokenView, t.Object({ token: t.String({ description: "gadm_… — shown only in this answer; send it as `Authorization: Bearer`" }) })]);
 export const AdminTokenList = t.Object({ items: t.Array(AdminTokenView) });
-export const AdminTokenIdParams = t.Object({ id: t.Numeric({ minimum: 1 }) });
+export const AdminTokenIdParams = t.Object({ id: t.Integer({ minimum: 1 }) });

@@ -13,7 +13,7 @@ export const ActivityListQuery = t.Object({
   resourceType: t.Optional(ActivityResourceType),
   outcome: t.Optional(t.Union([t.Literal("success"), t.Literal("failure")], { description: "success = 2xx, failure = any other status" })),
   status: t.Optional(t.Numeric({ minimum: 100, maximum: 599, description: "Exact HTTP status" })),
-  tokenId: t.Optional(t.Numeric({ minimum: 1, description: "Only writes made with this SCIM token" })),
+  tokenId: t.Optional(t.Integer({ minimum: 1, description: "Only writes made with this SCIM token" })),
   resourceId: t.Optional(t.String({ maxLength: 200, description: "Only writes to this user or group id" })),
   q: t.Optional(t.String({ maxLength: 200, description: "Substring of the userName / displayName (case-insensitive)" })),
   since: t.Optional(t.String({ format: "date-time", description: "At or after this time" })),

@@ -9,7 +9,7 @@ import { ListResponseOf, listParams, projectionParams, ResourceMeta } from "../r
  */
 export const GroupMemberInput = t.Object(
   {
-    value: t.Union([t.String(), t.Number()], { description: "The user's id (`42` or `\"42\"`)." }),
+    value: t.Union([t.String(), t.Integer()], { description: "The user's id (`42` or `\"42\"`)." }),
     type: t.Optional(t.Union([t.String(), t.Null()])),
     display: t.Optional(t.Union([t.String(), t.Null()])),
   },

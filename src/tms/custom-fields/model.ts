@@ -33,7 +33,7 @@ export const CustomFieldUpdate = t.Object({
 }, { examples: [{"title": "Area", "value": [{"id": 1, "title": "Web"}, {"id": 2, "title": "API"}, {"title": "Mobile"}]}] });
 export type CustomFieldCreateBody = typeof CustomFieldCreate.static;
 export type CustomFieldUpdateBody = typeof CustomFieldUpdate.static;
-export const FieldIdParam = t.Object({ id: t.Numeric() });
+export const FieldIdParam = t.Object({ id: t.Integer() });
 /** `GET /custom_field` filters as qase-api-client's CustomFieldsApi.getCustomFields sends them. */
 export const CustomFieldListQuery = t.Object({
   limit: Limit,

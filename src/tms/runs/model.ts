@@ -174,8 +174,8 @@ export const V2ResultsCreated = t.Object({
     warnings: t.Array(ItemProblem, { description: "Stored items with something ignored (an unknown case field…)" }),
   }),
 });
-export const RunIdParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), id: t.Numeric({ description: "Number of the test run within the project" }) });
-export const V2RunParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), runId: t.Numeric({ description: "Number of the test run within the project" }) });
+export const RunIdParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), id: t.Integer({ description: "Number of the test run within the project" }) });
+export const V2RunParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), runId: t.Integer({ description: "Number of the test run within the project" }) });
 
 const per = t.Integer({ minimum: 0 });
 export const RunView = t.Object({

@@ -68,8 +68,8 @@ export const EntityNumbers = (what: string, maxItems: number) =>
 /** Path params shared by project-scoped routes. */
 export const CodeParam = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }) });
 /** `/{code}/{id}` of an entity that is not numbered per project (its id is global). */
-export const CodeIdParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), id: t.Numeric() });
+export const CodeIdParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), id: t.Integer() });
 /** `/{code}/{id}` where `id` is the entity's number within the project. */
 export const CodeNumberParams = (what: string) =>
-  t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), id: t.Numeric({ description: `Number of the ${what} within the project` }) });
+  t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), id: t.Integer({ description: `Number of the ${what} within the project` }) });
 export const CodeHashParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), hash: t.String({ minLength: 1, maxLength: 128 }) });

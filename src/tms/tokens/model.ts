@@ -18,4 +18,4 @@ export const ApiTokenView = t.Object({
   revokedAt: t.Union([t.String(), t.Null()]),
 });
 export const ApiTokenCreated = t.Composite([ApiTokenView, t.Object({ token: t.String({ description: "Shown once; send it as the `Token` header" }) })]);
-export const TokenIdParam = t.Object({ id: t.Numeric() });
+export const TokenIdParam = t.Object({ id: t.Integer() });
