@@ -228,6 +228,64 @@ describe("a person in several workspaces (docs/directory.md)", () => {
   });
 });
 
+describe("references show and filter only the token's workspace", () => {
+  test("an enterprise manager outside the workspace is unknown: stored as given, no displayName or $ref, unmatched by manager.displayName", async () => {
+    const { app, org, workspace } = organization();
+    try {
+      const a = await workspace("Alpha");
+      const b = await workspace("Beta");
+      const alice = await json(await a.scim("POST", "/Users", newUser("alice@a.example", { displayName: "Alice A" })));
+      const bob = await json(await b.scim("POST", "/Users", newUser("bob@b.example")));
+      const carl = await json(await b.scim("POST", "/Users", newUser("carl@b.example", { displayName: "Carl B" })));
+      for (const id of ["999", alice.id]) {
+        const r = await json(await b.scim("PATCH", `/Users/${bob.id}`, patch({ op: "add", path: `${ENTERPRISE}:manager`, value: { value: id } })));
+        expect(r[ENTERPRISE].manager).toEqual({ value: id }); // unknown and out of scope answer alike
+      }
+      await b.scim("PATCH", `/Users/${bob.id}`, patch({ op: "add", path: `${ENTERPRISE}:manager`, value: { value: alice.id } }));
+      expect((await json(await b.scim("GET", `/Users/${bob.id}`)))[ENTERPRISE].manager).toEqual({ value: alice.id });
+      const byManagerName = (name: string) => `/Users?filter=${encodeURIComponent(`${ENTERPRISE}:manager.displayName eq "${name}"`)}`;
+      expect((await json(await b.scim("GET", byManagerName("Alice A")))).totalResults).toBe(0);
+      expect((await json(await b.scim("GET", `/Users?sortBy=${encodeURIComponent(`${ENTERPRISE}:manager.displayName`)}`))).totalResults).toBe(2);
+      // the organization sees the whole organization
+      expect((await json(await org.scim("GET", `/Users/${bob.id}`)))[ENTERPRISE].manager).toMatchObject({ value: alice.id, displayName: "Alice A" });
+      expect((await json(await org.scim("GET", byManagerName("Alice A")))).totalResults).toBe(1);
+      // a manager in the workspace is shown as before
+      const r = await json(await b.scim("PATCH", `/Users/${bob.id}`, patch({ op: "replace", path: `${ENTERPRISE}:manager`, value: { value: carl.id } })));
+      expect(r[ENTERPRISE].manager).toMatchObject({ value: carl.id, displayName: "Carl B", $ref: `https://gatehouse.test/scim/v2/Users/${carl.id}` });
+      expect((await json(await b.scim("GET", byManagerName("Carl B")))).totalResults).toBe(1);
+    } finally {
+      app.close();
+    }
+  });
+
+  test("groups of a shared person: each workspace token sees and filters its own workspace's groups only", async () => {
+    const { app, org, workspace } = organization();
+    try {
+      const a = await workspace("Alpha");
+      const b = await workspace("Beta");
+      const alice = await json(await a.scim("POST", "/Users", newUser("alice@a.example")));
+      await app.admin("PUT", `/api/admin/workspaces/${b.id}/members/${alice.id}`);
+      const ga = await json(await a.scim("POST", "/Groups", { displayName: "A-Eng", members: [{ value: alice.id }] }));
+      const gb = await json(await b.scim("POST", "/Groups", { displayName: "B-Ops", members: [{ value: alice.id }] }));
+      const groupsOf = async (scim: typeof org) => (await json(await scim.scim("GET", `/Users/${alice.id}?attributes=groups`))).groups.map((g: any) => g.display);
+      expect(await groupsOf(b)).toEqual(["B-Ops"]);
+      expect(await groupsOf(a)).toEqual(["A-Eng"]);
+      expect(await groupsOf(org)).toEqual(["A-Eng", "B-Ops"]);
+      const total = async (scim: typeof org, filter: string) => (await json(await scim.scim("GET", `/Users?filter=${encodeURIComponent(filter)}&attributes=groups`))).totalResults;
+      for (const filter of ['groups.display eq "A-Eng"', `groups.value eq "${ga.id}"`, `groups[display eq "A-Eng"]`]) {
+        expect(await total(b, filter)).toBe(0);
+        expect(await total(a, filter)).toBe(1);
+        expect(await total(org, filter)).toBe(1);
+      }
+      expect(await total(b, `groups.value eq "${gb.id}"`)).toBe(1);
+      const listed = await json(await b.scim("GET", "/Users?attributes=groups&sortBy=groups.display"));
+      expect(listed.Resources.map((u: any) => u.groups.map((g: any) => g.value))).toEqual([[gb.id]]);
+    } finally {
+      app.close();
+    }
+  });
+});
+
 describe("isolation: a workspace token cannot see or change another workspace's users or groups", () => {
   test("list, get, filter, .search, PUT, PATCH, DELETE of users and groups", async () => {
     const { app, org, workspace } = organization();

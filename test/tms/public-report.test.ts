@@ -56,3 +56,24 @@ test("a client asking for JSON only gets the API's error body for a missing repo
   const browser = await h.t.request("GET", "/public/report/not-a-token", { headers: { accept: "text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.8" } });
   expect([browser.status, browser.headers.get("content-type")]).toEqual([404, "text/html; charset=utf-8"]);
 });
+
+test("the page stops when its workspace is archived (and returns with it), and never lists a deleted case", async () => {
+  const ws = (await (await h.t.admin("POST", "/api/admin/workspaces", { name: "Archivable" })).json()) as { id: number };
+  const token = ((await (await h.t.admin("POST", "/api/admin/api-tokens", { name: "w", workspaceId: ws.id })).json()) as { token: string }).token;
+  const api = async (method: string, path: string, body?: unknown) => ((await (await h.t.request(method, `/api/v1${path}`, { body, headers: { token } })).json()) as any).result;
+  await api("POST", "/project", { title: "Archived soon", code: "ARCH" });
+  const kept = (await api("POST", "/case/ARCH", { title: "Kept case" })).id;
+  const gone = (await api("POST", "/case/ARCH", { title: "Secret deleted case" })).id;
+  const r = (await api("POST", "/run/ARCH", { title: "Run", cases: [kept, gone] })).id;
+  const url = (await api("PATCH", `/run/ARCH/${r}/public`, { status: true })).url as string;
+  expect(await (await page(url)).text()).toContain("Secret deleted case");
+  await api("DELETE", `/case/ARCH/${gone}`);
+  const html = await (await page(url)).text();
+  expect(html).toContain("Kept case");
+  expect(html).not.toContain("Secret deleted case");
+
+  expect((await h.t.admin("PATCH", `/api/admin/workspaces/${ws.id}`, { archived: true })).status).toBe(200);
+  expect((await page(url)).status).toBe(404);
+  expect((await h.t.admin("PATCH", `/api/admin/workspaces/${ws.id}`, { archived: false })).status).toBe(200);
+  expect((await page(url)).status).toBe(200);
+});

@@ -75,9 +75,18 @@ const emails: MultiValuedAttribute = {
   defaultSub: "value",
 };
 
-const groups: MultiValuedAttribute = {
+/**
+ * What a workspace token's filters and sorts see of references: the groups of its own workspace,
+ * a manager who is its own member. The workspace id is an integer from the token's row, written
+ * as a literal (sort expressions travel as SQL text); null is the organization, which sees all.
+ */
+const groupsIn = (workspaceId: number | null) => (workspaceId === null ? "" : `g.workspace_id = ${Math.trunc(workspaceId)} AND `);
+const memberOf = (workspaceId: number | null, idSql: string) =>
+  workspaceId === null ? "" : ` AND ${idSql} IN (SELECT wm.user_id FROM workspace_members wm WHERE wm.workspace_id = ${Math.trunc(workspaceId)})`;
+
+const groupsOf = (workspaceId: number | null): MultiValuedAttribute => ({
   kind: "multiValued",
-  within: (cond: SQL) => sql`u.id IN (SELECT gm.user_id FROM group_members gm JOIN groups g ON g.id = gm.group_id WHERE ${cond})`,
+  within: (cond: SQL) => sql`u.id IN (SELECT gm.user_id FROM group_members gm JOIN groups g ON g.id = gm.group_id WHERE ${sql.raw(groupsIn(workspaceId))}${cond})`,
   resolveSub: (sub: string) => {
     switch (sub.toLowerCase()) {
       case "value":
@@ -92,7 +101,7 @@ const groups: MultiValuedAttribute = {
     }
   },
   defaultSub: "value",
-};
+});
 
 /** id is a string in SCIM and an integer here; a non-numeric id simply matches nothing. */
 const idAttribute: ScalarAttribute = {
@@ -119,43 +128,57 @@ function profileMultiValued(schemaId: string, def: ScimAttribute): MultiValuedAt
   };
 }
 
-export const userFilterResolver: AttributeResolver = (p) => {
-  const schema = userSchemaOf(p.uri);
-  if (!schema) return unknown(p);
-  const name = p.name.toLowerCase();
-  const sub = p.sub?.toLowerCase();
-  if (schema === userSchema) {
-    if (name === "id" && !sub) return idAttribute;
-    if (name === "meta") {
-      if (sub === "created") return { kind: "scalar", type: "dateTime", column: col("u.created_at") };
-      if (sub === "lastmodified") return { kind: "scalar", type: "dateTime", column: col("u.updated_at") };
-      if (sub === "resourcetype") return str("'User'");
-      return unknown(p);
+/** The resolver for a token's scope: `workspaceId` null for the organization. Built once per workspace. */
+export function userFilterResolverFor(workspaceId: number | null): AttributeResolver {
+  let r = resolvers.get(workspaceId);
+  if (!r) resolvers.set(workspaceId, (r = resolverFor(workspaceId)));
+  return r;
+}
+const resolvers = new Map<number | null, AttributeResolver>();
+
+/** The organization's resolver (every group, every manager). */
+export const userFilterResolver: AttributeResolver = (p) => userFilterResolverFor(null)(p);
+
+const resolverFor = (workspaceId: number | null): AttributeResolver => {
+  const groups = groupsOf(workspaceId);
+  return (p) => {
+    const schema = userSchemaOf(p.uri);
+    if (!schema) return unknown(p);
+    const name = p.name.toLowerCase();
+    const sub = p.sub?.toLowerCase();
+    if (schema === userSchema) {
+      if (name === "id" && !sub) return idAttribute;
+      if (name === "meta") {
+        if (sub === "created") return { kind: "scalar", type: "dateTime", column: col("u.created_at") };
+        if (sub === "lastmodified") return { kind: "scalar", type: "dateTime", column: col("u.updated_at") };
+        if (sub === "resourcetype") return str("'User'");
+        return unknown(p);
+      }
+      const multi = name === "emails" ? emails : name === "groups" ? groups : null;
+      if (multi) return sub ? { ...multi.resolveSub(sub), within: multi.within } : multi;
+      if (name === "name" && !sub) return str("coalesce(u.formatted_name, u.given_name, u.family_name)");
+      const column = own(COLUMNS, sub ? `${name}.${sub}` : name);
+      if (column) return column;
     }
-    const multi = name === "emails" ? emails : name === "groups" ? groups : null;
-    if (multi) return sub ? { ...multi.resolveSub(sub), within: multi.within } : multi;
-    if (name === "name" && !sub) return str("coalesce(u.formatted_name, u.given_name, u.family_name)");
-    const column = own(COLUMNS, sub ? `${name}.${sub}` : name);
-    if (column) return column;
-  }
-  const def = findAttribute(schema.attributes, p.name);
-  if (!def) return unknown(p);
-  if (def.returned === "never") throw new ScimError(400, `${def.name} is never returned and cannot be filtered`, "invalidFilter");
-  if (def.multiValued) {
-    const multi = profileMultiValued(schema.id, def);
-    return sub ? { ...multi.resolveSub(sub), within: multi.within } : multi;
-  }
-  if (def.type === "complex") {
-    // a complex single-valued attribute without a sub-attribute means its `value` (manager)
-    const s = findAttribute(def.subAttributes, p.sub ?? "value");
-    if (!s || (schema === userSchema && name === "name" && COLUMN_NAME_PARTS.has(s.name.toLowerCase()))) return unknown(p);
-    if (s.name === "$ref" && s.mutability === "readOnly") throw new ScimError(400, `${def.name}.$ref is the URL of ${def.name}.value: filter on that`, "invalidFilter");
-    if (s.name === "displayName" && s.mutability === "readOnly") // manager.displayName: the manager's own
-      return scalarOf(s, `(SELECT m.display_name FROM users m WHERE m.id = json_extract(u.profile, '${jsonPath(schema.id, def.name)}.value'))`);
-    return scalarOf(s, `json_extract(u.profile, '${jsonPath(schema.id, def.name)}.${s.name}')`);
-  }
-  if (sub) return unknown(p);
-  return scalarOf(def, `json_extract(u.profile, '${jsonPath(schema.id, def.name)}')`);
+    const def = findAttribute(schema.attributes, p.name);
+    if (!def) return unknown(p);
+    if (def.returned === "never") throw new ScimError(400, `${def.name} is never returned and cannot be filtered`, "invalidFilter");
+    if (def.multiValued) {
+      const multi = profileMultiValued(schema.id, def);
+      return sub ? { ...multi.resolveSub(sub), within: multi.within } : multi;
+    }
+    if (def.type === "complex") {
+      // a complex single-valued attribute without a sub-attribute means its `value` (manager)
+      const s = findAttribute(def.subAttributes, p.sub ?? "value");
+      if (!s || (schema === userSchema && name === "name" && COLUMN_NAME_PARTS.has(s.name.toLowerCase()))) return unknown(p);
+      if (s.name === "$ref" && s.mutability === "readOnly") throw new ScimError(400, `${def.name}.$ref is the URL of ${def.name}.value: filter on that`, "invalidFilter");
+      if (s.name === "displayName" && s.mutability === "readOnly") // manager.displayName: the manager's own, if the scope sees them
+        return scalarOf(s, `(SELECT m.display_name FROM users m WHERE m.id = json_extract(u.profile, '${jsonPath(schema.id, def.name)}.value')${memberOf(workspaceId, "m.id")})`);
+      return scalarOf(s, `json_extract(u.profile, '${jsonPath(schema.id, def.name)}.${s.name}')`);
+    }
+    if (sub) return unknown(p);
+    return scalarOf(def, `json_extract(u.profile, '${jsonPath(schema.id, def.name)}')`);
+  };
 };
 
 const EMAIL_SORT_COLUMNS: Record<string, string> = { value: "value_key", type: "type", display: "display", primary: "is_primary" };
@@ -165,7 +188,7 @@ const GROUP_SORT_COLUMNS: Record<string, string> = { value: "g.id", display: "g.
  * SQL to order by for a `sortBy` path: the filter's expression for single-valued attributes,
  * strings case-insensitively; a multi-valued attribute sorts by its primary (else first) entry.
  */
-export function userSortExpression(p: AttrPath): SQL {
+export function userSortExpression(p: AttrPath, workspaceId: number | null = null): SQL {
   const bad = () => new ScimError(400, `sortBy: unknown attribute "${pathName(p)}"`, "invalidValue");
   const schema = userSchemaOf(p.uri);
   if (!schema) throw bad();
@@ -177,13 +200,13 @@ export function userSortExpression(p: AttrPath): SQL {
       return sql.raw(`(SELECT e.${emailColumn} FROM user_emails e WHERE e.user_id = u.id ORDER BY e.is_primary DESC, e.position LIMIT 1)`);
     const groupColumn = own(GROUP_SORT_COLUMNS, sub ?? "value");
     if (name === "groups" && groupColumn)
-      return sql.raw(`(SELECT ${groupColumn} FROM group_members gm JOIN groups g ON g.id = gm.group_id WHERE gm.user_id = u.id ORDER BY 1 LIMIT 1)`);
+      return sql.raw(`(SELECT ${groupColumn} FROM group_members gm JOIN groups g ON g.id = gm.group_id WHERE ${groupsIn(workspaceId)}gm.user_id = u.id ORDER BY 1 LIMIT 1)`);
     if (name === "name" && !sub) return sql.raw("u.formatted_name COLLATE NOCASE");
     if (name === "username") return sql.raw("u.user_name_key");
   }
   let resolved: ReturnType<AttributeResolver>;
   try {
-    resolved = userFilterResolver(p);
+    resolved = userFilterResolverFor(workspaceId)(p);
   } catch {
     throw bad();
   }

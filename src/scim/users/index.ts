@@ -45,7 +45,7 @@ export function usersRoutes(ctx: AppContext) {
       const created = users.create(stateFromBody(body, { requireNames: true, activeWhenOmitted: true }), scopeOf(request));
       set.status = 201;
       set.headers.location = resourceLocation(ctx.config.baseUrl, "Users", created.id);
-      return users.view(created, parseProjectionParams(queryOf(request)));
+      return users.view(created, parseProjectionParams(queryOf(request)), scopeOf(request));
     }, { body: UserBody, detail: {
       tags, summary: "Create (provision) a user", parameters: projectionQuery,
       description: "201 with Location. userName must be an e-mail, unique case-insensitively (duplicate: 400 invalidValue, or 409 uniqueness with GATEHOUSE_SCIM_DUPLICATE_STATUS=409); 409 when no seat is free.",
@@ -53,7 +53,7 @@ export function usersRoutes(ctx: AppContext) {
     } })
     .put("/Users/:id", ({ params, body, request }) => {
       const updated = users.replace(params.id, (before) => stateFromBody(body, { requireNames: false, activeWhenOmitted: before.active }), scopeOf(request));
-      return users.view(updated, parseProjectionParams(queryOf(request)));
+      return users.view(updated, parseProjectionParams(queryOf(request)), scopeOf(request));
     }, { params: UserIdParams, body: UserBody, detail: {
       tags, summary: "Replace a user", parameters: projectionQuery,
       description: "Attributes not sent are cleared; userType defaults to regular; active is kept when omitted.",
@@ -61,7 +61,7 @@ export function usersRoutes(ctx: AppContext) {
     } })
     .patch("/Users/:id", ({ params, body, request }) => {
       assertPatchOpSchemas(body.schemas);
-      return users.view(users.patch(params.id, body.Operations, scopeOf(request)), parseProjectionParams(queryOf(request)));
+      return users.view(users.patch(params.id, body.Operations, scopeOf(request)), parseProjectionParams(queryOf(request)), scopeOf(request));
     }, {
       params: UserIdParams,
       body: PatchBody,

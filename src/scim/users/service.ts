@@ -15,7 +15,7 @@ import { scimNotFound } from "../errors";
 import { assertFilterCost, compileFilter, parseFilter, type AttrPath, type FilterNode, type IsIndexProbe } from "../filter";
 import { resourceLocation, SCHEMA_ENTERPRISE_USER, SCHEMA_USER } from "../protocol";
 import { listResponse, projectResource, type ListParams } from "../query";
-import { userFilterResolver, userSortExpression } from "./attributes";
+import { userFilterResolverFor, userSortExpression } from "./attributes";
 import { applyUserPatch, type PatchOp } from "./patch";
 
 export type UserResource = Record<string, unknown> & { id: string };
@@ -63,19 +63,27 @@ export function createUsersService(ctx: AppContext) {
   const userRowsBound = sqlite.query<{ n: number }, []>("SELECT coalesce(max(id), 0) AS n FROM users");
   const directory = createUserDirectory(ctx);
 
+  const memberOf = sqlite.query<{ one: number }, [number, number]>("SELECT 1 AS one FROM workspace_members WHERE workspace_id = ? AND user_id = ?");
+  /** Whether `scope` sees user `id`: the organization sees everyone, a workspace its members. */
+  const sees = (scope: Scope, id: number) => scope.workspaceId === null || memberOf.get(scope.workspaceId, id) !== null;
+
   const displayNameById = sqlite.query<{ display_name: string }, [number]>("SELECT display_name FROM users WHERE id = ?");
-  /** manager.$ref and manager.displayName are read-only: computed when manager.value names a user here. */
-  const withManagerReference = (extension: Record<string, unknown>): Record<string, unknown> => {
+  /**
+   * manager.$ref and manager.displayName are read-only: computed when manager.value names a user
+   * the scope sees. A manager outside a workspace token's workspace is unknown to it: the value
+   * shows as stored, nothing of that person.
+   */
+  const withManagerReference = (extension: Record<string, unknown>, scope: Scope): Record<string, unknown> => {
     const manager = extension.manager as { value?: string } | undefined;
     if (!manager?.value || !/^\d{1,15}$/.test(manager.value)) return extension;
-    const found = displayNameById.get(Number(manager.value));
+    const found = sees(scope, Number(manager.value)) ? displayNameById.get(Number(manager.value)) : null;
     if (!found) return extension;
     return { ...extension, manager: { ...manager, $ref: resourceLocation(config.baseUrl, "Users", manager.value), displayName: found.display_name } };
   };
 
   // `{base}/scim/v2/Users/`: a user's location is this and the integer id (1000 per page).
   const userLocationPrefix = resourceLocation(config.baseUrl, "Users", "");
-  const render = (r: UserDbRow): UserResource => {
+  const render = (r: UserDbRow, scope: Scope): UserResource => {
     const name: Record<string, string> = {};
     if (r.given_name !== null) name.givenName = r.given_name;
     if (r.family_name !== null) name.familyName = r.family_name;
@@ -96,25 +104,27 @@ export function createUsersService(ctx: AppContext) {
       Object.assign(out, rest);
       if (extension) {
         out.schemas = [SCHEMA_USER, SCHEMA_ENTERPRISE_USER];
-        out[SCHEMA_ENTERPRISE_USER] = withManagerReference(extension as Record<string, unknown>);
+        out[SCHEMA_ENTERPRISE_USER] = withManagerReference(extension as Record<string, unknown>, scope);
       }
     }
     out.meta = { resourceType: "User", created: r.created_at, lastModified: r.updated_at, location: `${userLocationPrefix}${r.id}` };
     return out;
   };
 
-  const groupsOf = sqlite.query<{ user_id: number; id: string; display_name: string }, [string]>(
+  // `?2` null: the organization, every group; else the workspace's groups only.
+  const groupsOf = sqlite.query<{ user_id: number; id: string; display_name: string }, [string, number | null]>(
     `SELECT gm.user_id, g.id, g.display_name FROM group_members gm JOIN groups g ON g.id = gm.group_id
-     WHERE gm.user_id IN (SELECT value FROM json_each(?)) ORDER BY gm.user_id, g.display_name_key`,
+     WHERE gm.user_id IN (SELECT value FROM json_each(?1)) AND (?2 IS NULL OR g.workspace_id = ?2) ORDER BY gm.user_id, g.display_name_key`,
   );
   /**
    * `groups` is `returned: "request"` (schema.ts): read from the memberships, for a whole page in
-   * one query, only when `attributes` names it — no IdP reads it, and every read would pay.
+   * one query, only when `attributes` names it — no IdP reads it, and every read would pay. A
+   * workspace token sees its own workspace's groups only.
    */
-  const present = (resources: UserResource[], projection: Projection): Record<string, unknown>[] => {
+  const present = (resources: UserResource[], projection: Projection, scope: Scope): Record<string, unknown>[] => {
     if (projection.attributes?.some(isGroupsPath) && resources.length) {
       const byUser = new Map<string, Record<string, unknown>[]>();
-      for (const g of groupsOf.all(JSON.stringify(resources.map((r) => Number(r.id))))) {
+      for (const g of groupsOf.all(JSON.stringify(resources.map((r) => Number(r.id))), scope.workspaceId)) {
         const list = byUser.get(String(g.user_id)) ?? byUser.set(String(g.user_id), []).get(String(g.user_id))!;
         list.push({ value: g.id, $ref: resourceLocation(config.baseUrl, "Groups", g.id), display: g.display_name, type: "direct" });
       }
@@ -128,18 +138,15 @@ export function createUsersService(ctx: AppContext) {
 
   const parseId = (id: string): number | null => (/^\d{1,15}$/.test(id) ? Number(id) : null);
 
-  const getResource = (id: number): UserResource | null => {
+  const getResource = (id: number, scope: Scope): UserResource | null => {
     const r = byId.get(id);
-    return r ? render(r) : null;
+    return r ? render(r, scope) : null;
   };
 
-  const memberOf = sqlite.query<{ one: number }, [number, number]>("SELECT 1 AS one FROM workspace_members WHERE workspace_id = ? AND user_id = ?");
-  /** Whether `scope` sees user `id`: the organization sees everyone, a workspace its members. */
-  const sees = (scope: Scope, id: number) => scope.workspaceId === null || memberOf.get(scope.workspaceId, id) !== null;
 
   const mustGet = (idText: string, scope: Scope): UserResource => {
     const id = parseId(idText);
-    const r = id === null || !sees(scope, id) ? null : getResource(id);
+    const r = id === null || !sees(scope, id) ? null : getResource(id, scope);
     if (!r) throw scimNotFound("User", idText);
     return r;
   };
@@ -160,7 +167,7 @@ export function createUsersService(ctx: AppContext) {
       const after = fn(before);
       if (scope.workspaceId !== null && directory.changes(before, after) && memberElsewhere(tx, scope.workspaceId, id)) {
         if (before.active && !after.active && !directory.changes({ ...before, active: false }, after)) {
-          withdrawn = { ...getResource(id)!, active: false };
+          withdrawn = { ...getResource(id, scope)!, active: false };
           leaveWorkspace(tx, scope.workspaceId, id);
           return;
         }
@@ -168,14 +175,14 @@ export function createUsersService(ctx: AppContext) {
       }
       directory.save(tx, id, before, after, scope);
     }, { behavior: "immediate" });
-    return withdrawn ?? getResource(id)!;
+    return withdrawn ?? getResource(id, scope)!;
   };
 
   return {
     /** A user as the client asked for it (`attributes`/`excludedAttributes`). */
-    view: (resource: UserResource, projection: Projection) => present([resource], projection)[0]!,
+    view: (resource: UserResource, projection: Projection, scope: Scope = ORGANIZATION) => present([resource], projection, scope)[0]!,
 
-    get: (idText: string, projection: Projection = {}, scope: Scope = ORGANIZATION) => present([mustGet(idText, scope)], projection)[0]!,
+    get: (idText: string, projection: Projection = {}, scope: Scope = ORGANIZATION) => present([mustGet(idText, scope)], projection, scope)[0]!,
 
     list(params: ListParams, scope: Scope = ORGANIZATION) {
       const filter = params.filter ? parseFilter(params.filter) : undefined;
@@ -187,7 +194,7 @@ export function createUsersService(ctx: AppContext) {
         const hit = byUserNameKey.get(caseFoldKey(filter.value));
         const found = hit && sees(scope, hit.id) ? hit : null;
         const total = found ? 1 : 0;
-        const page = found && params.count > 0 && params.startIndex === 1 ? present([render(found)], params) : [];
+        const page = found && params.count > 0 && params.startIndex === 1 ? present([render(found, scope)], params, scope) : [];
         return listResponse<Record<string, unknown>>(page, total, params.startIndex);
       }
       // Every other filter is bounded before it runs (a running statement cannot be stopped).
@@ -206,7 +213,7 @@ export function createUsersService(ctx: AppContext) {
         total = countAll();
         if (params.count > 0 && params.startIndex <= total) rows = pageRows();
       }
-      return listResponse(present(rows.map(render), params), total, params.startIndex);
+      return listResponse(present(rows.map((r) => render(r, scope)), params, scope), total, params.startIndex);
     },
 
     /**
@@ -221,7 +228,7 @@ export function createUsersService(ctx: AppContext) {
         joinWorkspace(tx, workspaceId, created);
         return created;
       }, { behavior: "immediate" });
-      return getResource(id)!;
+      return getResource(id, scope)!;
     },
 
     /** PUT: `next` is built from the body and the current state (see index.ts). */
@@ -260,7 +267,7 @@ export function userListQueries(params: ListParams, parsed?: FilterNode, workspa
   // around it, so their text only depends on the filter's shape and bun:sqlite's statement
   // cache (keyed by SQL text) serves repeated shapes.
   const node = parsed ?? (params.filter ? parseFilter(params.filter) : undefined);
-  const where = node ? dialect.sqlToQuery(compileFilter(node, userFilterResolver)) : null;
+  const where = node ? dialect.sqlToQuery(compileFilter(node, userFilterResolverFor(workspaceId))) : null;
   // a workspace token sees its workspace's members only
   const member = workspaceId === null ? null : "u.id IN (SELECT wm.user_id FROM workspace_members wm WHERE wm.workspace_id = ?)";
   const conditions = [where ? `(${where.sql})` : null, member].filter((c) => c !== null);
@@ -268,7 +275,7 @@ export function userListQueries(params: ListParams, parsed?: FilterNode, workspa
   const whereParams = [...(where ? where.params : []), ...(workspaceId === null ? [] : [workspaceId])];
   let order = "u.id ASC";
   if (params.sortBy) {
-    const expr = dialect.sqlToQuery(userSortExpression(params.sortBy)).sql;
+    const expr = dialect.sqlToQuery(userSortExpression(params.sortBy, workspaceId)).sql;
     order = `${expr} ${params.sortOrder === "descending" ? "DESC" : "ASC"} NULLS LAST, u.id ASC`;
   }
   return {

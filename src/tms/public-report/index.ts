@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, isNull } from "drizzle-orm";
 import type { AppContext } from "../../context";
+import { workspaces } from "../../directory/tables";
 import { notFound } from "../../http/errors";
 import { ApiErrorBody, apiErrorAnswers, ERROR_MEANINGS } from "../../http/responses";
 import { cases } from "../cases/tables";
@@ -29,12 +30,14 @@ function wantsJsonOnly(request: Request): boolean {
 /**
  * The public run report at the address `PATCH /run/{code}/{id}/public` returns: no token needed,
  * found by the random secret in its path only while the run is public (turning `public` off
- * makes it a 404 for good).
+ * makes it a 404 for good) and its workspace is not archived. Deleted cases are not listed.
  */
 export function publicReportRoutes(ctx: AppContext) {
   return new Elysia({ name: "public-report" }).get("/public/report/:token", ({ params, request }) => {
+    // An archived workspace publishes nothing (its tokens answer 403 too); restoring it brings the page back.
     const row = ctx.db.select({ run: runs, project: projects }).from(runs).innerJoin(projects, eq(projects.id, runs.projectId))
-      .where(and(eq(runs.publicToken, params.token), eq(runs.isPublic, true))).get();
+      .innerJoin(workspaces, eq(workspaces.id, projects.workspaceId))
+      .where(and(eq(runs.publicToken, params.token), eq(runs.isPublic, true), isNull(workspaces.archivedAt))).get();
     if (!row) {
       // A browser gets a page; a client asking for JSON only gets the API's error body.
       if (wantsJsonOnly(request)) throw notFound("Public report");
@@ -42,7 +45,7 @@ export function publicReportRoutes(ctx: AppContext) {
     }
     const view = runViews(ctx.db, [row.run], ctx.config.baseUrl, row.project.code)[0]!;
     const list = ctx.db.select({ title: cases.title, status: runCases.status }).from(runCases).innerJoin(cases, eq(cases.id, runCases.caseId))
-      .where(eq(runCases.runId, row.run.id)).orderBy(asc(runCases.position)).all();
+      .where(and(eq(runCases.runId, row.run.id), isNull(cases.deleted))).orderBy(asc(runCases.position)).all(); // a deleted case's title is gone from every view
     const html = renderReport({
       project: `${row.project.title} (${row.project.code})`, title: row.run.title, description: row.run.description, status: row.run.status,
       environment: view.environment?.title ?? null, started: row.run.startTime, ended: row.run.endTime,
