@@ -106,7 +106,9 @@ test("a costly legal SCIM filter is refused with 400 invalidFilter instead of st
 
 test("disk full (a small tmpfs as the data directory): 507, /readyz not writable, reads go on; all recovers once space is freed", async () => {
   const mountPoint = mkdtempSync(join(tmpdir(), "gatehouse-tmpfs-"));
-  const mounted = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", mountPoint]);
+  // Larger than /readyz's free-space floor (64 MiB, twice the largest write), so freeing the
+  // filler makes the instance ready again.
+  const mounted = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=96m", "tmpfs", mountPoint]);
   if (mounted.exitCode !== 0) throw new Error(`this test mounts a tmpfs (root, as in .ci/run): ${mounted.stderr.toString()}`);
   let full: RunningBinary | null = null;
   try {
@@ -128,6 +130,10 @@ test("disk full (a small tmpfs as the data directory): 507, /readyz not writable
     const ready = await fetch(`${full.url}/readyz`);
     expect(ready.status).toBe(503);
     expect(((await ready.json()) as any).database).toContain("not writable");
+    // Between "full" and "room for the largest write": still not ready.
+    rmSync(join(mountPoint, "filler"));
+    writeFileSync(join(mountPoint, "filler"), new Uint8Array(Math.max(0, free() - 32 * 1024 * 1024)));
+    expect((await fetch(`${full.url}/readyz`)).status).toBe(503);
     expect((await fetch(`${full.url}/api/v1/project`, { headers: { token } })).status).toBe(200);
 
     rmSync(join(mountPoint, "filler"));
