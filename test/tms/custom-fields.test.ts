@@ -172,3 +172,14 @@ test("the official qase-api-client CustomFieldsApi works, and a token of another
   }
   expect((await api.deleteCustomField(id)).data.status).toBe(true);
 });
+
+test("a deleted field's values are kept on the case but no longer shown (GET and lists)", async () => {
+  await h.api("POST", "/project", { title: "Gone fields", code: "GF" });
+  const keep = (await h.api("POST", "/custom_field", { title: "Keep", entity: "case", type: "string" })).body.result.id;
+  const drop = (await h.api("POST", "/custom_field", { title: "Drop", entity: "case", type: "string" })).body.result.id;
+  const id = (await h.api("POST", "/case/GF", { title: "x", custom_field: { [keep]: "a", [drop]: "b" } })).body.result.id;
+  expect((await h.api("GET", `/case/GF/${id}`)).body.result.custom_fields).toEqual([{ id: keep, value: "a" }, { id: drop, value: "b" }]);
+  expect((await h.api("DELETE", `/custom_field/${drop}`)).status).toBe(200);
+  expect((await h.api("GET", `/case/GF/${id}`)).body.result.custom_fields).toEqual([{ id: keep, value: "a" }]);
+  expect((await h.api("GET", "/case/GF")).body.result.entities[0].custom_fields).toEqual([{ id: keep, value: "a" }]);
+});

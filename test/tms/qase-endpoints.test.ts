@@ -92,3 +92,14 @@ test("ProjectsApi.deleteProject removes the project and everything in it; its co
   expect((await h.api("GET", "/case/DOOM")).body.result.total).toBe(0);
   expect((await h.api("DELETE", "/project/NOPE")).status).toBe(404);
 });
+
+test("custom field values on runs and defects are refused (400 naming custom_field), never silently dropped", async () => {
+  for (const [method, path, body] of [
+    ["POST", "/run/EP", { title: "r", custom_field: { "1": "x" } }],
+    ["POST", "/defect/EP", { title: "d", actual_result: "a", custom_field: { "1": "x" } }],
+  ] as const) {
+    const r = await h.api(method, path, body);
+    expect([r.status, r.body.error.field]).toEqual([400, "custom_field"]);
+  }
+  expect((await h.api("POST", "/run/EP", { title: "r", custom_field: {} })).status).toBe(200);
+});

@@ -3,7 +3,7 @@ import type { Db } from "../../db/connection";
 import { ApiError, badRequest } from "../../http/errors";
 import { users } from "../../directory/tables";
 import { caseFieldsFor } from "../custom-fields/service";
-import type { customFields } from "../custom-fields/tables";
+import { customFields as customFieldTable, type customFields } from "../custom-fields/tables";
 import { fastInserter } from "../../db/fast-insert";
 import type { ProjectRow } from "../projects/service";
 import type { Caller } from "../shared/auth";
@@ -49,7 +49,7 @@ const automationOf = (c: CaseRow) => enumNumber(AUTOMATION, c.isAutomated ? "aut
  * API view: the payload fields plus what Qase clients read (tags, author, Qase's aliases), the
  * enums as Qase's numbers (the payload keeps the names). Pure.
  */
-export function caseView(c: CaseRow, author: CaseAuthor | null, numbers: Numbers, shared: SharedParameters = new Map()) {
+export function caseView(c: CaseRow, author: CaseAuthor | null, numbers: Numbers, shared: SharedParameters = new Map(), liveFields?: ReadonlySet<number>) {
   const automation = automationOf(c);
   return {
     ...casePayload(c, numbers),
@@ -58,7 +58,8 @@ export function caseView(c: CaseRow, author: CaseAuthor | null, numbers: Numbers
     is_flaky: c.isFlaky ? 1 : 0, automation, isManual: automation !== 2, isToBeAutomated: automation === 1,
     tags: c.tags.map((title) => ({ title })), params: c.params, parameters: caseParameterViews(c.parameters, shared),
     steps: c.steps.map((s) => ({ ...s, shared_step_hash: s.shared_hash })),
-    custom_fields: c.customFields.map((f) => ({ id: Number(f.field_id), value: f.value })),
+    // A deleted field's values stay stored (the field is gone, the history is not) but are not shown.
+    custom_fields: c.customFields.filter((f) => !liveFields || liveFields.has(Number(f.field_id))).map((f) => ({ id: Number(f.field_id), value: f.value })),
     author_id: c.authorId, author,
     created_at: c.created, updated_at: c.updated,
   };
@@ -72,12 +73,20 @@ function authorsOf(db: Reader, rows: CaseRow[]): Map<number, CaseAuthor> {
   return new Map(found.map((a) => [a.id, a]));
 }
 
-/** Views of many cases: one query for all their authors, one for the shared parameters they use, one each for their suites' and milestones' numbers. */
+/** Which of the custom fields the cases hold values for still exist (one query). */
+function liveFieldsOf(db: Reader, rows: CaseRow[]): Set<number> {
+  const ids = [...new Set(rows.flatMap((c) => c.customFields.map((f) => Number(f.field_id))))].filter(Number.isSafeInteger);
+  if (ids.length === 0) return new Set();
+  return new Set(db.select({ id: customFieldTable.id }).from(customFieldTable).where(inArray(customFieldTable.id, ids)).all().map((f) => f.id));
+}
+
+/** Views of many cases: one query for all their authors, one for the shared parameters they use, one for their custom fields, one each for their suites' and milestones' numbers. */
 export function caseViews(db: Reader, rows: CaseRow[]) {
   const authors = authorsOf(db, rows);
+  const liveFields = liveFieldsOf(db, rows);
   const numbers = Numbers.load(db, { suite: rows.map((c) => c.suiteId), milestone: rows.map((c) => c.milestoneId) });
   const shared = sharedParametersOf(db, rows);
-  return rows.map((c) => caseView(c, c.authorId === null ? null : authors.get(c.authorId) ?? null, numbers, shared));
+  return rows.map((c) => caseView(c, c.authorId === null ? null : authors.get(c.authorId) ?? null, numbers, shared, liveFields));
 }
 
 /** The live case numbered `number` in the project, or 404. */

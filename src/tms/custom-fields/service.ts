@@ -144,3 +144,11 @@ export function caseFieldsFor(db: Db | Tx, project: { code: string; workspaceId:
   return db.select().from(customFields).where(and(eq(customFields.entity, "case"), eq(customFields.workspaceId, project.workspaceId))).all()
     .filter((f) => f.isEnabledForAllProjects || f.projectCodes.includes(project.code));
 }
+
+/**
+ * Run and defect custom field values are not stored (only test cases hold them): a request that
+ * sends some is refused, naming `custom_field`, rather than answered 200 with the values lost.
+ */
+export function refuseUnstoredCustomFields(values: Record<string, string> | null | undefined, what: "test runs" | "defects") {
+  if (values && Object.keys(values).length) throw badRequest(`Custom field values on ${what} are not stored (only test cases hold them); send the request without them`, "custom_field");
+}

@@ -11,6 +11,7 @@ import { enumName, enumSlug, SEVERITY } from "../../qase/enums";
 import type { Reader } from "../shared/lookup";
 import { nextNumber, Numbers, numbersIn, optRefId, requireNumbered } from "../shared/numbers";
 import { isoMicro } from "../shared/time";
+import { refuseUnstoredCustomFields } from "../custom-fields/service";
 import { inProject, type ProjectWrite } from "../shared/write";
 import type { DefectCreateBody, DefectUpdateBody } from "./model";
 import { defects, type DefectStatus } from "./tables";
@@ -59,6 +60,7 @@ export function insertDefect({ tx, project: p, emit }: ProjectWrite, caller: Cal
 
 export function createDefect(db: Db, caller: Caller, p: ProjectRow, body: DefectCreateBody) {
   return inProject(db, p, (w) => {
+    refuseUnstoredCustomFields(body.custom_field, "defects");
     const { tx } = w;
     // The case by the number the body names (a deleted case too: its defects stay filed).
     let c = body.case_id != null ? tx.select().from(cases).where(and(eq(cases.projectId, p.id), eq(cases.number, body.case_id))).get() : undefined;
@@ -92,6 +94,7 @@ const requireDefect = (db: Reader, projectId: number, number: number) => require
 /** Qase's `PATCH /defect/{code}/{id}`: its texts, severity, milestone, attachments, tags. No event (the catalog has none for it). */
 export function updateDefect(db: Db, p: ProjectRow, number: number, body: DefectUpdateBody) {
   return inProject(db, p, ({ tx }) => {
+    refuseUnstoredCustomFields(body.custom_field, "defects");
     const d = requireDefect(tx, p.id, number);
     const set: Partial<Row> = {};
     if (body.title != null) set.title = body.title;

@@ -85,7 +85,8 @@ function stepsOf(input: V2StepBody[], field: string, depth: number): ResultStep[
       action: s.data?.action ?? "",
       expected_result: s.data?.expected_result ?? null,
       data: s.data?.input_data ?? null,
-      attachments: [...attachmentIds(s.data?.attachments), ...attachmentIds(s.execution?.attachments)],
+      // The same attachment in both `data` and `execution` is one attachment.
+      attachments: [...new Set([...attachmentIds(s.data?.attachments), ...attachmentIds(s.execution?.attachments)])],
       steps: stepsOf(nested as V2StepBody[], `${f}steps.`, depth + 1),
     };
   });

@@ -16,6 +16,7 @@ import { attachmentIds } from "../shared/envelope";
 import type { Reader } from "../shared/lookup";
 import { findRowId, nextNumber, Numbers, optRefId, refId, refIds, requireNumbered } from "../shared/numbers";
 import { RowBudget } from "../shared/row-budget";
+import { refuseUnstoredCustomFields } from "../custom-fields/service";
 import { inProject, type ProjectWrite } from "../shared/write";
 import { isoMicro, secondsBetween } from "../shared/time";
 import { runCounts, type ResultStatus } from "./counts";
@@ -125,6 +126,7 @@ export function runView(r: RunRow, d: RunDetail, baseUrl: string, projectCode: s
 
 export function createRun(db: Db, caller: Caller, p: ProjectRow, body: RunCreateBody) {
   return inProject(db, p, ({ tx, emit }) => {
+    refuseUnstoredCustomFields(body.custom_field, "test runs");
     let ids: number[] = [];
     const planId = optRefId(tx, "plan", p.id, body.plan_id, "plan_id") ?? null;
     if (planId !== null) ids.push(...casesOfPlan(tx, planId).map((c) => c.id));
@@ -170,6 +172,7 @@ function runEnvironment(tx: Tx, projectId: number, body: { environment_id?: numb
  */
 export function updateRun(db: Db, p: ProjectRow, number: number, body: RunUpdateBody) {
   return inProject(db, p, ({ tx }) => {
+    refuseUnstoredCustomFields(body.custom_field, "test runs");
     const run = requireRun(tx, p.id, number);
     const set: Partial<RunRow> = {};
     if (body.title != null) set.title = body.title;

@@ -151,3 +151,10 @@ test("a suite title with tabs is a suite path: existing levels reused by title u
   expect((await caseOf(0)).suite_id).toBe(middles[0].id);
   expect((await caseOf(1)).suite_id).toBe(leaf.id);
 });
+
+test("a step attachment given in both data and execution is stored once", async () => {
+  const runId = await newRun();
+  const r = await post(runId, [{ title: "Attached twice", execution: { status: "passed" }, steps: [{ data: { action: "Shot", attachments: ["7"] }, execution: { status: "passed", attachments: ["7", "8"] } }] }]);
+  expect(r.body.result.errors).toEqual([]);
+  expect((await resultsOf(runId))[0].steps[0].attachments).toEqual([7, 8]);
+});
