@@ -50,7 +50,7 @@ export interface paths {
         };
         /**
          * Database answers and takes writes
-         * @description 200 when the database answers a query; 503 when it does not, or while it is known to be full (a write failed for lack of space, and a probe write still fails).
+         * @description 200 when the database answers a query and can take any write it accepts; 503 when it does not answer, while it is known to be full (a write failed for lack of space, and a 1 MiB probe write still fails), or when its disk has less than 64 MiB free (twice the largest write, a 32 MiB attachment).
          */
         get: operations["getReadyz"];
         put?: never;
@@ -855,7 +855,8 @@ export interface paths {
         get: operations["getApiV1ProjectByCode"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** Delete a project and everything in it (no event) */
+        delete: operations["deleteApiV1ProjectByCode"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1147,7 +1148,8 @@ export interface paths {
         delete: operations["deleteApiV1RunByCodeById"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Update a run's title, description, environment, milestone, tags, configurations (no event) */
+        patch: operations["patchApiV1RunByCodeById"];
         trace?: never;
     };
     "/api/v1/run/{code}/{id}/complete": {
@@ -1252,6 +1254,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/result/{code}/{id}/{hash}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a result; the case's latest status in the run follows (no event) */
+        delete: operations["deleteApiV1ResultByCodeByIdByHash"];
+        options?: never;
+        head?: never;
+        /** Update a result; the case's latest status in the run follows (no event) */
+        patch: operations["patchApiV1ResultByCodeByIdByHash"];
+        trace?: never;
+    };
     "/api/v1/result/{code}/{hash}": {
         parameters: {
             query?: never;
@@ -1336,7 +1356,8 @@ export interface paths {
         delete: operations["deleteApiV1DefectByCodeById"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Update a defect (no event) */
+        patch: operations["patchApiV1DefectByCodeById"];
         trace?: never;
     };
     "/api/v1/defect/{code}/resolve/{id}": {
@@ -1354,6 +1375,23 @@ export interface paths {
         head?: never;
         /** Resolve a defect (defect.resolved; 409 if already resolved) */
         patch: operations["patchApiV1DefectByCodeResolveById"];
+        trace?: never;
+    };
+    "/api/v1/defect/{code}/status/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Set a defect's status (defect.resolved when it becomes resolved) */
+        patch: operations["patchApiV1DefectByCodeStatusById"];
         trace?: never;
     };
     "/api/v1/custom_field": {
@@ -1391,6 +1429,40 @@ export interface paths {
         head?: never;
         /** Update a custom field (custom_field.updated) */
         patch: operations["patchApiV1Custom_fieldById"];
+        trace?: never;
+    };
+    "/api/v2/custom_field": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** v2: list custom fields */
+        get: operations["getApiV2Custom_field"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/custom_field/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** v2: get a custom field */
+        get: operations["getApiV2Custom_fieldById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/environment/{code}": {
@@ -10363,6 +10435,67 @@ export interface operations {
             };
         };
     };
+    deleteApiV1ProjectByCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: true;
+                    };
+                };
+            };
+            /** @description Bad request: the body, a parameter or the query is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unauthorized: the credential is missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
     getApiV1CaseByCode: {
         parameters: {
             query?: {
@@ -13371,8 +13504,15 @@ export interface operations {
                                     type: string;
                                     link: string;
                                 } | null;
+                                /** @description Qase's RunMilestone (title, description), with the milestone's number */
+                                milestone: {
+                                    /** @description Number of the milestone within the project */
+                                    id: number;
+                                    title: string;
+                                    description: string | null;
+                                } | null;
                                 /** @description Number of the milestone within the project */
-                                milestone: number | null;
+                                milestone_id: number | null;
                                 /** @description Number of the test plan within the project */
                                 plan_id: number | null;
                                 cases: number[];
@@ -13727,8 +13867,15 @@ export interface operations {
                                 type: string;
                                 link: string;
                             } | null;
+                            /** @description Qase's RunMilestone (title, description), with the milestone's number */
+                            milestone: {
+                                /** @description Number of the milestone within the project */
+                                id: number;
+                                title: string;
+                                description: string | null;
+                            } | null;
                             /** @description Number of the milestone within the project */
-                            milestone: number | null;
+                            milestone_id: number | null;
                             /** @description Number of the test plan within the project */
                             plan_id: number | null;
                             cases: number[];
@@ -13836,6 +13983,117 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    patchApiV1RunByCodeById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Nightly (rerun)",
+                 *       "tags": [
+                 *         "nightly"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    title?: string | null;
+                    description?: string | null;
+                    /** @description An environment of the project */
+                    environment_id?: number | null;
+                    /** @description Environment slug, e.g. "staging" (links the environment with that slug, if any) */
+                    environment_slug?: string | null;
+                    /** @description Number of the milestone within the project */
+                    milestone_id?: number | null;
+                    tags?: string[] | null;
+                    /** @description Configuration ids of the project */
+                    configurations?: number[] | null;
+                    custom_field?: {
+                        [key: string]: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: true;
+                        result: {
+                            /** @description Number of the test run within the project */
+                            id: number;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: the body, a parameter or the query is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unauthorized: the credential is missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14497,6 +14755,193 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    deleteApiV1ResultByCodeByIdByHash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+                id: number;
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: true;
+                        result: {
+                            hash: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: the body, a parameter or the query is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unauthorized: the credential is missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    patchApiV1ResultByCodeByIdByHash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+                id: number;
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "passed",
+                 *       "comment": "Passed on retry"
+                 *     }
+                 */
+                "application/json": {
+                    status?: (string | number) | null;
+                    time_ms?: number | null;
+                    defect?: boolean | null;
+                    attachments?: (number | string)[] | null;
+                    stacktrace?: string | null;
+                    comment?: string | null;
+                    steps?: {
+                        position?: number | null;
+                        /** @description The name or Qase's number: 1 = passed, 2 = failed, 3 = blocked, 4 = retest, 5 = skipped, 7 = in_progress, 8 = invalid */
+                        status: string | number;
+                        comment?: string | null;
+                        action?: string | null;
+                        expected_result?: string | null;
+                        data?: string | null;
+                        attachments?: (number | string)[] | null;
+                        steps?: unknown;
+                    }[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: true;
+                        result: {
+                            hash: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: the body, a parameter or the query is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unauthorized: the credential is missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15303,6 +15748,113 @@ export interface operations {
             };
         };
     };
+    patchApiV1DefectByCodeById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "severity": 2,
+                 *       "tags": [
+                 *         "checkout"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    title?: string | null;
+                    actual_result?: string | null;
+                    severity?: (number | string) | null;
+                    /** @description Number of the milestone within the project */
+                    milestone_id?: number | null;
+                    attachments?: (number | string)[] | null;
+                    custom_field?: {
+                        [key: string]: string;
+                    } | null;
+                    tags?: string[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: true;
+                        result: {
+                            /** @description Number of the defect within the project */
+                            id: number;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: the body, a parameter or the query is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unauthorized: the credential is missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
     patchApiV1DefectByCodeResolveById: {
         parameters: {
             query?: never;
@@ -15369,6 +15921,101 @@ export interface operations {
             };
             /** @description Conflict with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    patchApiV1DefectByCodeStatusById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "in_progress"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @default open
+                     * @enum {string}
+                     */
+                    status: "open" | "resolved" | "in_progress" | "invalid";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: true;
+                    };
+                };
+            };
+            /** @description Bad request: the body, a parameter or the query is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unauthorized: the credential is missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15866,6 +16513,201 @@ export interface operations {
             };
             /** @description Unsupported media type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    getApiV2Custom_field: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                entity?: string;
+                type?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: true;
+                        result: {
+                            total: number;
+                            filtered: number;
+                            count: number;
+                            entities: {
+                                id: number;
+                                title: string;
+                                /**
+                                 * @description case, run, defect
+                                 * @default case
+                                 * @enum {string}
+                                 */
+                                entity: "case" | "run" | "defect";
+                                /**
+                                 * @description number, string, text, selectbox, checkbox
+                                 * @default number
+                                 * @enum {string}
+                                 */
+                                type: "number" | "string" | "text" | "selectbox" | "checkbox";
+                                placeholder: string | null;
+                                default_value: string | null;
+                                is_required: boolean;
+                                is_visible: boolean;
+                                is_filterable: boolean;
+                                is_enabled_for_all_projects: boolean;
+                                projects_codes: string[];
+                                author_id: number | null;
+                                /** Format: date-time */
+                                created: string;
+                                /** Format: date-time */
+                                updated: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                                /** @description selectbox options */
+                                value: {
+                                    id: number;
+                                    title: string;
+                                }[] | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: the body, a parameter or the query is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unauthorized: the credential is missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    getApiV2Custom_fieldById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: true;
+                        result: {
+                            id: number;
+                            title: string;
+                            /**
+                             * @description case, run, defect
+                             * @default case
+                             * @enum {string}
+                             */
+                            entity: "case" | "run" | "defect";
+                            /**
+                             * @description number, string, text, selectbox, checkbox
+                             * @default number
+                             * @enum {string}
+                             */
+                            type: "number" | "string" | "text" | "selectbox" | "checkbox";
+                            placeholder: string | null;
+                            default_value: string | null;
+                            is_required: boolean;
+                            is_visible: boolean;
+                            is_filterable: boolean;
+                            is_enabled_for_all_projects: boolean;
+                            projects_codes: string[];
+                            author_id: number | null;
+                            /** Format: date-time */
+                            created: string;
+                            /** Format: date-time */
+                            updated: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description selectbox options */
+                            value: {
+                                id: number;
+                                title: string;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: the body, a parameter or the query is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unauthorized: the credential is missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -244,4 +244,4 @@ export const ResultUpdate = t.Object({
 }, { examples: [{ status: "passed", comment: "Passed on retry" }] });
 export type ResultUpdateBody = typeof ResultUpdate.static;
 /** `{code}/{id}/{hash}`: a result of a run. */
-export const RunResultParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), id: t.Numeric({ description: "The test run's number within the project" }), hash: t.String({ minLength: 1, maxLength: 128 }) });
+export const RunResultParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), id: t.Integer({ description: "The test run's number within the project" }), hash: t.String({ minLength: 1, maxLength: 128 }) });
