@@ -6,6 +6,7 @@ import { noteWriteFailure } from "./ops/storage";
 import { opsRoutes } from "./ops";
 import { noteRoute, requestIdOf } from "./ops/observe";
 import { scimRoutes } from "./scim";
+import { signInRoutes } from "./signin";
 import { renderScimError } from "./scim/errors";
 import { tmsRoutes } from "./tms";
 
@@ -43,6 +44,7 @@ export function createApp(ctx: AppContext) {
     .use(opsRoutes(ctx))
     .use(scimRoutes(ctx))
     .use(adminRoutes(ctx))
+    .use(signInRoutes(ctx))
     .use(tmsRoutes(ctx));
 }
 

@@ -39,6 +39,17 @@ export type Config = {
   webhookRetentionDays: number;
   provisioningLogRetentionDays: number;
   auditRetentionDays: number;
+  oidcIssuer: string | null;
+  oidcClientId: string | null;
+  oidcClientSecret: string | null;
+  oidcScopes: string;
+  oidcGroupsClaim: string;
+  oidcOwnerGroups: string[];
+  oidcOperatorGroups: string[];
+  oidcViewerGroups: string[];
+  adminTokenWithOidc: boolean;
+  sessionIdleTimeoutMs: number;
+  sessionAbsoluteTimeoutMs: number;
 };
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -70,6 +81,7 @@ const bearerSecret: Parser<string> = (raw) => {
   if (v.length < MIN_ADMIN_TOKEN_LENGTH) throw new Error(`a token of at least ${MIN_ADMIN_TOKEN_LENGTH} characters (e.g. openssl rand -base64 32)`);
   return v;
 };
+const list: Parser<string[]> = (raw) => raw.split(",").map((v) => v.trim()).filter(Boolean);
 const optional = <T>(p: Parser<T>): Parser<T | null> => (raw) => (raw.trim() === "" ? null : p(raw));
 const url: Parser<string> = (raw) => {
   let u: URL;
@@ -152,6 +164,17 @@ export const KEYS: KeySpec[] = [
   { key: "GATEHOUSE_WEBHOOK_POLL_INTERVAL_MS", field: "webhookPollIntervalMs", default: "1000", parse: int(10, 60_000), doc: "Fallback poll interval of the delivery loop (it also wakes at once on each event)." },
   { key: "GATEHOUSE_WEBHOOK_RETENTION_DAYS", field: "webhookRetentionDays", default: "30", parse: int(1, 3650), doc: "Delivered deliveries and their attempts older than this are purged." },
   { key: "GATEHOUSE_PROVISIONING_LOG_RETENTION_DAYS", field: "provisioningLogRetentionDays", default: "30", parse: int(1, 3650), doc: "Entries of the provisioning activity log (one per SCIM write) older than this are purged." },
+  { key: "GATEHOUSE_OIDC_ISSUER", field: "oidcIssuer", default: "", parse: optional(url), doc: "OpenID Provider (the IdP) issuer URL; with the client id and secret, admins sign in to the console through it (discovery from `/.well-known/openid-configuration`). The redirect URL to register is `GATEHOUSE_BASE_URL/auth/callback`." },
+  { key: "GATEHOUSE_OIDC_CLIENT_ID", field: "oidcClientId", default: "", parse: optional(str), doc: "Client id of Gatehouse at the IdP." },
+  { key: "GATEHOUSE_OIDC_CLIENT_SECRET", field: "oidcClientSecret", default: "", parse: optional(str), doc: "Client secret of Gatehouse at the IdP (sent with HTTP Basic to the token endpoint)." },
+  { key: "GATEHOUSE_OIDC_SCOPES", field: "oidcScopes", default: "openid profile email", parse: str, doc: "Scopes asked for at sign-in (`openid` is always sent); Okta needs `groups` added." },
+  { key: "GATEHOUSE_OIDC_GROUPS_CLAIM", field: "oidcGroupsClaim", default: "groups", parse: str, doc: "The claim (ID token or userinfo) that lists the person's groups." },
+  { key: "GATEHOUSE_OIDC_OWNER_GROUPS", field: "oidcOwnerGroups", default: "", parse: list, doc: "Comma-separated IdP groups whose members sign in as `owner`." },
+  { key: "GATEHOUSE_OIDC_OPERATOR_GROUPS", field: "oidcOperatorGroups", default: "", parse: list, doc: "Comma-separated IdP groups whose members sign in as `operator`." },
+  { key: "GATEHOUSE_OIDC_VIEWER_GROUPS", field: "oidcViewerGroups", default: "", parse: list, doc: "Comma-separated IdP groups whose members sign in as `viewer`. Nobody outside these three lists gets in." },
+  { key: "GATEHOUSE_ADMIN_TOKEN_WITH_OIDC", field: "adminTokenWithOidc", default: "false", parse: bool, doc: "true keeps `GATEHOUSE_ADMIN_TOKEN` working for the admin API and console while OIDC sign-in is configured (break-glass, automation); by default it is then off." },
+  { key: "GATEHOUSE_SESSION_IDLE_TIMEOUT", field: "sessionIdleTimeoutMs", default: "30m", parse: parseDuration, doc: "A console session ends after this long without a request (duration: 30m, 2h)." },
+  { key: "GATEHOUSE_SESSION_ABSOLUTE_TIMEOUT", field: "sessionAbsoluteTimeoutMs", default: "12h", parse: parseDuration, doc: "A console session ends this long after sign-in, however active." },
   { key: "GATEHOUSE_AUDIT_RETENTION_DAYS", field: "auditRetentionDays", default: "365", parse: int(1, 36500), doc: "Entries of the admin audit log older than this are purged." },
 ];
 
@@ -179,6 +202,11 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       errors.push("GATEHOUSE_TLS_CERT_FILE: expected both GATEHOUSE_TLS_CERT_FILE and GATEHOUSE_TLS_KEY_FILE, or neither");
     if (c.adminTokenPrevious !== null && c.adminToken === null)
       errors.push("GATEHOUSE_ADMIN_TOKEN_PREVIOUS: expected only together with GATEHOUSE_ADMIN_TOKEN (the new token)");
+    const oidc = [c.oidcIssuer, c.oidcClientId, c.oidcClientSecret];
+    if (oidc.some((v) => v !== null) && oidc.some((v) => v === null))
+      errors.push("GATEHOUSE_OIDC_ISSUER: expected GATEHOUSE_OIDC_ISSUER, GATEHOUSE_OIDC_CLIENT_ID and GATEHOUSE_OIDC_CLIENT_SECRET together, or none");
+    else if (c.oidcIssuer !== null && c.oidcOwnerGroups.length + c.oidcOperatorGroups.length + c.oidcViewerGroups.length === 0)
+      errors.push("GATEHOUSE_OIDC_OWNER_GROUPS: expected at least one group in GATEHOUSE_OIDC_OWNER_GROUPS, _OPERATOR_GROUPS or _VIEWER_GROUPS (else nobody could sign in)");
     if (c.httpRedirectPort !== null && c.tlsCertFile === null)
       errors.push("GATEHOUSE_HTTP_REDIRECT_PORT: expected only together with GATEHOUSE_TLS_CERT_FILE/GATEHOUSE_TLS_KEY_FILE");
   }

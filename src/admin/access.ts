@@ -1,7 +1,8 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { ApiError } from "../http/errors";
-import { bearerToken } from "../lib/tokens";
+import { bearerToken, constantTimeEqual } from "../lib/tokens";
+import { findSession, sessionCookieName } from "../signin/sessions";
 import { assertAdmin } from "./auth";
 import { audited, writeAudit, type AuditActor, type AuditedAction } from "../audit/service";
 import { ROLE_KEY, roleAllows, type Role } from "./roles";
@@ -12,21 +13,41 @@ import { ADMIN_TOKEN_PREFIX, authenticateAdminToken } from "./tokens/service";
  *
  * - `env-token`: GATEHOUSE_ADMIN_TOKEN, for automation and break-glass; always `owner`.
  * - `admin-token`: a named admin API token (gadm_…) with its own role and expiry.
+ * - `person`: signed in to the console through the IdP (src/signin/): a session cookie.
  * Every audit entry names the principal, so the shared token's use shows as such.
  */
 export type AdminPrincipal = {
-  kind: "env-token" | "admin-token";
+  kind: "person" | "env-token" | "admin-token";
   /** The person or token name the audit log shows. */
   name: string;
   role: Role;
-  /** The admin token's id (admin-token), else null. */
+  /** The admin token's or the session's id, else null. */
   id: string | null;
+  /** A person's session: the CSRF token every state change must carry. */
+  csrfToken?: string;
 };
 
 const unauthorized = (message = "A valid admin bearer token is required") =>
   new ApiError(401, "unauthorized", message, undefined, { "www-authenticate": "Bearer" });
 
-/** Authenticates an admin request from its headers alone (no body is read). */
+/** Methods that change nothing: the only ones a session may send without its CSRF token. */
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** A cookie's value from the Cookie header, or null. */
+export function cookieValue(request: Request, name: string): string | null {
+  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return null;
+}
+
+/**
+ * Authenticates an admin request from its headers alone (no body is read): a bearer token (an
+ * admin API token, or GATEHOUSE_ADMIN_TOKEN), else the console's session cookie. A session's state
+ * changes must carry its CSRF token in `x-csrf-token` (a cross-site page can make the browser send
+ * the cookie, never read the token).
+ */
 export function authenticateAdmin(ctx: AppContext, request: Request): AdminPrincipal {
   const given = bearerToken(request.headers.get("authorization"));
   if (given?.startsWith(ADMIN_TOKEN_PREFIX + "_")) {
@@ -34,8 +55,37 @@ export function authenticateAdmin(ctx: AppContext, request: Request): AdminPrinc
     if (!holder) throw unauthorized("This admin token is unknown, revoked or expired");
     return { kind: "admin-token", name: holder.name, role: holder.role, id: String(holder.id) };
   }
+  if (!given && ctx.config.oidcIssuer) {
+    const cookie = cookieValue(request, sessionCookieName(ctx));
+    if (cookie) {
+      const session = findSession(ctx, cookie);
+      if (!session) throw unauthorized("Your session has ended (signed out, idle too long or past its time limit); sign in again");
+      const principal: AdminPrincipal = { kind: "person", name: session.name, role: session.role, id: String(session.id), csrfToken: session.csrfToken };
+      if (!SAFE_METHODS.has(request.method)) {
+        const sent = request.headers.get("x-csrf-token");
+        if (!sent || !constantTimeEqual(sent, session.csrfToken)) {
+          ctx.db.transaction(() => writeAudit(ctx.db, actorOf(principal), request, { action: "access.csrf_refused", resource: { type: "route", id: `${request.method} ${pathOf(request.url)}` }, outcome: "denied", detail: "missing or wrong x-csrf-token" }), { behavior: "immediate" });
+          throw new ApiError(403, "csrf", "This change needs the console's CSRF token (x-csrf-token); reload the console");
+        }
+      }
+      return principal;
+    }
+  }
+  // With OIDC sign-in configured the shared token is off unless the env file keeps it.
+  if (ctx.config.oidcIssuer && !ctx.config.adminTokenWithOidc) {
+    if (!given) throw unauthorized("Sign in through your organization at /console, or send an admin API token");
+    throw unauthorized("GATEHOUSE_ADMIN_TOKEN is off while OIDC sign-in is configured (GATEHOUSE_ADMIN_TOKEN_WITH_OIDC=true keeps it)");
+  }
   assertAdmin(ctx, request);
+  if (ctx.config.oidcIssuer) ctx.log.warn("admin API used with GATEHOUSE_ADMIN_TOKEN (break-glass)", { method: request.method, path: pathOf(request.url) });
   return { kind: "env-token", name: "GATEHOUSE_ADMIN_TOKEN", role: "owner", id: null };
+}
+
+/** The path of an absolute request URL, without query or fragment. */
+function pathOf(url: string): string {
+  const pathStart = url.indexOf("/", url.indexOf("//") + 2);
+  const end = url.slice(pathStart).search(/[?#]/);
+  return end < 0 ? url.slice(pathStart) : url.slice(pathStart, pathStart + end);
 }
 
 const principals = new WeakMap<Request, AdminPrincipal>();
@@ -61,10 +111,7 @@ const forbidden = (need: Role, have: Role) =>
  */
 export function guardAdminRequest(ctx: AppContext, request: Request, roleOf: (method: string, path: string) => Role | null): AdminPrincipal {
   const principal = authenticateAdmin(ctx, request);
-  const url = request.url;
-  const pathStart = url.indexOf("/", url.indexOf("//") + 2);
-  const end = url.slice(pathStart).search(/[?#]/);
-  const path = end < 0 ? url.slice(pathStart) : url.slice(pathStart, pathStart + end);
+  const path = pathOf(request.url);
   const need = roleOf(request.method, path);
   if (need !== null && !roleAllows(principal.role, need)) {
     // A refused attempt is worth knowing about (a script with too small a role, or probing).

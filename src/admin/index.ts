@@ -9,6 +9,7 @@ import { ADMIN_PREFIX, isAdminPath } from "./auth";
 import { isRole, ROLE_KEY, routeRoleTable, type Role } from "./roles";
 import { adminTokenAdminRoutes } from "./tokens";
 import { meAdminRoutes } from "./me";
+import { sessionAdminRoutes } from "../signin";
 import { auditAdminRoutes } from "../audit";
 import { directoryAdminRoutes } from "./directory";
 import { instanceAdminRoutes } from "./instance";
@@ -36,6 +37,7 @@ const ADMIN_ROUTERS: ((ctx: AppContext) => Elysia<any, any, any, any, any, any, 
   workspacesAdminRoutes,
   adminTokenAdminRoutes,
   meAdminRoutes,
+  sessionAdminRoutes,
   auditAdminRoutes,
 ];
 

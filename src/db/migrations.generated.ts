@@ -22,6 +22,7 @@ import m18 from "../../migrations/0018_qase_custom_fields_per_workspace.sql" wit
 import m19 from "../../migrations/0019_admin_tokens.sql" with { type: "text" };
 import m20 from "../../migrations/0020_audit_log.sql" with { type: "text" };
 import m21 from "../../migrations/0021_directory_deactivated_by.sql" with { type: "text" };
+import m22 from "../../migrations/0022_admin_sessions.sql" with { type: "text" };
 
 export const migrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795319636693, breakpoints: true, sql: m0 },
@@ -46,4 +47,5 @@ export const migrations: { tag: string; when: number; breakpoints: boolean; sql:
   { tag: "0019_admin_tokens", when: 1795767001461, breakpoints: true, sql: m19 },
   { tag: "0020_audit_log", when: 1795768480364, breakpoints: true, sql: m20 },
   { tag: "0021_directory_deactivated_by", when: 1795769817707, breakpoints: true, sql: m21 },
+  { tag: "0022_admin_sessions", when: 1795771926461, breakpoints: true, sql: m22 },
 ];

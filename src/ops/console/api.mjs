@@ -1,5 +1,6 @@
-// The admin API client: the admin token from this tab's sessionStorage as a bearer header, to
-// this server only. Failures become ApiFailure with the server's own message.
+// The admin API client. Two ways in: a person's session (an HttpOnly cookie the browser sends by
+// itself, plus the CSRF token from GET /me on every change), or an admin token from this tab's
+// sessionStorage as a bearer header (break-glass). Failures become ApiFailure with the server's message.
 
 const TOKEN_KEY = "gatehouse.adminToken";
 export const session = {
@@ -13,6 +14,16 @@ export const session = {
     sessionStorage.removeItem(TOKEN_KEY);
   },
 };
+
+/** The session's CSRF token (from GET /me); sent as x-csrf-token with every change. */
+let csrfToken = "";
+export const setCsrfToken = (token) => (csrfToken = token || "");
+
+/** The credential headers of a request. */
+function credentials(method) {
+  if (session.token) return { authorization: "Bearer " + session.token };
+  return method === "GET" || !csrfToken ? {} : { "x-csrf-token": csrfToken };
+}
 
 export class ApiFailure extends Error {
   constructor(status, message, field) {
@@ -32,7 +43,7 @@ export async function api(method, path, body, { signingIn = false } = {}) {
     res = await fetch("/api/admin" + path, {
       method,
       cache: "no-store",
-      headers: Object.assign({ authorization: "Bearer " + session.token }, body === undefined ? {} : { "content-type": "application/json" }),
+      headers: Object.assign(credentials(method), body === undefined ? {} : { "content-type": "application/json" }),
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (e) {
@@ -53,6 +64,17 @@ export async function api(method, path, body, { signingIn = false } = {}) {
   return data;
 }
 
+/** Ends a person's session here and, when the IdP supports it, there: the address to go to next. */
+export async function signOutSession() {
+  const res = await fetch("/auth/logout", { method: "POST", headers: { "x-csrf-token": csrfToken } });
+  csrfToken = "";
+  try {
+    return (await res.json()).redirect || "/console";
+  } catch {
+    return "/console";
+  }
+}
+
 /** A query string from an object, skipping empty values. */
 export function qs(params) {
   const q = new URLSearchParams();
@@ -63,7 +85,7 @@ export function qs(params) {
 
 /** Fetches an admin API download (it needs the credential, so a plain link cannot) and saves it. */
 export async function download(path) {
-  const res = await fetch("/api/admin" + path, { cache: "no-store", headers: { authorization: "Bearer " + session.token } });
+  const res = await fetch("/api/admin" + path, { cache: "no-store", headers: credentials("GET") });
   if (!res.ok) {
     if (res.status === 401) onUnauthorized();
     let message = res.statusText;

@@ -1,6 +1,6 @@
 // Gatehouse admin console: the shell (sign-in, navigation, hash routes). Each page is a module
 // with `render(view)`; everything goes through the documented admin API (api.mjs).
-import { api, session, whenUnauthorized } from "./api.mjs";
+import { api, session, setCsrfToken, signOutSession, whenUnauthorized } from "./api.mjs";
 import { $, el, errorSlot, field } from "./dom.mjs";
 import * as scim from "./scim.mjs";
 import * as provisioning from "./provisioning.mjs";
@@ -48,9 +48,11 @@ let signInMessage = "";
 /** Shown on the sign-in page after signing out (until the next sign-in). */
 let signedOutNote = false;
 whenUnauthorized(() => {
+  const wasPerson = me && me.kind === "person";
   session.signOut();
   me = null;
-  signInMessage = "The admin token was rejected. Sign in again with the value of GATEHOUSE_ADMIN_TOKEN.";
+  setCsrfToken("");
+  signInMessage = wasPerson ? "Your session has ended (signed out elsewhere, idle too long or past its time limit). Sign in again." : "The admin token was rejected. Sign in again.";
   route();
 });
 
@@ -66,7 +68,16 @@ let renderSeq = 0;
 let keepFocus = false;
 async function route() {
   const main = $("main");
-  const signedIn = Boolean(session.token);
+  // A person's session is a cookie this page cannot see: ask who we are.
+  if (!session.token && !me) {
+    try {
+      me = await api("GET", "/me", undefined, { signingIn: true });
+      setCsrfToken(me.csrfToken);
+    } catch {
+      me = null;
+    }
+  }
+  const signedIn = Boolean(session.token) || Boolean(me);
   $("nav").hidden = !signedIn;
   $("sign-out").hidden = !signedIn;
   if (!signedIn) {
@@ -131,7 +142,13 @@ async function route() {
 }
 
 
-function renderSignIn(main) {
+async function renderSignIn(main) {
+  let ways = { oidc: false, adminToken: true };
+  try {
+    ways = await (await fetch("/auth/status", { cache: "no-store" })).json();
+  } catch {
+    // the form below still works
+  }
   const input = el("input", { type: "password", autocomplete: "current-password", spellcheck: "false", required: true });
   const error = errorSlot();
   const submit = el("button", { type: "submit" }, "Sign in");
@@ -162,22 +179,33 @@ function renderSignIn(main) {
       submit.disabled = false;
     }
   });
-  if (signInMessage) error.show(signInMessage);
-  const note = signedOutNote ? el("p", { class: "note", role: "status" }, "Signed out. The token was removed from this tab.") : null;
+  if (signInMessage && !ways.oidc) error.show(signInMessage);
+  const note = signedOutNote ? el("p", { class: "note", role: "status" }, "Signed out.") : null;
+  const sso = ways.oidc ? el("p", {}, el("a", { href: "/auth/login", class: "button", id: "sso" }, "Sign in with your organization")) : null;
+  const tokenPart = !ways.adminToken ? null : ways.oidc ? el("details", { class: "card" }, el("summary", {}, "Break-glass: sign in with the admin token"), form) : form;
   main.replaceChildren(
     el(
       "div",
       { class: "page narrow" },
       el("h1", { id: "signin-title", tabindex: "-1" }, "Sign in to the Gatehouse console"),
       note,
-      form,
+      sso,
+      tokenPart,
+      !sso && !tokenPart ? el("p", { class: "error", role: "alert" }, "No sign-in is configured: set GATEHOUSE_OIDC_ISSUER (with its client id, secret and admin groups) or GATEHOUSE_ADMIN_TOKEN.") : null,
+      signInMessage && ways.oidc ? el("p", { class: "error", role: "alert" }, signInMessage) : null,
       el("p", { class: "muted" }, "API reference: ", el("a", { href: "/openapi" }, "/openapi"), "."),
     ),
   );
-  input.focus();
+  if (sso) sso.querySelector("a").focus();
+  else if (tokenPart) input.focus();
 }
 
-$("sign-out").addEventListener("click", () => {
+$("sign-out").addEventListener("click", async () => {
+  if (me && me.kind === "person" && !session.token) {
+    me = null;
+    location.assign(await signOutSession()); // the IdP's end-session page, or back here
+    return;
+  }
   session.signOut();
   me = null;
   signInMessage = "";

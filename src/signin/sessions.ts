@@ -1,0 +1,93 @@
+import { desc, eq, lt } from "drizzle-orm";
+import { randomBytes } from "node:crypto";
+import type { AppContext } from "../context";
+import { notFound } from "../http/errors";
+import { hashToken } from "../lib/tokens";
+import type { Role } from "../admin/roles";
+import { sourceOf, writeAudit, type AuditActor } from "../audit/service";
+import { adminSessions, type AdminSessionRow } from "./tables";
+
+/** Server-side console sessions: created at sign-in, found by the cookie, ended by sign-out, revocation or timeouts. */
+
+/** "Last seen" is written at most this often, so the idle timeout is exact to within it. */
+const TOUCH_EVERY_MS = 60_000;
+
+export type NewSession = { subject: string; issuer: string; name: string; role: Role; idToken: string | null };
+
+/** Cookie name: `__Host-` on HTTPS (the browser then insists on Secure, Path=/ and no Domain). */
+export const sessionCookieName = (ctx: Pick<AppContext, "config">) => (ctx.config.baseUrl.startsWith("https:") ? "__Host-gatehouse_session" : "gatehouse_session");
+
+/** Creates the session and records the sign-in in the same transaction; returns the cookie value. */
+export function createSession(ctx: AppContext, s: NewSession, request: Request): { cookieValue: string; row: AdminSessionRow } {
+  const cookieValue = randomBytes(32).toString("base64url");
+  const now = Date.now();
+  const row = ctx.db.transaction(
+    (tx) => {
+      const { sourceIp, userAgent } = sourceOf(request);
+      const r = tx
+        .insert(adminSessions)
+        .values({ idHash: hashToken(cookieValue), csrfToken: randomBytes(32).toString("base64url"), ...s, sourceIp, userAgent, createdAt: now, lastSeenAt: now, expiresAt: now + ctx.config.sessionAbsoluteTimeoutMs })
+        .returning()
+        .get();
+      writeAudit(ctx.db, { kind: "person", name: s.name, role: s.role }, request, { action: "session.sign_in", resource: { type: "session", id: r.id }, outcome: "success", summary: { after: { subject: s.subject, issuer: s.issuer, role: s.role } } });
+      return r;
+    },
+    { behavior: "immediate" },
+  );
+  return { cookieValue, row };
+}
+
+/** The live session a cookie names, or null. An expired one (idle or absolute) is deleted on sight. */
+export function findSession(ctx: AppContext, cookieValue: string, now = Date.now()): AdminSessionRow | null {
+  if (cookieValue.length > 200) return null;
+  const row = ctx.db.select().from(adminSessions).where(eq(adminSessions.idHash, hashToken(cookieValue))).get();
+  if (!row) return null;
+  if (row.expiresAt <= now || row.lastSeenAt + ctx.config.sessionIdleTimeoutMs <= now) {
+    try {
+      ctx.db.delete(adminSessions).where(eq(adminSessions.id, row.id)).run();
+    } catch {
+      // busy: it is refused all the same, and deleted next time
+    }
+    return null;
+  }
+  if (now - row.lastSeenAt >= TOUCH_EVERY_MS) {
+    try {
+      ctx.db.update(adminSessions).set({ lastSeenAt: now }).where(eq(adminSessions.id, row.id)).run();
+    } catch {
+      // best effort: a busy database must not fail a read; the next request touches it
+    }
+  }
+  return row;
+}
+
+/** Ends a session (sign-out, or an owner revoking it); records it in the same transaction. */
+export function endSession(ctx: AppContext, row: AdminSessionRow, request: Request, action: "session.sign_out" | "session.revoke", actor: AuditActor = { kind: "person", name: row.name, role: row.role }): void {
+  ctx.db.transaction(
+    (tx) => {
+      tx.delete(adminSessions).where(eq(adminSessions.id, row.id)).run();
+      writeAudit(ctx.db, actor, request, { action, resource: { type: "session", id: row.id }, outcome: "success", summary: { before: { name: row.name, role: row.role } } });
+    },
+    { behavior: "immediate" },
+  );
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function listSessions(ctx: AppContext) {
+  const now = Date.now();
+  // Expired rows are cleared here too (nobody is signed in with them).
+  ctx.db.delete(adminSessions).where(lt(adminSessions.expiresAt, now)).run();
+  return ctx.db
+    .select()
+    .from(adminSessions)
+    .orderBy(desc(adminSessions.id))
+    .all()
+    .filter((r) => r.lastSeenAt + ctx.config.sessionIdleTimeoutMs > now)
+    .map((r) => ({ id: r.id, name: r.name, role: r.role, subject: r.subject, sourceIp: r.sourceIp, userAgent: r.userAgent, createdAt: iso(r.createdAt), lastSeenAt: iso(r.lastSeenAt), expiresAt: iso(r.expiresAt) }));
+}
+
+export function sessionById(ctx: AppContext, id: number): AdminSessionRow {
+  const r = ctx.db.select().from(adminSessions).where(eq(adminSessions.id, id)).get();
+  if (!r) throw notFound(`Session ${id}`);
+  return r;
+}
