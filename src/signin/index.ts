@@ -129,7 +129,7 @@ export function sessionAdminRoutes(ctx: AppContext) {
       return new Response(null, { status: 204 });
     }, {
       role: "owner",
-      params: t.Object({ id: t.Numeric({ minimum: 1 }) }),
+      params: t.Object({ id: t.Integer({ minimum: 1 }) }),
       response: adminResponses({ 204: t.Void({ description: "No content" }) }, [400, 404]),
       detail: { tags: ["Admin: access"], summary: "End a session at once (the person must sign in again)" },
     });
