@@ -60,7 +60,8 @@ export function applyUserPatch(current: UserState, operations: PatchOp[]): UserS
       throw new ScimError(400, `${where}.op must be add, replace or remove, got ${JSON.stringify(raw.op)}`, "invalidSyntax");
     const path = typeof raw.path === "string" && raw.path.trim() !== "" ? raw.path.trim() : null;
     try {
-      if (path !== null) state = applyPath(state, verb, path, raw.value, false);
+      if (path !== null && path.toLowerCase() === SCHEMA_ENTERPRISE_USER.toLowerCase()) state = applyEnterpriseExtension(state, verb, raw.value);
+      else if (path !== null) state = applyPath(state, verb, path, raw.value, false);
       else {
         if (verb === "remove") throw new ScimError(400, `${where}: remove needs a path`, "noTarget");
         if (!isObject(raw.value)) throw invalidValue(`${where}: without a path, value must be an object of attributes`);
@@ -71,6 +72,23 @@ export function applyUserPatch(current: UserState, operations: PatchOp[]): UserS
       throw e;
     }
   });
+  return state;
+}
+
+/**
+ * A path naming the whole enterprise extension (RFC 7644 §3.5.2: a complex attribute addressed by
+ * its schema URN, as scim2-tester sends it). add/replace take an object of its attributes and set
+ * each one given, leaving the others (§3.5.2.3: sub-attributes not specified are left unchanged);
+ * remove clears every attribute of the extension.
+ */
+function applyEnterpriseExtension(state: UserState, verb: Verb, value: unknown): UserState {
+  const ext = `${SCHEMA_ENTERPRISE_USER}:`;
+  if (verb === "remove") {
+    for (const def of userSchemaOf(SCHEMA_ENTERPRISE_USER)!.attributes) if (def.mutability !== "readOnly") state = applyPath(state, "remove", ext + def.name, undefined, true);
+    return state;
+  }
+  if (!isObject(value)) throw invalidValue(`A path naming the enterprise extension takes an object of its attributes`);
+  for (const [k, x] of Object.entries(value)) state = applyPath(state, verb, ext + k, x, false);
   return state;
 }
 

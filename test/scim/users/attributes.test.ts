@@ -161,6 +161,24 @@ describe("every User attribute round-trips", () => {
     expect(u[ENTERPRISE]).toMatchObject({ department: "QA", employeeNumber: "42", manager: { value: "1" } });
   });
 
+  test("PATCH with a path naming the whole enterprise extension (RFC 7644 §3.5.2, scim2-tester): add, replace, remove", async () => {
+    const created = await json(await t.scim("POST", "/Users", newUser("extpath@example.com")));
+    const patch = (op: string, value?: unknown) => t.scim("PATCH", `/Users/${created.id}`, { schemas: [PATCH_SCHEMA], Operations: [{ op, path: ENTERPRISE, value }] });
+    const added = await patch("add", { department: "QA", employeeNumber: "7" });
+    expect(added.status).toBe(200);
+    expect((await json(added))[ENTERPRISE]).toMatchObject({ department: "QA", employeeNumber: "7" });
+    // replace sets what it names and leaves the other sub-attributes (§3.5.2.3)
+    const replaced = await json(await patch("replace", { department: "Ops", costCenter: "C1" }));
+    expect(replaced[ENTERPRISE]).toMatchObject({ department: "Ops", costCenter: "C1", employeeNumber: "7" });
+    const removed = await json(await patch("Remove"));
+    expect(removed[ENTERPRISE] ?? {}).toEqual({});
+    expect((await json(await t.scim("GET", `/Users/${created.id}`)))[ENTERPRISE] ?? {}).toEqual({});
+    // the path in another case is the same path; a value that is not an object, or an unknown attribute in it, is 400
+    expect((await t.scim("PATCH", `/Users/${created.id}`, { schemas: [PATCH_SCHEMA], Operations: [{ op: "add", path: ENTERPRISE.toUpperCase(), value: { division: "D" } }] })).status).toBe(200);
+    expect((await json(await patch("add", "QA"))).scimType).toBe("invalidValue");
+    expect((await json(await patch("add", { nope: 1 }))).scimType).toBe("invalidPath");
+  });
+
   test("wrong types and read-only attributes", async () => {
     const created = await json(await t.scim("POST", "/Users", newUser("types@example.com")));
     for (const [path, value] of [["nickName", 5], ["phoneNumbers", "x"], ['phoneNumbers[type eq "work"].primary', "maybe"], [`${ENTERPRISE}:department`, { a: 1 }]] as const) {
