@@ -213,5 +213,13 @@ $("sign-out").addEventListener("click", async () => {
   route();
 });
 
+// The skip link moves focus past the header and navigation to the page's heading (its href would
+// change the hash, which is the router's).
+$("skip").addEventListener("click", (ev) => {
+  ev.preventDefault();
+  const heading = $("main").querySelector("h1");
+  (heading || $("main")).focus();
+});
+
 window.addEventListener("hashchange", route);
 route();

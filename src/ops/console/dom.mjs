@@ -24,8 +24,9 @@ function append(node, children) {
 
 export const $ = (id) => document.getElementById(id);
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
-/** A time as the admin's locale shows it, in a <time> element with the exact ISO value. */
+// timeStyle "long" names the time zone ("14:05:09 UTC"): a time without one is ambiguous.
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "long" });
+/** A time as the admin's locale shows it, with its time zone, in a <time> element with the exact ISO value. */
 export function time(iso) {
   if (!iso) return el("span", { class: "muted" }, "—");
   return el("time", { datetime: iso, title: iso }, dateTime.format(new Date(iso)));

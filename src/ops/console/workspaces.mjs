@@ -31,7 +31,9 @@ function draw(box, items) {
   const rows = items.map((w) => {
     const rowError = errorSlot();
     const rename = el("button", { type: "button", class: "secondary small", "aria-label": `Rename workspace ${w.name}` }, "Rename");
-    const archive = el("button", { type: "button", class: w.archived ? "secondary small" : "danger small", "aria-label": `${w.archived ? "Restore" : "Archive"} workspace ${w.name}` }, w.archived ? "Restore" : "Archive");
+    // The default workspace (id 1) cannot be archived: the button says so instead of failing after a confirmation.
+    const isDefault = w.id === 1;
+    const archive = el("button", { type: "button", class: w.archived ? "secondary small" : "danger small", "aria-label": `${w.archived ? "Restore" : "Archive"} workspace ${w.name}`, disabled: isDefault && !w.archived, ...(isDefault ? { "aria-describedby": "default-ws-reason" } : {}) }, w.archived ? "Restore" : "Archive");
     const nameCell = el("td", {}, el("a", { href: "#/users?workspaceId=" + w.id }, w.name));
     rename.addEventListener("click", () => {
       const input = el("input", { value: w.name, maxlength: "200", required: true, "aria-label": `New name for ${w.name}` });
@@ -63,7 +65,7 @@ function draw(box, items) {
       el("td", {}, String(w.members)),
       el("td", {}, w.archived ? [badge("archived", "bad"), " ", time(w.archivedAt)] : badge("active", "ok")),
       el("td", {}, time(w.createdAt)),
-      el("td", {}, el("div", { class: "actions" }, rename, archive), rowError),
+      el("td", {}, el("div", { class: "actions" }, rename, archive), isDefault ? el("p", { class: "hint", id: "default-ws-reason" }, "The default workspace cannot be archived.") : null, rowError),
     );
   });
   box.replaceChildren(form, el("h2", {}, "All workspaces"), table("Workspaces", ["Name", "Members", "State", "Created", "Actions"], rows, "No workspaces."));
