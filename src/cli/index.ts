@@ -3,7 +3,8 @@
  * in ./exit-codes.ts). stdout carries what a command produces (a token, a table, help); stderr
  * carries only JSON log lines, so `journalctl -o cat | jq` reads everything the process says.
  */
-import { existsSync } from "node:fs";
+import { accessSync, constants, existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import type { Config } from "../config";
 import { describeConfig } from "../config";
 import type { AppContext } from "../context";
@@ -12,9 +13,9 @@ import { migrateDatabase } from "../server/migrate";
 import { createLogger, type Logger } from "../log";
 import { backupDatabase, BackupError } from "../ops/backup";
 import { scimTokenCli } from "../scim/cli";
-import { databaseFile, loadTls, openDataDir, startGatehouse } from "../server";
+import { databaseFile, loadTls, openDataDir, StartupConfigError } from "../server";
 import { buildInfo, describeBuild, VERSION } from "../version";
-import { noSecretBox } from "../webhooks/secret-box";
+import { noSecretBox, readKeyFile } from "../webhooks/secret-box";
 import { COMMAND_HELP, parseCommandLine, USAGE, type Command } from "./args";
 import { classifyFailure, EXIT_ADMIN_MUST_ACT, EXIT_OK, EXIT_TRANSIENT } from "./exit-codes";
 import { loadConfig, type Origin } from "./load-config";
@@ -138,6 +139,19 @@ async function runCommand(
 /** `gatehouse config check`: what `serve` would run with, or why it would not start. */
 function configCheck(config: Config, origins: Map<string, Origin>, io: CliIo, log: Logger): number {
   loadTls(config); // throws StartupConfigError (exit 2) naming the key
+  const dir = resolve(config.dataDir);
+  const existing = existsSync(dir) ? dir : dirname(dir);
+  try {
+    accessSync(existing, constants.W_OK | constants.X_OK);
+  } catch {
+    throw new StartupConfigError(`GATEHOUSE_DATA_DIR: ${existing} is not writable by this user (${existsSync(dir) ? "the data directory" : "its parent, where it would be created"})`);
+  }
+  try {
+    if (config.secretKeyFile) readKeyFile(config.secretKeyFile, "GATEHOUSE_SECRET_KEY_FILE");
+    if (config.secretKeyPreviousFile) readKeyFile(config.secretKeyPreviousFile, "GATEHOUSE_SECRET_KEY_PREVIOUS_FILE");
+  } catch (e) {
+    throw new StartupConfigError((e as Error).message);
+  }
   const width = Math.max(...describeConfig(config).map((r) => r.key.length));
   for (const { key, value } of describeConfig(config)) io.out(`${key.padEnd(width)}  ${value === "" ? "(empty)" : value}   # ${origins.get(key) ?? "default"}\n`);
   const file = databaseFile(config);

@@ -104,6 +104,10 @@ test("config check prints the effective configuration with its sources and secre
   const bad = gatehouse(["config", "check", "--env-file", envFile], { GATEHOUSE_DATA_DIR: unitDir, GATEHOUSE_TLS_CERT_FILE: join(dir, "missing.crt"), GATEHOUSE_TLS_KEY_FILE: join(dir, "missing.key") });
   expect(bad.code).toBe(2);
   expect(jsonLines(bad.stderr).text).toContain("GATEHOUSE_TLS_CERT_FILE: cannot read");
+
+  const noKey = gatehouse(["config", "check", "--env-file", envFile], { GATEHOUSE_DATA_DIR: unitDir, GATEHOUSE_SECRET_KEY_FILE: join(dir, "missing.key") });
+  expect(noKey.code).toBe(2);
+  expect(jsonLines(noKey.stderr).text).toContain("GATEHOUSE_SECRET_KEY_FILE: cannot read");
 });
 
 test("an invalid admin token is never printed, not even in the error naming it", () => {
