@@ -12,7 +12,7 @@ import { environmentRoutes } from "./environments";
 import { milestoneRoutes } from "./milestones";
 import { planRoutes } from "./plans";
 import { projectRoutes } from "./projects";
-import { publicReportRoutes } from "./public-report";
+import { publicReportRoutes, runLinkRoutes } from "./public-report";
 import { runRoutes, runV2Routes } from "./runs";
 import { searchRoutes } from "./search";
 import { sharedParameterRoutes } from "./shared-parameters";
@@ -52,5 +52,5 @@ export function tmsRoutes(ctx: AppContext) {
   // and nothing consumes the combined route types (no typed client over this API).
   const mount = (prefix: string) =>
     controllers.reduce((app, controller) => app.use(controller(ctx) as unknown as Elysia), withBodyHooks(new Elysia({ prefix }) as Elysia<any>) as unknown as Elysia);
-  return new Elysia({ name: "tms" }).use(mount("/api")).use(mount("")).use(publicReportRoutes(ctx));
+  return new Elysia({ name: "tms" }).use(mount("/api")).use(mount("")).use(publicReportRoutes(ctx)).use(runLinkRoutes(ctx));
 }

@@ -77,3 +77,15 @@ test("the page stops when its workspace is archived (and returns with it), and n
   expect((await h.t.admin("PATCH", `/api/admin/workspaces/${ws.id}`, { archived: false })).status).toBe(200);
   expect((await page(url)).status).toBe(200);
 });
+
+test("the run link the reporters print ({host}/run/{CODE}/dashboard/{id}, host = base or base/api) is a page saying how to see the run, reading nothing", async () => {
+  for (const path of ["/run/demo/dashboard/7", "/api/run/DEMO/dashboard/7?source=logs&search=x"]) {
+    const r = await h.t.request("GET", path);
+    expect([r.status, r.headers.get("content-type"), r.headers.get("content-security-policy")?.startsWith("default-src 'none'")]).toEqual([200, "text/html; charset=utf-8", true]);
+    const html = await r.text();
+    expect(html).toContain("Test run 7 of project DEMO");
+    expect(html).toContain("/api/v1/run/DEMO/7");
+  }
+  const evil = await (await h.t.request("GET", "/run/%3Cscript%3E/dashboard/1")).text();
+  expect(evil).not.toContain("<script>");
+});

@@ -8,7 +8,7 @@ import { cases } from "../cases/tables";
 import { projects } from "../projects/tables";
 import { runViews } from "../runs/service";
 import { runCases, runs } from "../runs/tables";
-import { NOT_FOUND_PAGE, renderReport, STYLE_HASH } from "./render";
+import { NOT_FOUND_PAGE, renderReport, renderRunLink, STYLE_HASH } from "./render";
 
 /** Read-only and self-contained: nothing but its own hashed style may load, nothing may frame it. */
 const HEADERS = {
@@ -68,4 +68,18 @@ export function publicReportRoutes(ctx: AppContext) {
       },
     },
   });
+}
+
+/**
+ * The run link the Qase reporters print, `{QASE_TESTOPS_API_HOST}/run/{CODE}/dashboard/{id}` — the
+ * host being Gatehouse's base URL or `{base}/api` — lands on a page that says what the run is and
+ * how to see it (renderRunLink): never a 404, and never the run's data without a credential.
+ */
+export function runLinkRoutes(ctx: AppContext) {
+  const page = ({ params }: { params: { code: string; id: string } }) => new Response(renderRunLink(ctx.config.baseUrl, params.code, params.id), { headers: HEADERS });
+  const options = {
+    params: t.Object({ code: t.String({ maxLength: 32 }), id: t.String({ maxLength: 20 }) }),
+    detail: { tags: ["Runs"], summary: "The run link Qase reporters print: a page saying how to see the run (no token; reads nothing)", security: [], responses: { 200: { description: "The page", content: { "text/html": { schema: HTML } } } } },
+  };
+  return new Elysia({ name: "run-link" }).get("/run/:code/dashboard/:id", page, options).get("/api/run/:code/dashboard/:id", page, { ...options, detail: { ...options.detail, hide: true } });
 }

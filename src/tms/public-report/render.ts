@@ -52,3 +52,25 @@ ${rows}
 }
 
 export const NOT_FOUND_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not found</title></head><body><p>This report does not exist or is no longer public.</p></body></html>\n`;
+
+/**
+ * The page behind the run link every Qase reporter prints (`{host}/run/{CODE}/dashboard/{id}`).
+ * Gatehouse has no dashboard and the link carries no credential, so the page reads nothing from
+ * the database (it says nothing about whether the run exists) and tells how to see the run.
+ */
+export function renderRunLink(baseUrl: string, code: string, id: string): string {
+  const c = escape(code.toUpperCase());
+  const n = escape(id);
+  const api = `${escape(baseUrl)}/api/v1/run/${c}/${n}`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Test run ${n} · ${c}</title></head>
+<body>
+<h1>Test run ${n} of project ${c}</h1>
+<p>This is the link your Qase reporter printed. Gatehouse serves the Qase API, not Qase's web dashboard, so there is no page for the run here.</p>
+<ul>
+<li>Read it with an API token: <code>GET ${api}</code> with the header <code>Token: &lt;your token&gt;</code> (its results: <code>GET ${escape(baseUrl)}/api/v1/result/${c}?run=${n}</code>).</li>
+<li>Share it as a read-only page: <code>PATCH ${api}/public</code> with <code>{"status": true}</code> answers the address of its public report. Reporters print that address themselves with <code>QASE_TESTOPS_SHOW_PUBLIC_REPORT_LINK=true</code>.</li>
+</ul>
+</body></html>
+`;
+}
