@@ -35,3 +35,8 @@ test("a runtime's integrity comes from package-lock.json, or the pin for the bas
   expect(() => expectedIntegrity(target("linux-x64-baseline"), "9.9.9")).toThrow("npm view @oven/bun-linux-x64-baseline@9.9.9 dist.integrity");
   expect(() => expectedIntegrity(target("linux-arm64"), "9.9.9")).toThrow("no pinned integrity for @oven/bun-linux-aarch64@9.9.9");
 });
+
+test("package.json's version is the newest release in CHANGELOG.md (cutting a release moves both)", () => {
+  const headings = readFileSync(join(ROOT, "CHANGELOG.md"), "utf8").split("\n").filter((l) => /^## \d+\.\d+\.\d+/.test(l));
+  expect(headings[0]!.split(" ")[1]).toBe(pkg.version);
+});
