@@ -1,6 +1,6 @@
 /**
- * The data step that brings stored user keys to `caseFoldKey` (NFC + full case folding) in a
- * database written when keys were only lower-cased. Users whose names collide under the new
+ * The data step that brings stored user keys to `caseFoldKey` (NFKC + full case folding) in a
+ * database written when keys were only lower-cased or NFC-folded. Users whose names collide under the new
  * folding are never merged: they keep their old keys (so both stay readable and writable) and
  * are reported at every start until an admin renames or deactivates one of them.
  */
@@ -10,7 +10,8 @@ import { caseFoldKey } from "./tables";
 
 /** settings key recording that every user key is folded (the value is the folding's version). */
 const FOLDED_MARKER = "directory.user_keys_folded";
-const FOLD_VERSION = "1";
+/** 1: NFC + full case folding; 2: NFKC + full case folding. */
+const FOLD_VERSION = "2";
 
 export type UserNameCollision = { key: string; users: { id: number; userName: string }[] };
 

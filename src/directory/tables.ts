@@ -170,13 +170,15 @@ export const groupMembers = sqliteTable(
 );
 
 /**
- * The key under which user names (and e-mail addresses) are unique and compared: Unicode NFC,
- * then full case folding, so "josé" in NFC and NFD, "straße"/"STRASSE" and "ﬁle"/"file" are one
- * name. Full folding is upper- then lower-casing (ß → SS → ss, ﬁ → FI → fi, ς → Σ → σ); it
- * also folds the Turkish dotless ı with i, which only makes uniqueness stricter.
+ * The key under which user names (and e-mail addresses) are unique and compared: Unicode NFKC,
+ * then full case folding, so "josé" in NFC and NFD, "straße"/"STRASSE", "ﬁle"/"file" and the
+ * fullwidth "ａｌｉｃｅ" / "alice" are one name (NFC alone would let a look-alike sit beside a
+ * person). Full folding is upper- then lower-casing (ß → SS → ss, ﬁ → FI → fi, ς → Σ → σ); it
+ * also folds the Turkish dotless ı with i, which only makes uniqueness stricter. Keys stored
+ * under an older folding are re-keyed at start (src/directory/refold.ts).
  */
 export function caseFoldKey(value: string): string {
-  return value.normalize("NFC").toUpperCase().toLowerCase().normalize("NFC");
+  return value.normalize("NFKC").toUpperCase().toLowerCase().normalize("NFKC");
 }
 
 /** The case-folded form under which display names are unique and compared. */

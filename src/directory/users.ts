@@ -10,6 +10,7 @@ import type { AppContext } from "../context";
 import type { Db, Tx } from "../db/connection";
 import { duplicate, invalidUser, noFreeSeat, notYours } from "./errors";
 import { removeUserFromAllGroups } from "./groups";
+import { isPlainText } from "./names";
 import { caseFoldKey, userEmails, users } from "./tables";
 import { ORGANIZATION, type Scope } from "./workspaces";
 
@@ -46,10 +47,7 @@ export type UserState = {
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 export const isEmail = (s: string) => EMAIL.test(s) && s.length <= 320;
 
-// NUL and the other C0 controls (and DEL) in a name or address are never data, only trouble
-// (log injection, truncation in C clients); a lone surrogate is not text at all.
-const CONTROL = /[\u0000-\u001f\u007f]/;
-const plainText = (s: string) => !CONTROL.test(s) && s.isWellFormed();
+const plainText = isPlainText;
 
 /** Checks every rule; returns the state with e-mails normalised (one primary at most). */
 export function validateUser(s: UserState): UserState {

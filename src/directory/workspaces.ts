@@ -8,6 +8,7 @@ import { and, asc, count, eq, ne, sql } from "drizzle-orm";
 import type { Db, Tx } from "../db/connection";
 import { DirectoryError } from "./errors";
 import { removeUserFromWorkspaceGroups } from "./groups";
+import { plainTextProblem } from "./names";
 import { caseFoldKey, DEFAULT_WORKSPACE_ID, users, workspaceMembers, workspaces } from "./tables";
 
 export type Workspace = { id: number; name: string; archived: boolean; archivedAt: string | null; members: number; createdAt: string; updatedAt: string };
@@ -28,6 +29,8 @@ const notFound = (id: number) => new DirectoryError(404, `Workspace ${id} not fo
 function checkName(name: string): string {
   const n = name.trim();
   if (n === "" || n.length > MAX_NAME) throw new DirectoryError(400, `A workspace name is 1–${MAX_NAME} characters`, "invalidValue", "invalid_request");
+  const problem = plainTextProblem("A workspace name", n);
+  if (problem) throw new DirectoryError(400, problem, "invalidValue", "invalid_request");
   return n;
 }
 

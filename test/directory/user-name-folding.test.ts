@@ -78,5 +78,21 @@ test("existing databases: the key migration re-keys users, and reports collision
   migrateDatabase(t.ctx.db, (line) => resolved.push(line));
   expect(resolved).toEqual([]);
   expect(keyOf(a)).toBe("mass@legacy.example");
-  expect(db.query("SELECT value FROM settings WHERE key = 'directory.user_keys_folded'").get()).toEqual({ value: "1" });
+  expect(db.query("SELECT value FROM settings WHERE key = 'directory.user_keys_folded'").get()).toEqual({ value: "2" });
+});
+
+test("user names compare after NFKC: a fullwidth look-alike of a taken name is a duplicate", async () => {
+  expect((await t.scim("POST", "/Users", user("alice@nfkc.example"))).status).toBe(201);
+  await expectScimError(await t.scim("POST", "/Users", user("ａｌｉｃｅ@nfkc.example")), 400, "invalidValue");
+  const found = await (await t.scim("GET", `/Users?filter=${encodeURIComponent('userName eq "ＡＬＩＣＥ@nfkc.example"')}`)).json() as { totalResults: number };
+  expect(found.totalResults).toBe(1);
+});
+
+test("one rule for every name: a group or workspace name with a control character is refused", async () => {
+  for (const displayName of ["\u0000", "Eng\u0007", "x\udc00"])
+    await expectScimError(await t.scim("POST", "/Groups", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName }), 400, "invalidValue");
+  const group = (await (await t.scim("POST", "/Groups", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Clean" })).json()) as { id: string };
+  await expectScimError(await t.scim("PATCH", `/Groups/${group.id}`, { schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], Operations: [{ op: "replace", path: "displayName", value: "a\u001bb" }] }), 400, "invalidValue");
+  await expectScimError(await t.scim("PUT", `/Groups/${group.id}`, { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "\u0000" }), 400, "invalidValue");
+  expect((await t.admin("POST", "/api/admin/workspaces", { name: "Bad\u0000name" })).status).toBe(400);
 });

@@ -95,3 +95,14 @@ test("another workspace's token finds no attachment of this one", async () => {
   expect(listed.result.total).toBe(0);
   expect((await h.api("GET", `/api/v1/attachment/${hash}`)).status).toBe(200);
 });
+
+test("a file name is kept as its base name only: a client's path never looks like one of ours", async () => {
+  const form = new FormData();
+  for (const name of ["../../etc/passwd", "C:\\Users\\me\\report.txt", "..", "dir/"]) form.append("file[]", new File(["x"], name));
+  const r = await upload(form);
+  expect(r.status).toBe(200);
+  const names = ((await r.json()) as any).result.map((a: any) => a.filename);
+  expect(names).toEqual(["passwd", "report.txt", "attachment", "attachment"]);
+  const again = (await h.api("GET", "/attachment?limit=100")).body.result.entities.map((a: any) => a.filename);
+  expect(again.some((n: string) => n.includes("/") || n.includes("\\"))).toBe(false);
+});

@@ -56,3 +56,29 @@ test("a subscription limited to a workspace receives only that workspace's event
     t.close();
   }
 });
+
+test("a subscription's project is a project code, and a project of another workspace than the subscription's is refused", async () => {
+  const t = createTestApp({ webhookAllowPrivateTargets: true });
+  try {
+    const json = async (r: Response) => (await r.json()) as any;
+    const ws = await json(await t.admin("POST", "/api/admin/workspaces", { name: "Alpha" }));
+    const alphaToken = (await json(await t.admin("POST", "/api/admin/api-tokens", { name: "alpha", workspaceId: ws.id }))).token;
+    expect((await t.request("POST", "/api/v1/project", { body: { title: "A", code: "ALP" }, headers: { token: alphaToken } })).status).toBe(200);
+    const subscribe = (body: object) => t.admin("POST", "/api/admin/webhooks", { url: "http://127.0.0.1:9/x", events: ["*"], ...body });
+    for (const project of ["abc\r\nX-Injected: yes", "ÄÖÜ✓", "A", "1ABC", "has space"]) {
+      const r = await subscribe({ project });
+      expect(r.status).toBe(400);
+      expect((await json(r)).error.field).toBe("project");
+    }
+    expect((await subscribe({ project: "alp", workspace: 1 })).status).toBe(400); // ALP is Alpha's
+    const ok = await json(await subscribe({ project: "alp", workspace: ws.id }));
+    expect(ok.project).toBe("ALP");
+    expect((await subscribe({ project: "LATER" })).status).toBe(201); // a project to come
+    // a PATCH is held to the same rule, for the project and the workspace alike
+    expect((await t.admin("PATCH", `/api/admin/webhooks/${ok.id}`, { project: "x\ny" })).status).toBe(400);
+    expect((await t.admin("PATCH", `/api/admin/webhooks/${ok.id}`, { workspace: 1 })).status).toBe(400);
+    expect((await json(await t.admin("GET", `/api/admin/webhooks/${ok.id}`)))).toMatchObject({ project: "ALP", workspace: ws.id });
+  } finally {
+    t.close();
+  }
+});

@@ -1,3 +1,4 @@
+import { plainTextProblem } from "../../directory/names";
 import { ScimError } from "../errors";
 import { parsePatchPath, type FilterNode } from "../filter";
 import type { GroupPatchOperation } from "./model";
@@ -180,6 +181,8 @@ export function toUserId(v: string | number): number | null {
 export function displayNameValue(value: unknown, where: string): string {
   if (typeof value !== "string" || value.trim() === "")
     throw new ScimError(400, `${where}: displayName must be a non-empty string`, "invalidValue");
+  const problem = plainTextProblem("displayName", value);
+  if (problem) throw new ScimError(400, `${where}: ${problem}`, "invalidValue");
   return value;
 }
 

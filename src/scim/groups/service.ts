@@ -7,6 +7,7 @@ import { homeWorkspace, ORGANIZATION, type Scope } from "../../directory/workspa
 
 /** The groups `scope` sees: a workspace token its workspace's, the organization all. */
 const inScope = (scope: Scope) => (scope.workspaceId === null ? undefined : eq(groups.workspaceId, scope.workspaceId));
+import { plainTextProblem } from "../../directory/names";
 import { ScimError } from "../errors";
 import { compileFilter, parseFilter, type AttrPath, type AttributeResolver } from "../filter";
 import { SCHEMA_GROUP } from "../protocol";
@@ -328,5 +329,7 @@ export function echoedMemberSubs(members: unknown): MemberView {
 
 function requireDisplayName(v: string): string {
   if (v.trim() === "") throw new ScimError(400, "displayName must be a non-empty string", "invalidValue");
+  const problem = plainTextProblem("displayName", v);
+  if (problem) throw new ScimError(400, problem, "invalidValue");
   return v;
 }

@@ -35,10 +35,19 @@ export async function readUpload(request: Request): Promise<{ files: { name: str
   const files: { name: string; bytes: Uint8Array }[] = [];
   for (const value of form.values() as Iterable<unknown>) {
     if (!(value instanceof Blob)) continue;
-    const name = (value as Blob & { name?: string }).name || "attachment";
-    files.push({ name: name.slice(0, 255), bytes: new Uint8Array(await value.arrayBuffer()) });
+    files.push({ name: baseName((value as Blob & { name?: string }).name ?? ""), bytes: new Uint8Array(await value.arrayBuffer()) });
   }
   if (!files.length) throw badRequest("The upload holds no file (send them as `file[]`)", "file");
   if (files.length > ATTACHMENT_MAX_FILES) throw badRequest(`At most ${ATTACHMENT_MAX_FILES} files per upload`, "file");
   return { files };
+}
+
+/**
+ * The file name an upload is stored and echoed under: the part after the last slash or backslash
+ * (a client's path, `../../etc/passwd`, is none of our business and must never look like one of
+ * ours), without control characters, at most 255 characters; "attachment" when nothing is left.
+ */
+export function baseName(sent: string): string {
+  const base = sent.split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, "").trim();
+  return (base === "" || base === "." || base === ".." ? "attachment" : base).slice(0, 255);
 }
