@@ -398,7 +398,9 @@ test("instance: version, uptime, database size, backlog, links to /openapi and /
 test("keyboard only: sign in, move between sections, create a token, confirm dialogs open, cancel with Escape and give focus back", async () => {
   const page = await g.newPage({ viewport: { width: 1280, height: 900 } });
   await page.goto(`${s.bin.url}/console`);
-  await page.keyboard.type(ADMIN_TOKEN); // the token field has focus on arrival
+  // The token field has focus on arrival (once the page has asked which sign-ins exist).
+  await page.waitForFunction(() => document.activeElement?.getAttribute("type") === "password");
+  await page.keyboard.type(ADMIN_TOKEN);
   await page.keyboard.press("Enter");
   await page.getByRole("heading", { level: 1, name: "SCIM provisioning" }).waitFor();
   expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("SCIM provisioning");
