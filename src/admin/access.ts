@@ -7,6 +7,7 @@ import { assertAdmin } from "./auth";
 import { audited, writeAudit, type AuditActor, type AuditedAction } from "../audit/service";
 import { ROLE_KEY, roleAllows, type Role } from "./roles";
 import { ADMIN_TOKEN_PREFIX, authenticateAdminToken } from "./tokens/service";
+import { writeTransaction } from "../db/transaction";
 
 /**
  * Who is calling the admin API, and whether their role may call this route.
@@ -115,7 +116,7 @@ export function guardAdminRequest(ctx: AppContext, request: Request, roleOf: (me
   const need = roleOf(request.method, path);
   if (need !== null && !roleAllows(principal.role, need)) {
     // A refused attempt is worth knowing about (a script with too small a role, or probing).
-    ctx.db.transaction(() => writeAudit(ctx.db, actorOf(principal), request, { action: "access.denied", resource: { type: "route", id: `${request.method} ${path}` }, outcome: "denied", detail: `needs ${need}` }), { behavior: "immediate" });
+    writeTransaction(ctx.db, () => writeAudit(ctx.db, actorOf(principal), request, { action: "access.denied", resource: { type: "route", id: `${request.method} ${path}` }, outcome: "denied", detail: `needs ${need}` }));
     throw forbidden(need, principal.role);
   }
   principals.set(request, principal);

@@ -5,6 +5,7 @@ import { badRequest } from "../http/errors";
 import { clientAddressOf, requestIdOf } from "../ops/observe";
 import type { AuditEntry, AuditListQuery } from "./model";
 import { auditLog, type AuditRow } from "./tables";
+import { writeTransaction } from "../db/transaction";
 
 /**
  * The audit log: recording an admin action in the same transaction as the action, reading it with
@@ -96,7 +97,7 @@ const refusalStatus = (e: unknown): number | null => {
 export function audited<T>(ctx: Pick<AppContext, "db">, actor: AuditActor, request: Request | null, spec: AuditedAction<T>, run: () => T): T {
   let before: unknown;
   try {
-    return ctx.db.transaction(
+    return writeTransaction(ctx.db,
       () => {
         before = spec.before?.();
         const result = run();
@@ -105,14 +106,13 @@ export function audited<T>(ctx: Pick<AppContext, "db">, actor: AuditActor, reque
         writeAudit(ctx.db, actor, request, { action: spec.action, resource: { type: spec.resource.type, id }, outcome: "success", summary: { ...(spec.before ? { before } : {}), after } });
         return result;
       },
-      { behavior: "immediate" },
     );
   } catch (e) {
     const status = refusalStatus(e);
     if (status !== null) {
       const id = typeof spec.resource.id === "function" ? null : spec.resource.id;
       try {
-        ctx.db.transaction(() => writeAudit(ctx.db, actor, request, { action: spec.action, resource: { type: spec.resource.type, id }, outcome: "failure", detail: `${status}: ${(e as Error).message}` }), { behavior: "immediate" });
+        writeTransaction(ctx.db, () => writeAudit(ctx.db, actor, request, { action: spec.action, resource: { type: spec.resource.type, id }, outcome: "failure", detail: `${status}: ${(e as Error).message}` }));
       } catch {
         // the refusal is what the caller must see; a log write that fails here must not replace it
       }

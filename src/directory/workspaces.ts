@@ -10,6 +10,7 @@ import { DirectoryError } from "./errors";
 import { removeUserFromWorkspaceGroups } from "./groups";
 import { plainTextProblem } from "./names";
 import { caseFoldKey, DEFAULT_WORKSPACE_ID, users, workspaceMembers, workspaces } from "./tables";
+import { writeTransaction } from "../db/transaction";
 
 export type Workspace = { id: number; name: string; archived: boolean; archivedAt: string | null; members: number; createdAt: string; updatedAt: string };
 
@@ -54,17 +55,17 @@ export function getWorkspace(db: Db | Tx, id: number): Workspace {
 
 export function createWorkspace(db: Db, name: string): Workspace {
   const n = checkName(name);
-  return db.transaction((tx) => {
+  return writeTransaction(db, (tx) => {
     assertNameFree(tx, n, null);
     const now = new Date().toISOString();
     const row = tx.insert(workspaces).values({ name: n, nameKey: caseFoldKey(n), createdAt: now, updatedAt: now }).returning({ id: workspaces.id }).get();
     return getWorkspace(tx, row.id);
-  }, { behavior: "immediate" });
+  });
 }
 
 /** Renames and/or archives (or unarchives). The default workspace cannot be archived. */
 export function updateWorkspace(db: Db, id: number, change: { name?: string; archived?: boolean }): Workspace {
-  return db.transaction((tx) => {
+  return writeTransaction(db, (tx) => {
     const row = tx.select().from(workspaces).where(eq(workspaces.id, id)).get();
     if (!row) throw notFound(id);
     const now = new Date().toISOString();
@@ -80,7 +81,7 @@ export function updateWorkspace(db: Db, id: number, change: { name?: string; arc
     }
     if (Object.keys(set).length) tx.update(workspaces).set({ ...set, updatedAt: now }).where(eq(workspaces.id, id)).run();
     return getWorkspace(tx, id);
-  }, { behavior: "immediate" });
+  });
 }
 
 /** Makes user `userId` a member of workspace `workspaceId` (idempotent). */
@@ -122,17 +123,17 @@ export function leaveWorkspace(tx: Tx, workspaceId: number, userId: number): voi
  * person provisioned elsewhere. Idempotent; 404 for an unknown workspace or user, 409 archived.
  */
 export function addWorkspaceMember(db: Db, workspaceId: number, userId: number): void {
-  db.transaction((tx) => {
+  writeTransaction(db, (tx) => {
     if (getWorkspace(tx, workspaceId).archived) throw new DirectoryError(409, `Workspace ${workspaceId} is archived`, undefined, "conflict");
     if (!tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).get()) throw new DirectoryError(404, `User ${userId} not found`, undefined, "not_found");
     joinWorkspace(tx, workspaceId, userId);
-  }, { behavior: "immediate" });
+  });
 }
 
 /** The organization takes a user out of a workspace (as that workspace's de-provisioning of a shared person does). 404 when not a member. */
 export function removeWorkspaceMember(db: Db, workspaceId: number, userId: number): void {
-  db.transaction((tx) => {
+  writeTransaction(db, (tx) => {
     if (!isMember(tx, workspaceId, userId)) throw new DirectoryError(404, `User ${userId} is not a member of workspace ${workspaceId}`, undefined, "not_found");
     leaveWorkspace(tx, workspaceId, userId);
-  }, { behavior: "immediate" });
+  });
 }

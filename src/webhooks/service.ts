@@ -10,6 +10,7 @@ import { validateTargetUrl } from "./ssrf";
 import { MAX_SUBSCRIPTION_ID, webhookDeliveries, webhookEvents, webhookSubscriptions } from "./tables";
 import { workspaces } from "../directory/tables";
 import { wakeAfterCommit } from "./wake";
+import { writeTransaction } from "../db/transaction";
 
 /** Subscriptions, delivery log and replay: plain functions over the tables (no HTTP here). */
 
@@ -89,7 +90,7 @@ export function createSubscription(ctx: AppContext, input: SubscriptionCreate): 
   const workspaceId = checkWorkspace(ctx, input.workspace);
   const now = Date.now();
   const secret = generateSecret();
-  const row = ctx.db.transaction(
+  const row = writeTransaction(ctx.db,
     (tx) => {
       checkProject(tx, projectCodeOf(input.project), workspaceId);
       const created = tx
@@ -101,7 +102,6 @@ export function createSubscription(ctx: AppContext, input: SubscriptionCreate): 
       if (created.id > MAX_SUBSCRIPTION_ID) throw conflict(`No more webhook subscriptions can be created in this database (ids are used up to ${MAX_SUBSCRIPTION_ID})`);
       return created;
     },
-    { behavior: "immediate" },
   );
   return { ...toSubscription(row, now), secret };
 }
@@ -128,14 +128,13 @@ export function updateSubscription(ctx: AppContext, id: number, patch: Subscript
     changes.disabledReason = null;
     if (patch.enabled) changes.failingSince = null;
   }
-  const row = ctx.db.transaction(
+  const row = writeTransaction(ctx.db,
     (tx) => {
       const r = tx.update(webhookSubscriptions).set(changes).where(eq(webhookSubscriptions.id, id)).returning().get();
       if (!r) throw notFound(`Webhook subscription ${id}`);
       if (patch.project !== undefined || patch.workspace !== undefined) checkProject(tx, r.projectCode, r.workspaceId);
       return r;
     },
-    { behavior: "immediate" },
   );
   if (row.enabled) wakeAfterCommit(); // pending deliveries of a re-enabled subscription go out now
   return toSubscription(row);
@@ -150,7 +149,7 @@ export function rotateSecret(ctx: AppContext, id: number): { secret: string; pre
   const now = Date.now();
   const secret = generateSecret();
   const expires = now + ROTATION_OVERLAP_MS;
-  ctx.db.transaction(
+  writeTransaction(ctx.db,
     (tx) => {
       const row = tx.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, id)).get();
       if (!row) throw notFound(`Webhook subscription ${id}`);
@@ -159,7 +158,6 @@ export function rotateSecret(ctx: AppContext, id: number): { secret: string; pre
         .where(eq(webhookSubscriptions.id, id))
         .run();
     },
-    { behavior: "immediate" },
   );
   return { secret, previousSecretExpiresAt: iso(expires)! };
 }
@@ -167,7 +165,7 @@ export function rotateSecret(ctx: AppContext, id: number): { secret: string; pre
 /** Enqueues `count` copies of the catalog's example of `event` to this subscription only (its filter is ignored). */
 export function enqueueTest(ctx: AppContext, id: number, event: string, copies = 1): { deliveryIds: number[]; webhookIds: string[] } {
   if (!isEventName(event)) throw badRequest(`unknown event "${event}"`, "event");
-  return ctx.db.transaction(
+  return writeTransaction(ctx.db,
     (tx) => {
       const sub = tx.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, id)).get();
       if (!sub) throw notFound(`Webhook subscription ${id}`);
@@ -181,7 +179,6 @@ export function enqueueTest(ctx: AppContext, id: number, event: string, copies =
       }
       return { deliveryIds, webhookIds };
     },
-    { behavior: "immediate" },
   );
 }
 
@@ -334,7 +331,7 @@ const subscriptionDisabled = (id: number) => new ApiError(409, "subscription_dis
 /** Sends one delivery again with a fresh retry cycle (same webhook-id, so receivers can dedupe). */
 export function redeliver(ctx: AppContext, id: number): { id: number; status: "pending" } {
   const now = Date.now();
-  ctx.db.transaction(
+  writeTransaction(ctx.db,
     (tx) => {
       const d = tx.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)).get();
       if (!d) throw notFound(`Delivery ${id}`);
@@ -347,7 +344,6 @@ export function redeliver(ctx: AppContext, id: number): { id: number; status: "p
         .where(eq(webhookDeliveries.id, id))
         .run();
     },
-    { behavior: "immediate" },
   );
   wakeAfterCommit();
   return { id, status: "pending" };
@@ -358,7 +354,7 @@ export function recover(ctx: AppContext, subscriptionId: number, since: string |
   const sinceMs = typeof since === "number" ? since * 1000 : Date.parse(since);
   if (Number.isNaN(sinceMs)) throw badRequest("since must be an ISO 8601 date-time or Unix seconds", "since");
   const now = Date.now();
-  const requeued = ctx.db.transaction(
+  const requeued = writeTransaction(ctx.db,
     (tx) => {
       const sub = tx.select({ enabled: webhookSubscriptions.enabled }).from(webhookSubscriptions).where(eq(webhookSubscriptions.id, subscriptionId)).get();
       if (!sub) throw notFound(`Webhook subscription ${subscriptionId}`);
@@ -370,7 +366,6 @@ export function recover(ctx: AppContext, subscriptionId: number, since: string |
         .returning({ id: webhookDeliveries.id })
         .all().length;
     },
-    { behavior: "immediate" },
   );
   if (requeued > 0) wakeAfterCommit();
   return { requeued };

@@ -6,6 +6,7 @@ import { constantTimeEqual, generateToken, hashToken } from "../../lib/tokens";
 import type { Role } from "../roles";
 import type { AdminTokenCreate, AdminTokenView } from "./model";
 import { adminTokens } from "./tables";
+import { writeTransaction } from "../../db/transaction";
 
 /** Admin API tokens: create (shown once), list, revoke, and the check of a presented one. */
 
@@ -36,7 +37,7 @@ export function createAdminToken(ctx: AppContext, input: AdminTokenCreate, creat
   const name = input.name.trim();
   const token = generateToken(ADMIN_TOKEN_PREFIX);
   const now = Date.now();
-  const row = ctx.db.transaction(
+  const row = writeTransaction(ctx.db,
     (tx) => {
       // Checked here for a clear answer; the partial unique index holds it under concurrent writers.
       const taken = tx.select({ id: adminTokens.id }).from(adminTokens).where(and(isNull(adminTokens.revokedAt), sql`lower(${adminTokens.name}) = lower(${name})`)).get();
@@ -47,7 +48,6 @@ export function createAdminToken(ctx: AppContext, input: AdminTokenCreate, creat
         .returning()
         .get();
     },
-    { behavior: "immediate" },
   );
   return { ...view(row, now), token };
 }
@@ -65,14 +65,13 @@ export function getAdminToken(ctx: AppContext, id: number): AdminTokenView {
 
 /** Revokes a token (at once: the next request with it gets 401). Revoking a revoked one is a no-op. */
 export function revokeAdminToken(ctx: AppContext, id: number): AdminTokenView {
-  return ctx.db.transaction(
+  return writeTransaction(ctx.db,
     (tx) => {
       const r = tx.select().from(adminTokens).where(eq(adminTokens.id, id)).get();
       if (!r) throw notFound(`Admin token ${id}`);
       if (r.revokedAt !== null) return view(r);
       return view(tx.update(adminTokens).set({ revokedAt: Date.now() }).where(eq(adminTokens.id, id)).returning().get()!);
     },
-    { behavior: "immediate" },
   );
 }
 

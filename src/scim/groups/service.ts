@@ -14,6 +14,7 @@ import { SCHEMA_GROUP } from "../protocol";
 import { listResponse, projectResource, type ListParams } from "../query";
 import { type GroupMember, type GroupResource, type GroupWrite } from "./model";
 import { memberIds, planGroupPatch, type GroupPatchStep } from "./patch";
+import { writeTransaction } from "../../db/transaction";
 /** Either the database or an open transaction: reads work on both. */
 type Reader = Db | Tx;
 
@@ -179,7 +180,7 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
       const workspaceId = homeWorkspace(scope);
       const displayName = requireDisplayName(body.displayName);
       const userIds = memberIds(body.members ?? [], "members");
-      return db.transaction(
+      return writeTransaction(db,
         (tx) => {
           assertDisplayNameFree(tx, config.scimDuplicateStatus, displayName, null, workspaceId);
           const now = new Date().toISOString();
@@ -196,7 +197,6 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
           addMembers(tx, row.id, userIds, workspaceId);
           return { id: row.id, resource: present(tx, row, projection) };
         },
-        { behavior: "immediate" },
       );
     },
 
@@ -204,7 +204,7 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
     replace(id: string, body: GroupWrite, projection: Projection = {}, scope: Scope = ORGANIZATION) {
       const displayName = requireDisplayName(body.displayName);
       const userIds = memberIds(body.members ?? [], "members");
-      return db.transaction(
+      return writeTransaction(db,
         (tx) => {
           const row = findRow(tx, id, scope);
           if (!row) throw groupNotFound(id);
@@ -215,14 +215,13 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
           replaceMembers(tx, id, userIds, row.workspaceId);
           return present(tx, next, projection);
         },
-        { behavior: "immediate" },
       );
     },
 
     /** PATCH: the planned steps in order, then the group with its full member list. */
     patch(id: string, operations: Parameters<typeof planGroupPatch>[0], projection: Projection = {}, scope: Scope = ORGANIZATION) {
       const steps = planGroupPatch(operations);
-      return db.transaction(
+      return writeTransaction(db,
         (tx) => {
           const row = findRow(tx, id, scope);
           if (!row) throw groupNotFound(id);
@@ -230,17 +229,15 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
           const updated = touch(tx, row);
           return present(tx, updated, projection);
         },
-        { behavior: "immediate" },
       );
     },
 
     delete(id: string, scope: Scope = ORGANIZATION): void {
-      db.transaction(
+      writeTransaction(db,
         (tx) => {
           const gone = tx.delete(groups).where(and(eq(groups.id, id), inScope(scope))).returning({ id: groups.id }).all();
           if (gone.length === 0) throw groupNotFound(id);
         },
-        { behavior: "immediate" },
       );
     },
   };

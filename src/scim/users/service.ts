@@ -17,6 +17,7 @@ import { resourceLocation, SCHEMA_ENTERPRISE_USER, SCHEMA_USER } from "../protoc
 import { listResponse, projectResource, type ListParams } from "../query";
 import { userFilterResolverFor, userSortExpression } from "./attributes";
 import { applyUserPatch, type PatchOp } from "./patch";
+import { writeTransaction } from "../../db/transaction";
 
 export type UserResource = Record<string, unknown> & { id: string };
 type Projection = Pick<ListParams, "attributes" | "excludedAttributes">;
@@ -161,7 +162,7 @@ export function createUsersService(ctx: AppContext) {
     const id = parseId(idText);
     if (id === null) throw scimNotFound("User", idText);
     let withdrawn: UserResource | null = null;
-    db.transaction((tx) => {
+    writeTransaction(db, (tx) => {
       const before = directory.load(id);
       if (!before || !sees(scope, id)) throw scimNotFound("User", idText);
       const after = fn(before);
@@ -174,7 +175,7 @@ export function createUsersService(ctx: AppContext) {
         throw notYours(`User ${id} also belongs to other workspaces: their attributes are the organization's, changed only through the organization SCIM token; this workspace's token can deactivate them, which withdraws them from this workspace only (docs/directory.md)`);
       }
       directory.save(tx, id, before, after, scope);
-    }, { behavior: "immediate" });
+    });
     return withdrawn ?? getResource(id, scope)!;
   };
 
@@ -223,11 +224,11 @@ export function createUsersService(ctx: AppContext) {
      */
     create(input: UserState, scope: Scope = ORGANIZATION): UserResource {
       const workspaceId = homeWorkspace(scope);
-      const id = db.transaction((tx) => {
+      const id = writeTransaction(db, (tx) => {
         const created = directory.create(tx, input);
         joinWorkspace(tx, workspaceId, created);
         return created;
-      }, { behavior: "immediate" });
+      });
       return getResource(id, scope)!;
     },
 
