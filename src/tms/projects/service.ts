@@ -16,7 +16,8 @@ import { projects } from "./tables";
 import type { ProjectCreateBody } from "./model";
 
 type Reader = Db | Tx;
-export type ProjectRow = typeof projects.$inferSelect;
+export type { ProjectRow } from "./tables";
+import type { ProjectRow } from "./tables";
 
 /** Project codes are case-insensitive on the way in and stored upper-case, as Qase shows them. */
 export const normaliseCode = (code: string) => code.trim().toUpperCase();

@@ -27,3 +27,6 @@ export const projectCounters = sqliteTable("tms_project_counters", {
   entity: text("entity").notNull(),
   last: integer("last").notNull(),
 }, (t) => [primaryKey({ columns: [t.projectId, t.entity] })]);
+
+/** A project as stored; every project-scoped route resolves one (src/tms/shared/api.ts). */
+export type ProjectRow = typeof projects.$inferSelect;

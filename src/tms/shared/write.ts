@@ -4,9 +4,8 @@ import { writeTransaction } from "../../db/transaction";
 import { notFound } from "../../http/errors";
 import type { EventName, EventPayload } from "../../webhooks/catalog";
 import { publish } from "../../webhooks/publish";
-import { projects } from "../projects/tables";
+import { projects, type ProjectRow } from "../projects/tables";
 import { NUMBERED_TABLES, requireNumbered } from "./numbers";
-import type { ProjectRow } from "../projects/service";
 
 /** What a write to one project works with: its transaction, the project, and `emit` for the project's events. */
 export type ProjectWrite = {
