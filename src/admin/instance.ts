@@ -3,9 +3,11 @@ import { statSync } from "node:fs";
 import { adminResponses } from "./auth";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
+import { SCHEMA_VERSION } from "../version";
 
 const InstanceInfo = t.Object({
   version: t.String(),
+  schemaVersion: t.Integer({ description: "The database schema this executable migrates to (as /version)" }),
   startedAt: t.String({ format: "date-time" }),
   uptimeSeconds: t.Integer(),
   baseUrl: t.String({ description: "GATEHOUSE_BASE_URL" }),
@@ -45,6 +47,7 @@ export function instanceAdminRoutes(ctx: AppContext) {
         const s = subs.get()!;
         return {
           version: ctx.version,
+          schemaVersion: SCHEMA_VERSION,
           startedAt: new Date(startedAt).toISOString(),
           uptimeSeconds: Math.floor((Date.now() - startedAt) / 1000),
           baseUrl: ctx.config.baseUrl,

@@ -1,3 +1,4 @@
+import { SCHEMA_VERSION } from "../../src/version";
 import { afterAll, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { join } from "node:path";
@@ -11,7 +12,7 @@ test("instance: version, uptime, database size and webhook backlog", async () =>
   const [before, uptimeBefore] = [Date.now(), process.uptime()];
   const i = await json(await t.admin("GET", "/api/admin/instance"));
   const [after, uptimeAfter] = [Date.now(), process.uptime()];
-  expect(i).toMatchObject({ version: "test", baseUrl: "https://gatehouse.test", webhooks: { subscriptions: 0, disabledSubscriptions: 0, backlog: 0 }, links: { openapi: "/openapi", metrics: "/metrics" } });
+  expect(i).toMatchObject({ version: "test", schemaVersion: SCHEMA_VERSION, baseUrl: "https://gatehouse.test", webhooks: { subscriptions: 0, disabledSubscriptions: 0, backlog: 0 }, links: { openapi: "/openapi", metrics: "/metrics" } });
   // Uptime is the process's (whole seconds), and agrees with startedAt.
   const startedAt = Date.parse(i.startedAt);
   expect(i.uptimeSeconds).toBeGreaterThanOrEqual(Math.floor((before - startedAt) / 1000));

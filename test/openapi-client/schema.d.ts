@@ -1813,6 +1813,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/run/{code}/dashboard/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The run link Qase reporters print: a page saying how to see the run (no token; reads nothing) */
+        get: operations["getRunByCodeDashboardById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "case.created": {
@@ -9153,6 +9170,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         version: string;
+                        /** @description The database schema this executable migrates to (as /version) */
+                        schemaVersion: number;
                         /** Format: date-time */
                         startedAt: string;
                         uptimeSeconds: number;
@@ -19284,6 +19303,29 @@ export interface operations {
                 content: {
                     "text/html": string;
                     "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    getRunByCodeDashboardById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
         };

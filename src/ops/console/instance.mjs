@@ -18,7 +18,7 @@ export async function render(view) {
       "div",
       { class: "card" },
       facts([
-        ["Version", i.version],
+        ["Version", i.version + " (schema " + i.schemaVersion + ")"],
         ["Running since", [time(i.startedAt), " (", duration(i.uptimeSeconds), ")"]],
         ["Base URL", el("code", {}, i.baseUrl)],
         ["Database", bytes(i.database.sizeBytes) + " (write-ahead log " + bytes(i.database.walBytes) + ")"],
