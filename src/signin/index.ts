@@ -46,7 +46,7 @@ export function signInRoutes(ctx: AppContext) {
   return new Elysia({ name: "signin", prefix: "/auth" })
     .get("/status", () => ({ oidc: rp !== null, adminToken: ctx.config.adminToken !== null && (rp === null || ctx.config.adminTokenWithOidc) }), {
       response: { 200: AuthStatus },
-      detail: { tags: ["Admin: access"], summary: "Which console sign-ins this instance offers (no credential needed)" },
+      detail: { tags: ["Admin: access"], summary: "Which console sign-ins this instance offers (no credential needed)", security: [] },
     })
     .get("/login", async () => {
       if (!rp) return page(404, "Single sign-on is not configured", ["This Gatehouse has no OpenID Connect sign-in (GATEHOUSE_OIDC_ISSUER)."], [["/console", "Back to the console"]]);
