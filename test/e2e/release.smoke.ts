@@ -11,6 +11,7 @@ import { chmodSync, cpSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdi
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
+import { SCHEMA_VERSION } from "../../src/version";
 import type { Manifest } from "../../scripts/release";
 import { fetchRuntime, pinnedBunVersion, RELEASE_TARGETS, sha256File } from "../../scripts/release-targets";
 import { ROOT, startBinary } from "./binary";
@@ -138,7 +139,7 @@ describe("each glibc build starts, serves SCIM and the v1 API, and stops cleanly
     test(`${run.target} ${run.how}`, async () => {
       const command = [...run.prefix, join(RELEASE, artifact(run.target).file)];
       const version = Bun.spawnSync([...command, "version"], { stdout: "pipe", stderr: "pipe" });
-      expect(version.stdout.toString()).toBe(`gatehouse ${pkg.version} (commit ${manifest.commit}, built ${manifest.builtAt}, bun ${manifest.bun}, target ${run.target})\n`);
+      expect(version.stdout.toString()).toBe(`gatehouse ${pkg.version} (schema ${SCHEMA_VERSION}, commit ${manifest.commit}, built ${manifest.builtAt}, bun ${manifest.bun}, target ${run.target})\n`);
 
       const bin = await startBinary({ command, env: { GATEHOUSE_ADMIN_TOKEN: ADMIN }, timeoutMs: 60_000 });
       try {
