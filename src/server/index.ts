@@ -22,6 +22,7 @@ import { loadSecretBox, resealStoredSecrets, SecretKeyError, type SecretBox } fr
 import { isStorageFull } from "../db/lock-wait";
 import { LOCK_FILE, lockDataDir, type DataDirLock } from "./data-dir-lock";
 import { redirectTarget } from "./redirect";
+import { acceptQueueMigration } from "./accept-queue";
 
 /**
  * Generous on purpose: the SCIM plugin enforces its own 800000-byte limit and must answer that
@@ -136,6 +137,8 @@ export type StartOptions = {
 export async function startGatehouse(config: Config, log: Logger, opts: StartOptions = {}): Promise<RunningGatehouse> {
   const tls = loadTls(config);
   log.info("starting", { ...buildInfo(), pid: process.pid, dataDir: config.dataDir });
+  if (tls && acceptQueueMigration() === false)
+    log.warn("net.ipv4.tcp_migrate_req is 0: a connection being accepted at the moment a certificate reload closes the previous listener is reset; set it to 1 (docs/operations.md)");
 
   let dirLock: DataDirLock | null;
   try {
