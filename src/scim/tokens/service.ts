@@ -31,7 +31,7 @@ const view = (r: ScimTokenRow): ScimTokenInfo => ({ id: r.id, name: r.name, work
 /**
  * Creates a token; the returned `token` is the only time it exists outside the caller. Without
  * `workspaceId` it is an organization token (every workspace); with one, a workspace token —
- * the workspace must exist and not be archived.
+ * the workspace must exist and not be archived. A live token already holding the name → 409.
  */
 export function createScimToken(db: Db, name: string, workspaceId: number | null = null): ScimTokenInfo & { token: string } {
   if (workspaceId !== null) {
@@ -39,7 +39,15 @@ export function createScimToken(db: Db, name: string, workspaceId: number | null
     if (w.archived) throw new DirectoryError(409, `Workspace ${workspaceId} is archived`, undefined, "conflict");
   }
   const token = generateToken("scim");
-  const row = db.insert(scimTokens).values({ name, workspaceId, tokenHash: hashToken(token), createdAt: new Date().toISOString() }).returning().get();
+  let row: ScimTokenRow;
+  try {
+    row = db.insert(scimTokens).values({ name, workspaceId, tokenHash: hashToken(token), createdAt: new Date().toISOString() }).returning().get();
+  } catch (e) {
+    // The unique index on live names decides, so two concurrent creates cannot both win.
+    if (e instanceof Error && e.message.includes("scim_tokens_live_name_unique"))
+      throw new DirectoryError(409, `A live SCIM token is already named ${JSON.stringify(name)} (names are compared case-insensitively); choose another name or revoke that token first`, "uniqueness", "conflict");
+    throw e;
+  }
   invalidateCaches();
   return { ...view(row), token };
 }

@@ -1,0 +1,62 @@
+import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { closeDatabase, openDatabase } from "../../src/db/connection";
+import { runMigrations } from "../../src/db/migrate";
+import { migrations } from "../../src/db/migrations.generated";
+import { createScimToken } from "../../src/scim/tokens/service";
+import { createTestApp } from "../helpers";
+
+/** Live SCIM token names are unique (the provisioning log tells IdP connections apart by them). */
+
+const t = createTestApp();
+afterAll(() => t.close());
+const json = async (r: Response) => ({ status: r.status, body: (await r.json()) as any });
+
+test("a second live token with the same name (any case) is refused with 409; once revoked, the name is free again", async () => {
+  const first = await json(await t.admin("POST", "/api/admin/scim-tokens", { name: "Entra ID" }));
+  expect(first.status).toBe(201);
+  const again = await json(await t.admin("POST", "/api/admin/scim-tokens", { name: "  entra id " }));
+  expect(again.status).toBe(409);
+  expect(again.body.error.message).toContain('"entra id"');
+  expect((await json(await t.admin("GET", "/api/admin/scim-tokens"))).body.filter((x: any) => x.name.toLowerCase() === "entra id")).toHaveLength(1);
+  // the refusal is in the audit log as a failure
+  const entry = (await json(await t.admin("GET", "/api/admin/audit-log?action=scim_token.create&outcome=failure"))).body.items[0];
+  expect(entry).toMatchObject({ outcome: "failure" });
+  expect((await t.admin("DELETE", `/api/admin/scim-tokens/${first.body.id}`)).status).toBe(204);
+  expect((await t.admin("POST", "/api/admin/scim-tokens", { name: "Entra ID" })).status).toBe(201);
+});
+
+test("concurrent creates of one name: exactly one wins (the unique index decides, not a read before the write)", async () => {
+  const answers = await Promise.all(Array.from({ length: 8 }, () => t.admin("POST", "/api/admin/scim-tokens", { name: "Okta race" })));
+  expect(answers.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
+  // the service refuses too (the CLI calls it): a DirectoryError, which the CLI prints with exit 1
+  expect(() => createScimToken(t.ctx.db, "OKTA RACE")).toThrow(/already named/);
+});
+
+test("0023 renames live duplicates made before it (the oldest keeps the name); revoked tokens keep theirs", () => {
+  const dir = mkdtempSync(join(tmpdir(), "gatehouse-migrate-"));
+  const h = openDatabase(join(dir, "g.db"), { migrate: false });
+  try {
+    runMigrations(h.db, migrations.findIndex((m) => m.tag === "0023_scim_token_live_names"));
+    const insert = h.sqlite.query("INSERT INTO scim_tokens (id, name, token_hash, created_at, revoked_at) VALUES (?, ?, ?, '2026-01-01T00:00:00.000Z', ?)");
+    insert.run(1, "Entra ID", "h1", null);
+    insert.run(2, "Entra ID", "h2", null);
+    insert.run(3, "entra id", "h3", null);
+    insert.run(4, "Entra ID", "h4", "2026-02-01T00:00:00.000Z");
+    insert.run(5, "Okta", "h5", null);
+    runMigrations(h.db);
+    expect(h.sqlite.query("SELECT id, name FROM scim_tokens ORDER BY id").all()).toEqual([
+      { id: 1, name: "Entra ID" },
+      { id: 2, name: "Entra ID (token 2)" },
+      { id: 3, name: "entra id (token 3)" },
+      { id: 4, name: "Entra ID" },
+      { id: 5, name: "Okta" },
+    ]);
+    expect(() => insert.run(6, "OKTA", "h6", null)).toThrow(/UNIQUE/);
+  } finally {
+    closeDatabase(h);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
