@@ -1,4 +1,4 @@
-import { Database } from "bun:sqlite";
+import { Database, type SQLQueryBindings, type Statement as EngineStatement } from "bun:sqlite";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
@@ -8,19 +8,31 @@ import { runMigrations } from "./migrate";
 export type Db = BunSQLiteDatabase;
 /** The transaction handle drizzle passes to `db.transaction(cb)`; `publish` takes it. */
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
-export type DbHandle = { sqlite: Database; db: Db; file: string; groupCommit: GroupCommit };
+export type DbHandle = { sqlite: Connection; db: Db; file: string; groupCommit: GroupCommit };
+
+/**
+ * The engine's connection, for the few things drizzle's handle does not do (statements prepared
+ * once, `immediateTransaction`): features name these types, never `bun:sqlite`. Its statements
+ * run synchronously to completion — the reason a transaction body never awaits (one connection
+ * carries every request's writes).
+ */
+export type Connection = Database;
+/** A statement prepared on a `Connection`: `get`/`all`/`run` with the positional parameters `?1`, `?2`… */
+export type Statement<Row = unknown, Params extends SQLQueryBindings[] = any[]> = EngineStatement<Row, Params>;
+/** What a statement's `run` answers: rows changed, and the last inserted row's key. */
+export type RunResult = ReturnType<Statement["run"]>;
 
 /** The bun:sqlite connection under a drizzle handle: for a transaction, the same one, inside its BEGIN. */
-export function clientOf(db: Db | Tx): Database {
-  return (db as unknown as { session: { client: Database } }).session.client;
+export function clientOf(db: Db | Tx): Connection {
+  return (db as unknown as { session: { client: Connection } }).session.client;
 }
 
 /**
  * What hot write paths build once per connection (prepared statements that go around drizzle's
  * query builder): `build` runs on a connection's first use and is kept as long as it lives.
  */
-export function perConnection<T>(build: (client: Database) => T): (db: Db | Tx) => T {
-  const built = new WeakMap<Database, T>();
+export function perConnection<T>(build: (client: Connection) => T): (db: Db | Tx) => T {
+  const built = new WeakMap<Connection, T>();
   return (db) => {
     const client = clientOf(db);
     let value = built.get(client);

@@ -1,4 +1,4 @@
-import type { Db, Tx } from "./connection";
+import type { Connection, Db, Tx } from "./connection";
 
 /**
  * Runs `work` as one write transaction and returns what it returns; a throw rolls everything
@@ -8,4 +8,14 @@ import type { Db, Tx } from "./connection";
  */
 export function writeTransaction<T>(db: Db, work: (tx: Tx) => T): T {
   return db.transaction(work, { behavior: "immediate" });
+}
+
+/**
+ * `work` bound once as a write transaction on the connection itself, for writers that run
+ * prepared statements outside drizzle (background batches: activity rows, purges, delivery ticks,
+ * "last used" stamps). Like `writeTransaction`, it takes the write lock at BEGIN.
+ */
+export function immediateTransaction<A extends unknown[], T>(connection: Connection, work: (...args: A) => T): (...args: A) => T {
+  const transaction = connection.transaction(work);
+  return (...args) => transaction.immediate(...args);
 }

@@ -1,4 +1,4 @@
-import type { BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import type { Db } from "../db/connection";
 import { runMigrations, type DataStep } from "../db/migrate";
 import { describeCollision, refoldUserKeys } from "../directory/refold";
 import { repairStoredNames } from "../tms/shared/repair-stored-names";
@@ -12,6 +12,6 @@ import { repairStoredNames } from "../tms/shared/repair-stored-names";
 export const DATA_STEPS: readonly DataStep[] = [(sqlite) => refoldUserKeys(sqlite).map(describeCollision), repairStoredNames];
 
 /** Brings the database to this binary's schema and runs the data steps: what `serve` and the CLI do. */
-export function migrateDatabase(db: BunSQLiteDatabase, report: (line: string) => void = () => {}, onApplied: (tags: string[]) => void = () => {}): number {
+export function migrateDatabase(db: Db, report: (line: string) => void = () => {}, onApplied: (tags: string[]) => void = () => {}): number {
   return runMigrations(db, undefined, report, onApplied, DATA_STEPS);
 }
