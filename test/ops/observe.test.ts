@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { t as schema } from "elysia";
 import { createApp } from "../../src/app";
-import { isLoopbackAddress } from "../../src/ops/observe";
+import { isLoopbackAddress, pathOf } from "../../src/ops/observe";
 import { ADMIN_TOKEN, startInProcess } from "../server/harness";
 
 let srv: Awaited<ReturnType<typeof startInProcess>>;
@@ -96,4 +96,17 @@ test("a client that reaches us by a very short host name is still routed by its 
   expect(await r.json()).toEqual({ id: "7", name: "short host" });
   const line = requestLines().find((l) => l.requestId === r.headers.get("x-request-id"));
   expect(line).toMatchObject({ path: "/test/items/7", route: "/test/items/:id", remote: "127.0.0.1" });
+});
+
+test("pathOf reads the path of a request URL exactly as new URL(url).pathname does", () => {
+  for (const url of [
+    "http://localhost/",
+    "http://localhost",
+    "https://gatehouse.example:8443/scim/v2/Users?filter=userName%20eq%20%22a%2Fb%22",
+    "http://127.0.0.1:3000/v1/case/GRD/1#frag",
+    "http://[::1]:3000/healthz?x=/y",
+    "http://localhost/a/b?c#d?e",
+    "http://localhost/%2F%3F/x",
+  ])
+    expect(pathOf(url)).toBe(new URL(url).pathname);
 });
