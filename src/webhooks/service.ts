@@ -1,9 +1,9 @@
-import { and, count, desc, eq, gte, sql } from "drizzle-orm";
+import { and, count, desc, eq, gte } from "drizzle-orm";
 import type { AppContext } from "../context";
-import type { Tx } from "../db/connection";
 import { ApiError, badRequest, conflict, notFound } from "../http/errors";
 import { EVENTS, isEventName } from "./catalog";
 import type { DeliveryDetail, DeliverySummary, Subscription, SubscriptionCreate, SubscriptionPatch } from "./model";
+import { checkProject, projectCodeOf } from "./project-scope";
 import { recordEvent } from "./publish";
 import { deliveryHeaders, generateSecret } from "./signer";
 import { validateTargetUrl } from "./ssrf";
@@ -64,26 +64,6 @@ function getRow(ctx: AppContext, id: number): SubRow {
   return row;
 }
 
-/** Project codes are upper-case (as projects store them); a subscription's is kept and sent the same way. */
-const projectCodeOf = (code: string | null | undefined) => code?.toUpperCase() ?? null;
-
-/** What POST /project takes as a code (src/tms/projects/model.ts); a subscription names one the same way. */
-const PROJECT_CODE = /^[A-Z][A-Z0-9]{1,9}$/;
-
-/**
- * A subscription's project is a project code (it travels in a header and in every match, so
- * nothing else may be stored), and a project that exists under that code must belong to the
- * subscription's workspace. A code no project has yet is kept: subscriptions are often set up
- * before the project (docs/webhooks.md).
- */
-function checkProject(tx: Tx, code: string | null, workspaceId: number | null): void {
-  if (code === null) return;
-  if (!PROJECT_CODE.test(code)) throw badRequest(`project: ${JSON.stringify(code)} is not a project code (2–10 letters and digits, starting with a letter)`, "project");
-  if (workspaceId === null) return;
-  const [found] = tx.values<[number]>(sql`SELECT workspace_id FROM tms_projects WHERE code = ${code}`);
-  if (found && found[0] !== workspaceId) throw badRequest(`project: ${code} belongs to another workspace than this subscription's (${workspaceId})`, "project");
-}
-
 export function createSubscription(ctx: AppContext, input: SubscriptionCreate): Subscription & { secret: string } {
   const url = checkUrl(ctx, input.url);
   const events = checkEvents(input.events);
@@ -132,7 +112,8 @@ export function updateSubscription(ctx: AppContext, id: number, patch: Subscript
     (tx) => {
       const r = tx.update(webhookSubscriptions).set(changes).where(eq(webhookSubscriptions.id, id)).returning().get();
       if (!r) throw notFound(`Webhook subscription ${id}`);
-      if (patch.project !== undefined || patch.workspace !== undefined) checkProject(tx, r.projectCode, r.workspaceId);
+      // Re-enabling is held to the rule too: a subscription disabled because its project was deleted stays so until it names one.
+      if (patch.project !== undefined || patch.workspace !== undefined || patch.enabled === true) checkProject(tx, projectCodeOf(r.projectCode), r.workspaceId);
       return r;
     },
   );

@@ -7568,7 +7568,7 @@ export interface operations {
                      *     ]
                      */
                     events: string[];
-                    /** @description Project code; only that project's events are sent. Omit or null for all projects. */
+                    /** @description Code of an existing project of the subscription's workspace (any workspace's when workspace is null); only that project's events are sent. Omit or null for all projects. Deleting the project disables the subscription. */
                     project?: string | null;
                     /** @description Workspace id; only events of that workspace's projects are sent. Omit or null for every workspace. */
                     workspace?: number | null;
@@ -7924,7 +7924,7 @@ export interface operations {
                      *     ]
                      */
                     events?: string[];
-                    /** @description Project code; only that project's events are sent. Omit or null for all projects. */
+                    /** @description Code of an existing project of the subscription's workspace (any workspace's when workspace is null); only that project's events are sent. Omit or null for all projects. Deleting the project disables the subscription. */
                     project?: string | null;
                     /** @description Workspace id; only events of that workspace's projects are sent. Omit or null for every workspace. */
                     workspace?: number | null;

@@ -1,5 +1,6 @@
 import { afterAll, expect, test } from "bun:test";
 import { createTestApp } from "../helpers";
+import { createProject } from "./harness";
 
 const t = createTestApp();
 afterAll(() => t.close());
@@ -13,6 +14,7 @@ test("the admin API needs the admin bearer token, checked before the body", asyn
 });
 
 test("create → 201 with a whsec_ secret shown once; list and get never show it", async () => {
+  await createProject(t, "DEMO");
   const c = await json(await t.admin("POST", "/api/admin/webhooks", { url: "https://hooks.example.com/in", events: ["case.created", "run.completed"], project: "DEMO", description: "CI bridge" }));
   expect(c.status).toBe(201);
   expect(c.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);

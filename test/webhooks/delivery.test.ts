@@ -4,7 +4,7 @@ import { metricsFor } from "../../src/ops/metrics";
 import { EVENTS } from "../../src/webhooks/catalog";
 import { recordEvent } from "../../src/webhooks/publish";
 import { webhookSubscriptions } from "../../src/webhooks/tables";
-import { appsPerTest, startReceiver, webhookTestApp, type WebhookTestApp } from "./harness";
+import { appsPerTest, createProject, startReceiver, webhookTestApp, type WebhookTestApp } from "./harness";
 
 const { setup, cleanups } = appsPerTest();
 const delivery = (app: WebhookTestApp, id: number) => app.json("GET", `/api/admin/deliveries/${id}`).then((r) => r.body);
@@ -46,6 +46,7 @@ test("a published event arrives signed, in the exact envelope, with the Standard
 
 test("events outside the filter or project are not sent", async () => {
   const { app, rx } = setup();
+  await createProject(app, "DEMO");
   await app.subscribe({ url: rx.url, events: ["suite.created"], project: "DEMO" });
   app.publish("case.deleted", { id: 1 }, "DEMO");
   app.publish("suite.created", EVENTS["suite.created"].example, "OTHER");

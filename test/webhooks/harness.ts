@@ -65,6 +65,18 @@ export function startReceiver(handler: Handler = () => new Response("ok")) {
   };
 }
 
+/**
+ * Creates a test-management project through the API (with a fresh API token of `workspaceId`, the
+ * default workspace when omitted): a subscription's `project` must name an existing one.
+ */
+export async function createProject(t: ReturnType<typeof createTestApp>, code: string, workspaceId?: number): Promise<void> {
+  const tokenAnswer = await t.admin("POST", "/api/admin/api-tokens", { name: `project ${code}`, ...(workspaceId === undefined ? {} : { workspaceId }) });
+  if (tokenAnswer.status !== 201) throw new Error(`api token for ${code}: ${tokenAnswer.status} ${await tokenAnswer.text()}`);
+  const { token } = (await tokenAnswer.json()) as { token: string };
+  const r = await t.request("POST", "/api/v1/project", { body: { title: code, code }, headers: { token } });
+  if (r.status !== 200) throw new Error(`project ${code}: ${r.status} ${await r.text()}`);
+}
+
 export type WebhookTestApp = ReturnType<typeof webhookTestApp>;
 
 /** A test app with a running delivery loop and a fast, short retry schedule (never real minutes). */

@@ -13,6 +13,7 @@ test("a subscription limited to a workspace receives only that workspace's event
   try {
     const json = async (r: Response) => (await r.json()) as any;
     const ws = await json(await t.admin("POST", "/api/admin/workspaces", { name: "Alpha" }));
+    // a workspace with no project yet can be subscribed to: its projects to come are in it
     const limited = await t.admin("POST", "/api/admin/webhooks", { url: limitedReceiver.url, events: ["*"], workspace: ws.id });
     expect(limited.status).toBe(201);
     const limitedSub = await json(limited);
@@ -57,7 +58,7 @@ test("a subscription limited to a workspace receives only that workspace's event
   }
 });
 
-test("a subscription's project is a project code, and a project of another workspace than the subscription's is refused", async () => {
+test("a subscription's project is a project code of an existing project of the subscription's workspace", async () => {
   const t = createTestApp({ webhookAllowPrivateTargets: true });
   try {
     const json = async (r: Response) => (await r.json()) as any;
@@ -73,11 +74,67 @@ test("a subscription's project is a project code, and a project of another works
     expect((await subscribe({ project: "alp", workspace: 1 })).status).toBe(400); // ALP is Alpha's
     const ok = await json(await subscribe({ project: "alp", workspace: ws.id }));
     expect(ok.project).toBe("ALP");
-    expect((await subscribe({ project: "LATER" })).status).toBe(201); // a project to come
+    // a project no one has created (yet) is refused, with or without a workspace: subscribe to the workspace instead
+    for (const body of [{ project: "LATER" }, { project: "later", workspace: ws.id }]) {
+      const r = await subscribe(body);
+      expect(r.status).toBe(400);
+      const { error } = await json(r);
+      expect(error.field).toBe("project");
+      expect(error.message).toContain("there is no project LATER");
+    }
+    expect((await json(await subscribe({ project: "alp" }))).project).toBe("ALP"); // every workspace: any existing project
     // a PATCH is held to the same rule, for the project and the workspace alike
-    expect((await t.admin("PATCH", `/api/admin/webhooks/${ok.id}`, { project: "x\ny" })).status).toBe(400);
-    expect((await t.admin("PATCH", `/api/admin/webhooks/${ok.id}`, { workspace: 1 })).status).toBe(400);
+    for (const patch of [{ project: "x\ny" }, { project: "LATER" }, { workspace: 1 }]) {
+      const r = await t.admin("PATCH", `/api/admin/webhooks/${ok.id}`, patch);
+      expect(r.status).toBe(400);
+      expect((await json(r)).error.field).toBe("project");
+    }
     expect((await json(await t.admin("GET", `/api/admin/webhooks/${ok.id}`)))).toMatchObject({ project: "ALP", workspace: ws.id });
+  } finally {
+    t.close();
+  }
+});
+
+test("deleting a project disables the subscriptions limited to it; a later project under its code inherits none; re-enabling needs an existing project", async () => {
+  const t = createTestApp({ webhookAllowPrivateTargets: true });
+  try {
+    const json = async (r: Response) => (await r.json()) as any;
+    const ws = await json(await t.admin("POST", "/api/admin/workspaces", { name: "Alpha" }));
+    const alphaToken = (await json(await t.admin("POST", "/api/admin/api-tokens", { name: "alpha", workspaceId: ws.id }))).token;
+    const defaultToken = (await json(await t.admin("POST", "/api/admin/api-tokens", { name: "default" }))).token;
+    const v1 = (token: string, method: string, path: string, body?: unknown) => t.request(method, `/api/v1${path}`, { body, headers: { token } });
+    expect((await v1(alphaToken, "POST", "/project", { title: "Alpha", code: "ALP" })).status).toBe(200);
+    expect((await v1(defaultToken, "POST", "/project", { title: "Main", code: "MAI" })).status).toBe(200);
+    const subscribe = async (body: object) => (await json(await t.admin("POST", "/api/admin/webhooks", { url: "http://127.0.0.1:9/x", events: ["*"], ...body }))).id as number;
+    const subs = {
+      alpInAlpha: await subscribe({ project: "ALP", workspace: ws.id }),
+      alpAnywhere: await subscribe({ project: "ALP" }),
+      alpha: await subscribe({ workspace: ws.id }),
+      main: await subscribe({ project: "MAI" }),
+      all: await subscribe({}),
+    };
+    const get = async (id: number) => json(await t.admin("GET", `/api/admin/webhooks/${id}`));
+    const deliveries = async (id: number) => (await json(await t.admin("GET", `/api/admin/webhooks/${id}/deliveries`))).total as number;
+
+    expect((await v1(alphaToken, "DELETE", "/project/ALP")).status).toBe(200);
+    for (const id of [subs.alpInAlpha, subs.alpAnywhere]) expect(await get(id)).toMatchObject({ project: "ALP", enabled: false, disabledReason: "Project ALP was deleted" });
+    for (const id of [subs.alpha, subs.main, subs.all]) expect(await get(id)).toMatchObject({ enabled: true, disabledReason: null });
+
+    // re-enabling is refused while the project is missing; other changes are not
+    const reenable = await t.admin("PATCH", `/api/admin/webhooks/${subs.alpAnywhere}`, { enabled: true });
+    expect(reenable.status).toBe(400);
+    expect((await json(reenable)).error).toMatchObject({ field: "project", message: expect.stringContaining("there is no project ALP") });
+    expect((await t.admin("PATCH", `/api/admin/webhooks/${subs.alpInAlpha}`, { description: "old Alpha project" })).status).toBe(200);
+    expect((await get(subs.alpInAlpha)).enabled).toBe(false);
+
+    // the code is free again: another workspace's new ALP sends nothing to the old subscriptions
+    expect((await v1(defaultToken, "POST", "/project", { title: "Another", code: "ALP" })).status).toBe(200);
+    expect((await v1(defaultToken, "POST", "/case/ALP", { title: "a case of the new ALP" })).status).toBe(200);
+    expect(await deliveries(subs.all)).toBe(1);
+    for (const id of [subs.alpInAlpha, subs.alpAnywhere, subs.alpha, subs.main]) expect(await deliveries(id)).toBe(0);
+    // ALP now belongs to the default workspace, not to this subscription's; pointed at the whole workspace it runs again
+    expect((await t.admin("PATCH", `/api/admin/webhooks/${subs.alpInAlpha}`, { enabled: true })).status).toBe(400);
+    expect(await json(await t.admin("PATCH", `/api/admin/webhooks/${subs.alpInAlpha}`, { project: null, enabled: true }))).toMatchObject({ project: null, workspace: ws.id, enabled: true, disabledReason: null });
   } finally {
     t.close();
   }

@@ -70,6 +70,7 @@ async function subscriptionForm(initial, submitLabel, onSubmit) {
   syncPicker();
   const eventsError = errorSlot();
   const urlError = errorSlot();
+  const projectError = errorSlot();
   const error = errorSlot();
   const submit = el("button", { type: "submit" }, submitLabel);
   const form = el(
@@ -86,7 +87,7 @@ async function subscriptionForm(initial, submitLabel, onSubmit) {
       eventsError,
     ),
     field("Workspace", workspace, "Only events of that workspace's projects are sent."),
-    field("Project (optional)", project, "A project code such as DEMO: only that project's events are sent. Empty: every project."),
+    el("div", { class: "field-with-error" }, field("Project (optional)", project, "The code of an existing project of that workspace, such as DEMO: only its events are sent. Empty: every project."), projectError),
     field("Description (optional)", description),
     el("div", { class: "actions" }, submit),
     error,
@@ -94,6 +95,7 @@ async function subscriptionForm(initial, submitLabel, onSubmit) {
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     urlError.show("");
+    projectError.show("");
     eventsError.show("");
     const chosen = allRadio.checked ? ["*"] : boxes.filter((b) => b.checked).map((b) => b.value);
     if (chosen.length === 0) {
@@ -107,6 +109,7 @@ async function subscriptionForm(initial, submitLabel, onSubmit) {
         // Shown next to the field the server named, once.
         if (e.field === "url") return urlError.show(e.message), url.focus();
         if (e.field === "events") return eventsError.show(e.message);
+        if (e.field === "project") return projectError.show(e.message), project.focus();
         throw e;
       }
     });

@@ -11,6 +11,7 @@ import { ApiError, badRequest } from "../../http/errors";
 import { isoMicro } from "../shared/time";
 import type { Caller } from "../shared/auth";
 import { customFields } from "../custom-fields/tables";
+import { disableSubscriptionsOfDeletedProject } from "../../webhooks/project-scope";
 import { inProject } from "../shared/write";
 import { projects } from "./tables";
 import type { ProjectCreateBody } from "./model";
@@ -114,13 +115,16 @@ export function projectView(p: ProjectRow, n: ProjectCounts) {
  * Qase's `DELETE /project/{code}`: the project and everything in it (cases, suites, runs and their
  * results, plans, defects, milestones, shared steps, environments, configurations, attachments) go
  * with it in one transaction; its code leaves the workspace's custom fields' `projects_codes`, so
- * a later project with the same code inherits nothing. No event: the catalog has no project events.
+ * a later project with the same code inherits nothing; for the same reason the webhook
+ * subscriptions limited to it are disabled (docs/webhooks.md). No event: the catalog has no
+ * project events.
  */
 export function deleteProject(db: Db, p: ProjectRow) {
   return inProject(db, p, ({ tx }) => {
     for (const f of tx.select({ id: customFields.id, codes: customFields.projectCodes }).from(customFields).where(eq(customFields.workspaceId, p.workspaceId)).all()) {
       if (f.codes.includes(p.code)) tx.update(customFields).set({ projectCodes: f.codes.filter((c) => c !== p.code) }).where(eq(customFields.id, f.id)).run();
     }
+    disableSubscriptionsOfDeletedProject(tx, p.code, p.workspaceId);
     tx.delete(projects).where(eq(projects.id, p.id)).run();
     return {};
   });

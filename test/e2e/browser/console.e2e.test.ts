@@ -198,7 +198,7 @@ test("provisioning log: every SCIM write with its outcome; filter failures and b
   await page.context().close();
 }, 60_000);
 
-test("webhooks: create with the event picker (secret shown once), edit, disable, re-enable the 410-disabled one, rotate, test event, recover, delete", async () => {
+test("webhooks: create with the event picker (an unknown project refused next to its field; secret shown once), edit, disable, re-enable the 410-disabled one, rotate, test event, recover, delete", async () => {
   const page = await signedIn({}, "#/webhooks");
   expect(await page.locator("tbody tr").count()).toBe(6);
   await g.screenshot(page, SUITE, "webhooks");
@@ -210,8 +210,16 @@ test("webhooks: create with the event picker (secret shown once), edit, disable,
   expect(await page.locator(".event-groups").innerText()).toContain("A test run is completed");
   await page.getByLabel("defect.created").check();
   await page.getByLabel("run.completed").check();
-  await page.getByLabel("Project (optional)").fill("WEB");
   await page.getByLabel("Description (optional)").fill("QA dashboard");
+  // A project that does not exist is refused next to the project field, and nothing is created.
+  await page.getByLabel("Project (optional)").fill("NOPE");
+  await page.getByRole("button", { name: "Create subscription" }).click();
+  const projectError = page.locator(".field-with-error", { has: page.getByLabel("Project (optional)") }).locator("p.error");
+  await projectError.waitFor();
+  expect(await projectError.innerText()).toContain("there is no project NOPE");
+  expect(await page.locator("p.error:visible").count()).toBe(1);
+  expect((await s.admin("GET", "/webhooks")).items.some((x: any) => x.description === "QA dashboard")).toBe(false);
+  await page.getByLabel("Project (optional)").fill("WEB");
   await g.screenshot(page, SUITE, "subscription-new");
   await page.getByRole("button", { name: "Create subscription" }).click();
   await page.getByRole("heading", { level: 1, name: "QA dashboard" }).waitFor();
@@ -236,7 +244,7 @@ test("webhooks: create with the event picker (secret shown once), edit, disable,
   await page.getByText("Edit subscription").click();
   await page.getByLabel("Endpoint URL").fill("ftp://files.example.com/x");
   await page.getByRole("button", { name: "Save changes" }).click();
-  const urlError = page.locator(".field-with-error p.error");
+  const urlError = page.locator(".field-with-error", { has: page.getByLabel("Endpoint URL") }).locator("p.error");
   await urlError.waitFor();
   expect(await page.locator("p.error:visible").count()).toBe(1);
 
