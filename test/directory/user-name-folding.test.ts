@@ -96,3 +96,20 @@ test("one rule for every name: a group or workspace name with a control characte
   await expectScimError(await t.scim("PUT", `/Groups/${group.id}`, { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "\u0000" }), 400, "invalidValue");
   expect((await t.admin("POST", "/api/admin/workspaces", { name: "Bad\u0000name" })).status).toBe(400);
 });
+
+test("one rule for every name: SCIM, API and admin token names with a control character are refused, and no token is made", async () => {
+  const before = async (path: string) => {
+    const listed = (await (await t.admin("GET", path)).json()) as unknown[] | { items: unknown[] };
+    return (Array.isArray(listed) ? listed : listed.items).length;
+  };
+  for (const [path, extra] of [["/api/admin/scim-tokens", {}], ["/api/admin/api-tokens", {}], ["/api/admin/admin-tokens", { role: "viewer", expiresInDays: 30 }]] as const) {
+    const count = await before(path);
+    for (const name of ["a\u0000b", "line\r\nX-Injected: yes", "x\udc00"]) {
+      const r = await t.admin("POST", path, { name, ...extra });
+      expect(`${path} ${JSON.stringify(name)} → ${r.status}`).toBe(`${path} ${JSON.stringify(name)} → 400`);
+      expect(JSON.stringify(await r.json())).toContain("control characters");
+    }
+    expect(await before(path)).toBe(count);
+    expect((await t.admin("POST", path, { name: "Clean name", ...extra })).status).toBe(201);
+  }
+});

@@ -1,7 +1,8 @@
 import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../../context";
 import { lastUsedRecorder } from "../../db/last-used";
-import { conflict, notFound } from "../../http/errors";
+import { badRequest, conflict, notFound } from "../../http/errors";
+import { plainTextProblem } from "../../directory/names";
 import { constantTimeEqual, generateToken, hashToken } from "../../lib/tokens";
 import type { Role } from "../roles";
 import type { AdminTokenCreate, AdminTokenView } from "./model";
@@ -35,6 +36,8 @@ const nameTaken = (name: string) => conflict(`An admin token named ${JSON.string
 
 export function createAdminToken(ctx: AppContext, input: AdminTokenCreate, createdBy: string): AdminTokenView & { token: string } {
   const name = input.name.trim();
+  const badName = plainTextProblem("name", name);
+  if (badName) throw badRequest(badName, "name");
   const token = generateToken(ADMIN_TOKEN_PREFIX);
   const now = Date.now();
   const row = writeTransaction(ctx.db,

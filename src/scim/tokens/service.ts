@@ -9,6 +9,7 @@ import type { Config } from "../../config";
 import { scimTokens, type ScimTokenRow } from "./tables";
 import { DirectoryError } from "../../directory/errors";
 import { getWorkspace } from "../../directory/workspaces";
+import { plainTextProblem } from "../../directory/names";
 
 /**
  * In-process answers to "is this token valid?" and "is SCIM enabled?" are cached for
@@ -34,6 +35,8 @@ const view = (r: ScimTokenRow): ScimTokenInfo => ({ id: r.id, name: r.name, work
  * the workspace must exist and not be archived. A live token already holding the name → 409.
  */
 export function createScimToken(db: Db, name: string, workspaceId: number | null = null): ScimTokenInfo & { token: string } {
+  const badName = plainTextProblem("name", name);
+  if (badName) throw new DirectoryError(400, badName, "invalidValue", "invalid_request");
   if (workspaceId !== null) {
     const w = getWorkspace(db, workspaceId);
     if (w.archived) throw new DirectoryError(409, `Workspace ${workspaceId} is archived`, undefined, "conflict");

@@ -6,6 +6,7 @@ import { badRequest, conflict, notFound } from "../../http/errors";
 import { generateToken, hashToken } from "../../lib/tokens";
 import { DEFAULT_WORKSPACE_ID, users } from "../../directory/tables";
 import { getWorkspace, isMember, onUserLeftWorkspace } from "../../directory/workspaces";
+import { plainTextProblem } from "../../directory/names";
 import { isoMicro } from "../shared/time";
 import type { ApiTokenCreateBody } from "./model";
 import { apiTokens } from "./tables";
@@ -29,6 +30,8 @@ onUserLeftWorkspace((tx, workspaceId, userId) => {
 
 /** Creates a token; the plaintext is returned here once and only its hash is stored. */
 export function createApiToken(db: Db, body: ApiTokenCreateBody) {
+  const badName = plainTextProblem("name", body.name);
+  if (badName) throw badRequest(badName, "name");
   const token = generateToken("gh_api");
   return writeTransaction(db, (tx) => {
     const workspaceId = body.workspaceId ?? DEFAULT_WORKSPACE_ID;

@@ -51,3 +51,27 @@ test("a token attributed to a user needs the user to be a member of the token's 
   expect((await t.admin("POST", "/api/admin/api-tokens", { name: "b", userId: Number(u.id), workspaceId: ws.id })).status).toBe(400);
   expect((await t.admin("POST", "/api/admin/api-tokens", { name: "d", userId: Number(u.id) })).status).toBe(201);
 });
+
+test("another workspace's project answers exactly as a missing one, by the same path: 404 before the body is read or validated", async () => {
+  const ws = await json(await t.admin("POST", "/api/admin/workspaces", { name: "Gamma" }));
+  const gamma = (await json(await t.admin("POST", "/api/admin/api-tokens", { name: "gamma CI", workspaceId: ws.id }))).token;
+  const other = (await json(await t.admin("POST", "/api/admin/api-tokens", { name: "other CI" }))).token;
+  expect((await t.request("POST", "/api/v1/project", { body: { title: "Gamma", code: "GAM" }, headers: { token: gamma } })).status).toBe(200);
+  const answer = async (method: string, path: string, body?: unknown) => {
+    const r = await t.request(method, path, { body, headers: { token: other } });
+    return `${r.status} ${await r.text()}`;
+  };
+  for (const [method, path, body] of [
+    ["GET", "/api/v1/project/{code}"],
+    ["GET", "/api/v1/case/{code}?severity=constructor"], // an invalid query too
+    ["POST", "/api/v1/case/{code}", { title: "x" }],
+    ["POST", "/api/v1/case/{code}", { nonsense: true }], // an invalid body too
+    ["GET", "/api/v1/run/{code}/1"],
+    ["POST", "/api/v2/{code}/run/1/results", { results: [] }],
+  ] as const) {
+    const existing = await answer(method, path.replace("{code}", "GAM"), body);
+    const missing = await answer(method, path.replace("{code}", "NOP"), body);
+    expect(existing.startsWith("404 ")).toBe(true);
+    expect(existing.replaceAll("GAM", "NOP")).toBe(missing);
+  }
+});
