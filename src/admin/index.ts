@@ -15,6 +15,7 @@ import { directoryAdminRoutes } from "./directory";
 import { instanceAdminRoutes } from "./instance";
 import { workspacesAdminRoutes } from "./workspaces";
 import { provisioningLogAdminRoutes } from "./provisioning-log";
+import { projectsAdminRoutes } from "./projects";
 
 /** The largest admin request body (bytes): admin bodies are a few small fields. */
 export const ADMIN_MAX_BODY_BYTES = 64 * 1024;
@@ -35,6 +36,7 @@ const ADMIN_ROUTERS: ((ctx: AppContext) => Elysia<any, any, any, any, any, any, 
   directoryAdminRoutes,
   instanceAdminRoutes,
   workspacesAdminRoutes,
+  projectsAdminRoutes,
   adminTokenAdminRoutes,
   meAdminRoutes,
   sessionAdminRoutes,

@@ -97,6 +97,30 @@ test("filters: outcome, operation, resource type and id, token, name substring, 
   expect((await t.request("GET", "/api/admin/provisioning-log")).status).toBe(401);
 });
 
+test("export: the filtered log as CSV (header, RFC 4180, formula-safe) or NDJSON, oldest first; a bad time → 400 before any row", async () => {
+  const all = await logged("", 12);
+  const csv = await t.admin("GET", "/api/admin/provisioning-log/export?format=csv");
+  expect(csv.status).toBe(200);
+  expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+  expect(csv.headers.get("content-disposition")).toMatch(/^attachment; filename="gatehouse-provisioning-\d{4}-\d\d-\d\d\.csv"$/);
+  const lines = (await csv.text()).trimEnd().split("\r\n");
+  expect(lines[0]).toBe("id,at,token_id,token_name,operation,resource_type,resource_id,resource_name,status,scim_type,detail,request_id");
+  expect(lines.length).toBe(all.total + 1);
+  expect(lines[1]).toStartWith(`${Math.min(...all.items.map((e: any) => e.id))},`);
+  const failures = await t.admin("GET", "/api/admin/provisioning-log/export?format=ndjson&outcome=failure");
+  expect(failures.headers.get("content-type")).toBe("application/x-ndjson; charset=utf-8");
+  const entries = (await failures.text()).trimEnd().split("\n").map((l) => JSON.parse(l));
+  expect(entries.map((e) => e.id)).toEqual((await logged("?outcome=failure", 0)).items.map((e: any) => e.id).reverse());
+  expect(entries[0]).toMatchObject({ operation: "create", status: 400, scimType: "invalidValue", token: { id: tokenId, name: "test IdP" } });
+  // A time range keeps the same rows the list shows.
+  const future = encodeURIComponent(new Date(Date.now() + 60_000).toISOString());
+  expect(await (await t.admin("GET", `/api/admin/provisioning-log/export?format=ndjson&since=${future}`)).text()).toBe("");
+  expect((await t.admin("GET", "/api/admin/provisioning-log/export?format=csv&until=tomorrow")).status).toBe(400);
+  expect((await t.admin("GET", "/api/admin/provisioning-log/export?format=xml")).status).toBe(400);
+  expect((await t.admin("GET", "/api/admin/provisioning-log/export")).status).toBe(400);
+  expect((await t.request("GET", "/api/admin/provisioning-log/export?format=csv")).status).toBe(401);
+});
+
 test("retention deletes the entries older than the cutoff, at most 10 000 per call", () => {
   const fresh = createTestApp();
   try {

@@ -595,6 +595,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/provisioning-log/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Export the filtered provisioning log, oldest first, as CSV or NDJSON (a download) */
+        get: operations["getApiAdminProvisioning-logExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/directory/users": {
         parameters: {
             query?: never;
@@ -735,6 +752,23 @@ export interface paths {
          * @description They leave its groups and their API tokens of that workspace stop; their account and other workspaces are untouched.
          */
         delete: operations["deleteApiAdminWorkspacesByIdMembersByUserId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List test-management projects (code, title, workspace), by code */
+        get: operations["getApiAdminProjects"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -8820,6 +8854,74 @@ export interface operations {
             };
         };
     };
+    "getApiAdminProvisioning-logExport": {
+        parameters: {
+            query: {
+                operation?: "create" | "replace" | "update" | "delete";
+                resourceType?: "User" | "Group";
+                outcome?: "success" | "failure";
+                status?: number;
+                tokenId?: number;
+                resourceId?: string;
+                q?: string;
+                since?: string;
+                until?: string;
+                format: "csv" | "ndjson";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries: CSV with a header row, or one JSON entry per line (the list's entry shape) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description Bad request: the body, a parameter or the query is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unauthorized: the credential is missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unavailable: the feature is not configured or the service is not ready */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
     getApiAdminDirectoryUsers: {
         parameters: {
             query?: {
@@ -9715,6 +9817,72 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unavailable: the feature is not configured or the service is not ready */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    getApiAdminProjects: {
+        parameters: {
+            query?: {
+                workspaceId?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        total: number;
+                        items: {
+                            /** @description The project code a webhook subscription's `project` names */
+                            code: string;
+                            title: string;
+                            workspaceId: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request: the body, a parameter or the query is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unauthorized: the credential is missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

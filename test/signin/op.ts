@@ -1,10 +1,11 @@
 /**
- * A real OpenID Provider for the tests: panva's oidc-provider on 127.0.0.1 with its development
- * sign-in form (any password), users in three admin groups and one outside them. `signIn` drives a
- * browser's part of the authorization code flow over HTTP: Gatehouse's /auth/login, the OP's login
- * and consent forms, back to /auth/callback.
+ * A real OpenID Provider for the tests: panva's oidc-provider on 127.0.0.1, users in three admin
+ * groups and one outside them, any password. Its sign-in page is our own minimal form (the
+ * library's development pages load Google Fonts: a browser test must reach nothing off this
+ * machine), and its logout and error pages are plain too. `signIn` drives a browser's part of the
+ * authorization code flow over HTTP: Gatehouse's /auth/login, the OP's form, back to /auth/callback.
  */
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import Provider from "oidc-provider";
 
@@ -20,8 +21,57 @@ export const PEOPLE: Record<string, string[]> = {
 };
 
 export const GROUP_CONFIG = { oidcOwnerGroups: ["gatehouse-owners"], oidcOperatorGroups: ["gatehouse-operators"], oidcViewerGroups: ["gatehouse-viewers"] };
+/** The same groups as env keys, for the compiled binary. */
+export const GROUP_ENV = { GATEHOUSE_OIDC_OWNER_GROUPS: "gatehouse-owners", GATEHOUSE_OIDC_OPERATOR_GROUPS: "gatehouse-operators", GATEHOUSE_OIDC_VIEWER_GROUPS: "gatehouse-viewers" };
 
-export async function startOp(baseUrl: string): Promise<{ issuer: string; close(): Promise<void> }> {
+const SCOPES = "openid email profile groups";
+const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** A whole page, with nothing loaded from anywhere. */
+const page = (title: string, body: string) =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escape(title)}</title></head><body><main><h1>${escape(title)}</h1>${body}</main></body></html>`;
+
+function send(res: ServerResponse, status: number, html: string) {
+  res.writeHead(status, { "content-type": "text/html; charset=utf-8" });
+  res.end(html);
+}
+
+async function formBody(req: IncomingMessage): Promise<URLSearchParams> {
+  let text = "";
+  for await (const chunk of req) text += chunk;
+  return new URLSearchParams(text);
+}
+
+/**
+ * The OP's interaction pages (its `interactions.url` points here): a login form with the
+ * `prompt` field the HTTP helper below reads; a login finishes the interaction. Consent is never
+ * asked: loadExistingGrant grants Gatehouse, a first-party client, every scope it asks for.
+ */
+async function interaction(provider: Provider, req: IncomingMessage, res: ServerResponse, uid: string, action: string | undefined) {
+  const details = await provider.interactionDetails(req, res);
+  if (details.uid !== uid) return send(res, 400, page("Wrong sign-in", "<p>This sign-in is not the one in progress.</p>"));
+  if (req.method === "POST" && action === "login") {
+    const form = await formBody(req);
+    const login = form.get("login") ?? "";
+    if (!Object.hasOwn(PEOPLE, login)) return send(res, 200, loginPage(uid, `No account named “${login}”.`));
+    return provider.interactionFinished(req, res, { login: { accountId: login } }, { mergeWithLastSubmission: false });
+  }
+  return send(res, 200, loginPage(uid));
+}
+
+const loginPage = (uid: string, error = "") =>
+  page(
+    "Sign in to the test IdP",
+    (error ? `<p role="alert">${escape(error)}</p>` : "") +
+      `<form method="post" action="/interaction/${escape(uid)}/login">` +
+      `<input type="hidden" name="prompt" value="login">` +
+      `<p><label for="login">Username</label> <input id="login" name="login" autocomplete="username" required></p>` +
+      `<p><label for="password">Password</label> <input id="password" name="password" type="password" autocomplete="current-password"></p>` +
+      `<p><button type="submit">Sign in</button></p></form>`,
+  );
+
+/** Starts the OP; `baseUrls` are the Gatehouse origins it accepts as clients' redirect targets. */
+export async function startOp(baseUrls: string | string[]): Promise<{ issuer: string; close(): Promise<void> }> {
+  const bases = typeof baseUrls === "string" ? [baseUrls] : baseUrls;
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -29,24 +79,54 @@ export async function startOp(baseUrl: string): Promise<{ issuer: string; close(
     clients: [{
       client_id: CLIENT_ID,
       client_secret: CLIENT_SECRET,
-      redirect_uris: [`${baseUrl}/auth/callback`],
-      post_logout_redirect_uris: [`${baseUrl}/console`],
+      redirect_uris: bases.map((b) => `${b}/auth/callback`),
+      post_logout_redirect_uris: bases.map((b) => `${b}/console`),
       grant_types: ["authorization_code"],
       response_types: ["code"],
       token_endpoint_auth_method: "client_secret_basic",
     }],
-    scopes: ["openid", "email", "profile", "groups"],
+    scopes: SCOPES.split(" "),
     claims: { openid: ["sub"], email: ["email"], profile: ["name", "preferred_username"], groups: ["groups"] },
     findAccount: (_ctx: unknown, id: string) => ({
       accountId: id,
       claims: () => ({ sub: id, email: `${id}@example.com`, name: id, preferred_username: id, groups: PEOPLE[id] ?? [] }),
     }),
-    features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true } },
+    interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
+    loadExistingGrant: async (ctx: any) => {
+      const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session.grantIdFor(ctx.oidc.client.clientId);
+      if (grantId) return ctx.oidc.provider.Grant.find(grantId);
+      const grant = new ctx.oidc.provider.Grant({ accountId: ctx.oidc.session.accountId, clientId: ctx.oidc.client.clientId });
+      grant.addOIDCScope(SCOPES);
+      await grant.save();
+      return grant;
+    },
+    renderError: (ctx: any, out: Record<string, string>) => {
+      ctx.type = "html";
+      ctx.body = page("Sign-in error", `<p>${escape(out.error ?? "error")}: ${escape(out.error_description ?? "")}</p>`);
+    },
+    features: {
+      devInteractions: { enabled: false },
+      rpInitiatedLogout: {
+        enabled: true,
+        // The confirmation form as the library builds it (it submits itself), without its styles.
+        logoutSource: (ctx: any, form: string) => {
+          ctx.body = page("Sign out of the test IdP", `${form}<p><button type="submit" form="op.logoutForm" value="yes" name="logout">Sign out</button></p>`);
+        },
+        postLogoutSuccessSource: (ctx: any) => {
+          ctx.body = page("Signed out of the test IdP", "<p>You are signed out.</p>");
+        },
+      },
+    },
     cookies: { keys: ["op-test-cookie-key"] },
     pkce: { required: () => true },
   });
-  // The provider warns about development defaults (keys, interactions) on every start: expected here.
-  server.on("request", provider.callback());
+  // The provider warns about development defaults (keys) on every start: expected here.
+  const callback = provider.callback();
+  server.on("request", (req, res) => {
+    const m = /^\/interaction\/([^/?]+)(?:\/(login))?(?:\?.*)?$/.exec(req.url ?? "");
+    if (!m) return callback(req, res);
+    interaction(provider, req, res, m[1]!, m[2]).catch((e: Error) => send(res, 400, page("Sign-in error", `<p>${escape(e.message)}</p>`)));
+  });
   return { issuer, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 

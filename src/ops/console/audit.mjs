@@ -1,6 +1,6 @@
 // The audit log: every admin action, sign-in and refusal — who, when, from where, what, outcome.
 import { api, download, qs } from "./api.mjs";
-import { badge, busy, el, errorSlot, field, pager, select, table, time } from "./dom.mjs";
+import { badge, busy, el, errorSlot, filterForm, pager, select, table, time, timeInput } from "./dom.mjs";
 
 const LIMIT = 50;
 const FAMILIES = [
@@ -17,17 +17,6 @@ const FAMILIES = [
 ];
 const KINDS = { person: "person", "env-token": "GATEHOUSE_ADMIN_TOKEN", "admin-token": "admin token", anonymous: "not signed in" };
 
-/** A datetime-local value (the browser's local time) as ISO 8601, or "" */
-const toIso = (local) => (local ? new Date(local).toISOString() : "");
-/** ISO 8601 as a datetime-local value in the browser's time zone. */
-function toLocal(iso) {
-  if (!iso) return "";
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return "";
-  const pad = (n) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
-}
-
 export async function render(view) {
   const { page, query } = view;
   const filters = {
@@ -41,24 +30,12 @@ export async function render(view) {
   const log = await api("GET", "/audit-log" + qs({ ...filters, limit: LIMIT, offset }));
   if (!view.current) return;
 
-  const controls = {
+  const form = filterForm(view, "Filter the audit log", "Filter", {
     action: ["Action", select(FAMILIES, filters.action)],
     outcome: ["Outcome", select([["", "Any outcome"], ["success", "Succeeded"], ["failure", "Failed"], ["denied", "Denied"]], filters.outcome)],
     actor: ["Who (exact name)", el("input", { type: "search", value: filters.actor, maxlength: "200" })],
-    since: ["From (your local time)", el("input", { type: "datetime-local", value: toLocal(filters.since) })],
-    until: ["Until (your local time)", el("input", { type: "datetime-local", value: toLocal(filters.until) })],
-  };
-  const form = el(
-    "form",
-    { class: "filters", role: "search", "aria-label": "Filter the audit log" },
-    Object.values(controls).map(([text, control]) => field(text, control)),
-    el("div", { class: "actions" }, el("button", { type: "submit", id: "apply-filters" }, "Filter")),
-  );
-  // The time fields hold local times; the address and the API take ISO 8601.
-  form.addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    const value = (key) => controls[key][1].value.trim();
-    view.setQuery({ action: value("action"), outcome: value("outcome"), actor: value("actor"), since: toIso(value("since")), until: toIso(value("until")) });
+    since: ["From (your local time)", timeInput(filters.since)],
+    until: ["Until (your local time)", timeInput(filters.until)],
   });
 
   const exportError = errorSlot();

@@ -39,10 +39,38 @@ export async function renderUsers(view) {
   );
 }
 
+/**
+ * The page for a user or group id that is not there (a provisioning-log entry of a write the IdP
+ * made on an unknown id, a deleted group, an old bookmark): says so, and where to look instead.
+ * Any other failure is the router's "Something went wrong".
+ */
+async function orMissing(view, kind, load) {
+  try {
+    return await load();
+  } catch (e) {
+    if (e.status !== 404) throw e;
+    if (!view.current) return null;
+    const id = view.params[0];
+    const list = kind === "user" ? ["#/users", "Users"] : ["#/groups", "Groups"];
+    view.page.append(
+      el("p", { class: "crumbs" }, el("a", { href: list[0] }, list[1]), " / "),
+      el("h1", { tabindex: "-1" }, `No ${kind} ${id}`),
+      el("p", {}, kind === "user" ? `No user has the id ${id}. Users are never deleted, so it never existed: an identity provider wrote to an id Gatehouse did not give out.` : `No group has the id ${id}: it was deleted, or never existed.`),
+      el(
+        "ul",
+        { class: "plain" },
+        el("li", {}, el("a", { href: `#/provisioning?resourceType=${kind === "user" ? "User" : "Group"}&resourceId=${encodeURIComponent(id)}` }, "Provisioning log entries for this id")),
+        el("li", {}, el("a", { href: list[0] }, "All " + list[1].toLowerCase())),
+      ),
+    );
+    return null;
+  }
+}
+
 export async function renderUser(view) {
   const { page } = view;
-  const u = await api("GET", "/directory/users/" + encodeURIComponent(view.params[0]));
-  if (!view.current) return;
+  const u = await orMissing(view, "user", () => api("GET", "/directory/users/" + encodeURIComponent(view.params[0])));
+  if (!u || !view.current) return;
   page.append(
     el("p", { class: "crumbs" }, el("a", { href: "#/users" }, "Users"), " / "),
     el("h1", { tabindex: "-1" }, u.displayName || u.userName),
@@ -106,8 +134,8 @@ export async function renderGroups(view) {
 
 export async function renderGroup(view) {
   const { page } = view;
-  const g = await api("GET", "/directory/groups/" + encodeURIComponent(view.params[0]));
-  if (!view.current) return;
+  const g = await orMissing(view, "group", () => api("GET", "/directory/groups/" + encodeURIComponent(view.params[0])));
+  if (!g || !view.current) return;
   page.append(
     el("p", { class: "crumbs" }, el("a", { href: "#/groups" }, "Groups"), " / "),
     el("h1", { tabindex: "-1" }, g.displayName),

@@ -177,9 +177,28 @@ export function select(options, value, attrs) {
   return el("select", attrs || {}, options.map(([v, text]) => el("option", { value: v, selected: v === value }, text)));
 }
 
+/** A datetime-local value (the browser's local time) as ISO 8601, or "". */
+export const localToIso = (local) => (local ? new Date(local).toISOString() : "");
+/** ISO 8601 as a datetime-local value in the browser's time zone (minutes), or "". */
+export function isoToLocal(iso) {
+  if (!iso) return "";
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return "";
+  const pad = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/** A datetime-local control for a query's ISO time; filterForm turns its value back into ISO. */
+export function timeInput(iso) {
+  const input = el("input", { type: "datetime-local", value: isoToLocal(iso) });
+  input.toQuery = () => localToIso(input.value);
+  return input;
+}
+
 /**
  * A search/filter form whose fields are the page's query: `controls` maps each query key to
- * [label, control]; submitting puts their values in the address (view.setQuery).
+ * [label, control]; submitting puts their values in the address (view.setQuery). A control with
+ * a `toQuery()` (timeInput) gives its own query value.
  */
 export function filterForm(view, label, submitText, controls) {
   const form = el(
@@ -190,7 +209,7 @@ export function filterForm(view, label, submitText, controls) {
   );
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
-    view.setQuery(Object.fromEntries(Object.entries(controls).map(([key, [, control]]) => [key, control.value.trim()])));
+    view.setQuery(Object.fromEntries(Object.entries(controls).map(([key, [, control]]) => [key, control.toQuery ? control.toQuery() : control.value.trim()])));
   });
   return form;
 }

@@ -1,6 +1,6 @@
 // Webhook subscriptions: list, create, and one subscription's page (health, actions, edit, delivery log).
 import { api, qs } from "./api.mjs";
-import { ago, badge, busy, confirmDialog, el, errorSlot, facts, field, filterForm, pager, secretBox, select, table, time } from "./dom.mjs";
+import { ago, badge, busy, confirmDialog, el, errorSlot, facts, field, filterForm, isoToLocal, pager, secretBox, select, table, time } from "./dom.mjs";
 
 let catalog = null;
 /** The event catalog (name + when it is sent), loaded once per page load. */
@@ -37,10 +37,10 @@ export async function renderList(view) {
  * what each event means), project filter, description. `onSubmit(body)` does the call.
  */
 async function subscriptionForm(initial, submitLabel, onSubmit) {
-  const [all, { items: workspaces }] = await Promise.all([events(), api("GET", "/workspaces")]);
+  const [all, { items: workspaces }, { items: projects }] = await Promise.all([events(), api("GET", "/workspaces"), api("GET", "/projects")]);
   const workspace = select([["", "Every workspace"], ...workspaces.map((w) => [String(w.id), w.name + (w.archived ? " (archived)" : "")])], initial.workspace ? String(initial.workspace) : "");
   const url = el("input", { type: "url", required: true, maxlength: "2048", value: initial.url || "", autocomplete: "off" });
-  const project = el("input", { maxlength: "64", value: initial.project || "", autocomplete: "off" });
+  const project = projectPicker(projects, workspaces, workspace, initial.project || "");
   const description = el("input", { maxlength: "1000", value: initial.description || "", autocomplete: "off" });
   const everything = !initial.events || initial.events.includes("*");
   const allRadio = el("input", { type: "radio", name: "event-scope", value: "all", id: "scope-all", checked: everything });
@@ -87,7 +87,7 @@ async function subscriptionForm(initial, submitLabel, onSubmit) {
       eventsError,
     ),
     field("Workspace", workspace, "Only events of that workspace's projects are sent."),
-    el("div", { class: "field-with-error" }, field("Project (optional)", project, "The code of an existing project of that workspace, such as DEMO: only its events are sent. Empty: every project."), projectError),
+    el("div", { class: "field-with-error" }, field("Project (optional)", project, "Only that project's events are sent. The choices are the chosen workspace's projects."), projectError),
     field("Description (optional)", description),
     el("div", { class: "actions" }, submit),
     error,
@@ -115,6 +115,28 @@ async function subscriptionForm(initial, submitLabel, onSubmit) {
     });
   });
   return form;
+}
+
+/**
+ * The project choice of a subscription: the projects of the chosen workspace (of every workspace
+ * when none is chosen), refilled when the workspace changes. A stored code no project has any
+ * more (its project was deleted) is shown, marked, rather than silently replaced.
+ */
+function projectPicker(projects, workspaces, workspace, stored) {
+  const picker = el("select", {});
+  const workspaceLabel = (id) => workspaces.find((w) => w.id === id)?.name ?? "workspace " + id;
+  const fill = (wanted) => {
+    const ws = workspace.value ? Number(workspace.value) : null;
+    const choices = projects.filter((p) => ws === null || p.workspaceId === ws);
+    const options = [["", "All projects"], ...choices.map((p) => [p.code, `${p.code} — ${p.title}` + (ws === null ? ` (${workspaceLabel(p.workspaceId)})` : "")])];
+    if (wanted === stored && stored && !projects.some((p) => p.code === stored)) options.push([stored, `${stored} (no such project: choose another)`]);
+    const value = options.some(([v]) => v === wanted) ? wanted : "";
+    picker.replaceChildren(...options.map(([v, text]) => el("option", { value: v, selected: v === value }, text)));
+    picker.value = value;
+  };
+  workspace.addEventListener("change", () => fill(picker.value));
+  fill(stored);
+  return picker;
 }
 
 export async function renderNew(view) {
@@ -240,7 +262,7 @@ function actions(view, sub, all) {
   section.append(el("div", { class: "action-row" }, field("Test event type", testEvent), testButton, testError, testDone));
 
   // Recover failed deliveries since a time
-  const since = el("input", { type: "datetime-local", required: true, value: localInput(new Date(Date.now() - 86_400_000)) });
+  const since = el("input", { type: "datetime-local", required: true, value: isoToLocal(new Date(Date.now() - 86_400_000).toISOString()) });
   const recoverButton = el("button", { type: "button", class: "secondary" }, "Recover failed deliveries");
   const recoverError = errorSlot();
   const recoverDone = el("p", { role: "status", class: "note", hidden: true });
@@ -282,12 +304,6 @@ function actions(view, sub, all) {
   });
   section.append(el("div", { class: "action-row" }, el("p", {}, "Stop and remove it, with its delivery log."), del, delError));
   return section;
-}
-
-/** A Date as the value of a datetime-local input (local time, minutes). */
-function localInput(d) {
-  const p = (n) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
 }
 
 function deliveryLog(view, id, log, filters, all) {

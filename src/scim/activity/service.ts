@@ -85,7 +85,7 @@ export function purgeActivity(db: Database, cutoff: number): boolean {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-function toEntry(r: ScimActivityRow): ActivityEntry {
+export function toEntry(r: ScimActivityRow): ActivityEntry {
   return {
     id: r.id,
     at: iso(r.at),
@@ -108,14 +108,12 @@ function timeArg(value: string | undefined, field: string): number | undefined {
   return ms;
 }
 
-/** A page of the log, newest first, with the filters of `ActivityListQuery`. */
-export function listActivity(ctx: Pick<AppContext, "db">, q: ActivityListQuery) {
-  const limit = q.limit ?? 50;
-  const offset = q.offset ?? 0;
+/** The SQL condition of `ActivityListQuery`'s filters (a bad time → 400 before any row is read). */
+export function activityWhere(q: Omit<ActivityListQuery, "limit" | "offset">) {
   const since = timeArg(q.since, "since");
   const until = timeArg(q.until, "until");
   const a = scimActivity;
-  const where = and(
+  return and(
     q.operation ? eq(a.operation, q.operation) : undefined,
     q.resourceType ? eq(a.resourceType, q.resourceType) : undefined,
     q.outcome === "success" ? between(a.status, 200, 299) : q.outcome === "failure" ? not(between(a.status, 200, 299)) : undefined,
@@ -126,6 +124,14 @@ export function listActivity(ctx: Pick<AppContext, "db">, q: ActivityListQuery) 
     since !== undefined ? gte(a.at, since) : undefined,
     until !== undefined ? lt(a.at, until) : undefined,
   );
+}
+
+/** A page of the log, newest first, with the filters of `ActivityListQuery`. */
+export function listActivity(ctx: Pick<AppContext, "db">, q: ActivityListQuery) {
+  const limit = q.limit ?? 50;
+  const offset = q.offset ?? 0;
+  const a = scimActivity;
+  const where = activityWhere(q);
   const rows = ctx.db.select().from(a).where(where).orderBy(desc(a.id)).limit(limit).offset(offset).all();
   const total = ctx.db.select({ n: count() }).from(a).where(where).get()!.n;
   return { total, limit, offset, items: rows.map(toEntry) };
