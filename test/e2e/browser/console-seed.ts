@@ -63,7 +63,7 @@ export async function seedConsole(): Promise<Seeded> {
     if (r.status >= 300) throw new Error(`${method} ${path} → ${r.status} ${JSON.stringify(r.body)}`);
     return r.body;
   };
-  // SCIM: an IdP provisions 50 users in 5 teams, trips over a duplicate, deactivates one.
+  // SCIM: an IdP provisions 50 users in 5 teams, trips over a duplicate, deactivates one, writes to an unknown id.
   const scimToken = (await admin("POST", "/scim-tokens", { name: "Entra ID production" })).token as string;
   await admin("POST", "/scim-tokens", { name: "Okta staging" });
   const scim = (method: string, path: string, body?: unknown) => call(method, "/scim/v2" + path, { authorization: `Bearer ${scimToken}`, accept: SCIM, "content-type": SCIM }, body);
@@ -86,6 +86,8 @@ export async function seedConsole(): Promise<Seeded> {
   }
   await scim("POST", "/Users", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName: "ada.lovelace0@example.com", name: { givenName: "Ada", familyName: "Again" } }); // duplicate → 400
   await scim("DELETE", `/Users/${userIds[49]}`);
+  // A write to an id Gatehouse never gave out → 404, logged with that id.
+  await scim("PATCH", "/Users/999999", { schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], Operations: [{ op: "replace", path: "active", value: false }] });
   const groupIds: string[] = [];
   for (const [g, name] of ["Platform", "Mobile", "QA guild", "Payments", "Release managers"].entries()) {
     const r = await scim("POST", "/Groups", {

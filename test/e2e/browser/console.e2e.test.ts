@@ -116,6 +116,12 @@ test("SCIM: switch off with a confirmation about 403 and on again; base URL with
   await page.getByRole("heading", { level: 1, name: "SCIM provisioning" }).waitFor();
   expect(await page.locator(".secret-value").count()).toBe(0); // shown once
 
+  // A second live token with the name of one is refused, next to the form; nothing is created.
+  await page.getByLabel("Token name").fill("okta PRODUCTION");
+  await page.getByRole("button", { name: "Create token" }).click();
+  await page.getByText(/already named "okta PRODUCTION".*\(HTTP 409\)/).waitFor();
+  expect((await s.admin("GET", "/scim-tokens")).length).toBe(before + 1);
+
   await page.getByRole("button", { name: "Revoke SCIM token Okta production" }).click();
   await confirmIn(page, "Revoke token");
   await page.getByRole("row", { name: /Okta production.*revoked/ }).waitFor();
@@ -123,20 +129,41 @@ test("SCIM: switch off with a confirmation about 403 and on again; base URL with
   await page.context().close();
 }, 60_000);
 
-test("API tokens: create for a user by userName (an unknown user is named next to the field), revoke", async () => {
+test("API tokens: a workspace and a user picked from its members (a search matching nobody is named next to the field), revoke", async () => {
+  const ws = (await s.admin("POST", "/workspaces", { name: "Lisbon" })) as { id: number };
   const page = await signedIn({}, "#/api-tokens");
   await page.getByLabel("Token name").fill("Nightly reporter");
-  await page.getByLabel("For user (optional)").fill("nobody@example.com");
+  await page.getByLabel("Find a user (optional)").fill("nobody@example.com");
+  await page.getByText("No active member of this workspace matches “nobody@example.com”.").waitFor();
   await page.getByRole("button", { name: "Create token" }).click();
-  await page.getByText("No user matches “nobody@example.com”.").waitFor();
+  await page.locator("form p.error").getByText("No active member of this workspace matches “nobody@example.com”.").waitFor();
   expect((await s.admin("GET", "/api-tokens")).items.some((t: any) => t.name === "Nightly reporter")).toBe(false);
-  await page.getByLabel("For user (optional)").fill("grace.lovelace1@example.com");
+  // Part of a name lists the matching members; one is picked.
+  await page.getByLabel("Find a user (optional)").fill("lovelace");
+  await page.getByText("5 users match.").waitFor();
+  expect(await page.getByLabel("For user").locator("option").count()).toBe(6);
+  await page.getByLabel("For user").selectOption({ label: "grace.lovelace1@example.com — Grace Lovelace" });
   await page.getByRole("button", { name: "Create token" }).click();
   await page.getByText("API token “Nightly reporter” created").waitFor();
   expect(await page.locator("p.error:visible").count()).toBe(0); // the old error is gone, not repeated
   const created = (await s.admin("GET", "/api-tokens")).items.find((t: any) => t.name === "Nightly reporter");
-  expect(created).toMatchObject({ userId: s.userIds[1], revokedAt: null });
+  expect(created).toMatchObject({ userId: s.userIds[1], workspaceId: 1, revokedAt: null });
   await g.screenshot(page, SUITE, "api-tokens");
+  // Another workspace: its members only (Lisbon has none), and the token reaches that workspace.
+  await page.getByLabel("Token name").fill("Lisbon reporter");
+  await page.getByLabel("Workspace").selectOption({ label: "Lisbon" });
+  await page.getByLabel("Find a user (optional)").fill("grace.lovelace1@example.com");
+  await page.getByText("No active member of this workspace matches “grace.lovelace1@example.com”.").waitFor();
+  await page.getByLabel("Find a user (optional)").fill("");
+  await page.getByRole("button", { name: "Create token" }).click();
+  await page.getByText("API token “Lisbon reporter” created").waitFor();
+  expect((await s.admin("GET", "/api-tokens")).items.find((t: any) => t.name === "Lisbon reporter")).toMatchObject({ userId: null, workspaceId: ws.id });
+  expect(await page.getByRole("row", { name: /Lisbon reporter/ }).innerText()).toContain("Lisbon");
+  // From a user's page: the user is preselected.
+  await go(page, `#/api-tokens?user=${encodeURIComponent("ada.lovelace0@example.com")}`, "API tokens");
+  await page.waitForFunction(() => document.getElementById("f-for-user").value !== "");
+  expect(await page.getByLabel("For user").inputValue()).toBe(String(s.userIds[0]));
+  await go(page, "#/api-tokens", "API tokens");
   await page.getByRole("button", { name: "Revoke API token Nightly reporter" }).click();
   await confirmIn(page, "Revoke token");
   await page.getByRole("row", { name: /Nightly reporter.*revoked/ }).waitFor();
@@ -178,27 +205,60 @@ test("directory: search users by name or e-mail, filter by state and type, page;
   await page.context().close();
 }, 60_000);
 
-test("provisioning log: every SCIM write with its outcome; filter failures and by operation", async () => {
+test("provisioning log: every SCIM write with its outcome; filters, a time range, export; a write on an unknown id leads to a page saying so", async () => {
   const page = await signedIn({}, "#/provisioning");
   const all = await s.admin("GET", "/provisioning-log?limit=1");
   expect(await page.locator("nav.pager").innerText()).toContain(`of ${all.total}`);
   await page.getByLabel("Outcome").selectOption("failure");
   await page.getByRole("button", { name: "Filter" }).click();
-  await page.getByText("1–1 of 1").waitFor();
-  const row = await page.locator("tbody tr").innerText();
-  expect(row).toContain("400");
-  expect(row).toContain("invalidValue");
-  expect(row).toContain("Entra ID production");
+  await page.getByText("1–2 of 2").waitFor();
+  const duplicate = await page.getByRole("row", { name: /invalidValue/ }).innerText();
+  expect(duplicate).toContain("400");
+  expect(duplicate).toContain("Entra ID production");
   await g.screenshot(page, SUITE, "provisioning-log");
-  await page.getByLabel("Outcome").selectOption("");
+  // The write on an id that does not exist is not a link; the user page for that id says why.
+  const unknown = page.getByRole("row", { name: /404/ });
+  expect(await unknown.innerText()).toContain("999999 (no such user)");
+  expect(await unknown.getByRole("link").count()).toBe(0);
+  await go(page, "#/users/999999", "No user 999999");
+  expect(await page.locator("main").innerText()).toContain("never existed");
+  await page.getByRole("link", { name: "Provisioning log entries for this id" }).click();
+  await page.getByText("1–1 of 1").waitFor();
+  expect(await page.getByLabel("Resource id").inputValue()).toBe("999999");
+  await g.screenshot(page, SUITE, "provisioning-unknown-id", false);
+
+  await go(page, "#/provisioning", "Provisioning log");
   await page.getByLabel("Operation").selectOption("delete");
   await page.getByRole("button", { name: "Filter" }).click();
   await page.getByRole("row", { name: /delete user.*tim\.berners-lee49@example\.com/ }).waitFor();
   expect(await page.locator("tbody tr").count()).toBe(1);
+
+  // A time range: from a minute ahead nothing; until a minute ahead everything (the browser's local time, ISO in the address).
+  await go(page, "#/provisioning", "Provisioning log");
+  const local = (ms: number) => page.evaluate((at) => { const d = new Date(at); const p = (n: number) => String(n).padStart(2, "0"); return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`; }, ms);
+  await page.getByLabel("From (your local time)").fill(await local(Date.now() + 120_000));
+  await page.getByRole("button", { name: "Filter" }).click();
+  await page.getByText("No provisioning activity matches.").waitFor();
+  expect(decodeURIComponent(page.url())).toMatch(/since=\d{4}-\d\d-\d\dT\d\d:\d\d:00\.000Z/);
+  await page.getByLabel("From (your local time)").fill("");
+  await page.getByLabel("Until (your local time)").fill(await local(Date.now() + 120_000));
+  await page.getByLabel("Outcome").selectOption("failure");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await page.getByText("1–2 of 2").waitFor();
+  // Export takes the filters shown: the two failures, as CSV and as NDJSON.
+  const [csv] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
+  expect(csv.suggestedFilename()).toMatch(/^gatehouse-provisioning-\d{4}-\d\d-\d\d\.csv$/);
+  const lines = readFileSync((await csv.path())!, "utf8").trimEnd().split("\r\n");
+  expect(lines).toHaveLength(3);
+  expect(lines[0]).toStartWith("id,at,token_id,token_name,operation");
+  const [nd] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export NDJSON" }).click()]);
+  const entries = readFileSync((await nd.path())!, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+  expect(entries.map((e) => e.status).sort()).toEqual([400, 404]);
   await page.context().close();
 }, 60_000);
 
-test("webhooks: create with the event picker (an unknown project refused next to its field; secret shown once), edit, disable, re-enable the 410-disabled one, rotate, test event, recover, delete", async () => {
+test("webhooks: create with the event picker (the project picked from the workspace's; one gone meanwhile refused next to its field; secret shown once), edit, disable, re-enable the 410-disabled one, rotate, test event, recover, delete", async () => {
+  await s.admin("POST", "/workspaces", { name: "Porto" }); // a workspace without projects
   const page = await signedIn({}, "#/webhooks");
   expect(await page.locator("tbody tr").count()).toBe(6);
   await g.screenshot(page, SUITE, "webhooks");
@@ -210,23 +270,31 @@ test("webhooks: create with the event picker (an unknown project refused next to
   expect(await page.locator(".event-groups").innerText()).toContain("A test run is completed");
   await page.getByLabel("defect.created").check();
   await page.getByLabel("run.completed").check();
+  // The project is one of the workspace's projects, picked (no free text to mistype).
+  const projectChoices = () => page.getByLabel("Project (optional)").locator("option").allInnerTexts();
+  expect(await projectChoices()).toEqual(["All projects", "MOB — Mobile app (Default)", "WEB — Web app (Default)"]);
+  await page.getByLabel("Workspace", { exact: true }).selectOption({ label: "Porto" });
+  expect(await projectChoices()).toEqual(["All projects"]);
+  await page.getByLabel("Workspace", { exact: true }).selectOption({ label: "Default" });
+  expect(await projectChoices()).toEqual(["All projects", "MOB — Mobile app", "WEB — Web app"]);
+  await page.getByLabel("Project (optional)").selectOption("WEB");
   await page.getByLabel("Description (optional)").fill("QA dashboard");
-  // A project that does not exist is refused next to the project field, and nothing is created.
-  await page.getByLabel("Project (optional)").fill("NOPE");
+  // A project gone since the form loaded (deleted meanwhile) is refused next to the project field, and nothing is created.
+  await page.evaluate(() => { const p = document.getElementById("f-project-optional"); p.append(Object.assign(document.createElement("option"), { value: "NOPE", textContent: "NOPE" })); p.value = "NOPE"; });
   await page.getByRole("button", { name: "Create subscription" }).click();
   const projectError = page.locator(".field-with-error", { has: page.getByLabel("Project (optional)") }).locator("p.error");
   await projectError.waitFor();
   expect(await projectError.innerText()).toContain("there is no project NOPE");
   expect(await page.locator("p.error:visible").count()).toBe(1);
   expect((await s.admin("GET", "/webhooks")).items.some((x: any) => x.description === "QA dashboard")).toBe(false);
-  await page.getByLabel("Project (optional)").fill("WEB");
+  await page.getByLabel("Project (optional)").selectOption("WEB");
   await g.screenshot(page, SUITE, "subscription-new");
   await page.getByRole("button", { name: "Create subscription" }).click();
   await page.getByRole("heading", { level: 1, name: "QA dashboard" }).waitFor();
   const secret = await page.locator(".secret-value").innerText();
   expect(secret).toStartWith("whsec_");
   const id = Number(page.url().split("#/webhooks/")[1]);
-  expect(await s.admin("GET", `/webhooks/${id}`)).toMatchObject({ url: s.rx.base + "/ok?new", events: ["run.completed", "defect.created"], project: "WEB", description: "QA dashboard", enabled: true });
+  expect(await s.admin("GET", `/webhooks/${id}`)).toMatchObject({ url: s.rx.base + "/ok?new", events: ["run.completed", "defect.created"], workspace: 1, project: "WEB", description: "QA dashboard", enabled: true });
   await page.reload();
   await page.getByRole("heading", { level: 1, name: "QA dashboard" }).waitFor();
   expect(await page.locator(".secret-value").count()).toBe(0);
@@ -235,10 +303,11 @@ test("webhooks: create with the event picker (an unknown project refused next to
   await page.getByText("Edit subscription").click();
   await page.getByLabel("Description (optional)").fill("QA dashboard (all events)");
   await page.getByLabel("All events, including ones added in later versions").check();
-  await page.getByLabel("Workspace", { exact: true }).selectOption({ label: "Default" });
+  expect(await page.getByLabel("Project (optional)").inputValue()).toBe("WEB"); // the edit form starts from what is stored
+  await page.getByLabel("Project (optional)").selectOption("MOB");
   await page.getByRole("button", { name: "Save changes" }).click();
   await page.getByRole("heading", { level: 1, name: "QA dashboard (all events)" }).waitFor();
-  expect(await s.admin("GET", `/webhooks/${id}`)).toMatchObject({ events: ["*"], description: "QA dashboard (all events)", workspace: 1 });
+  expect(await s.admin("GET", `/webhooks/${id}`)).toMatchObject({ events: ["*"], description: "QA dashboard (all events)", workspace: 1, project: "MOB" });
   expect(await page.getByRole("region", { name: "Subscription" }).innerText()).toMatch(/Workspace\s+Default/);
   // A bad URL is refused next to the URL field, once.
   await page.getByText("Edit subscription").click();
@@ -322,22 +391,31 @@ test("delivery log: health, filters, paging, a delivery's request and response p
   const h1 = page.getByRole("heading", { level: 1, name: `Delivery ${first.id}: run.completed` });
   await h1.waitFor();
   expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("H1"); // focus moved to the detail
-  const attempt = page.getByRole("region", { name: /^Attempt 1/ });
+  const n = (await s.admin("GET", `/deliveries/${first.id}`)).attempts.length;
+  expect(n).toBeGreaterThanOrEqual(3);
+  const attempt = page.getByRole("region", { name: new RegExp(`^Attempt ${n} `) }); // newest first, and open
+  expect((await page.locator("section.attempt h3").allInnerTexts()).map((h) => Number(/^Attempt (\d+)/.exec(h)![1]))).toEqual(Array.from({ length: n }, (_, i) => n - i));
+  expect(await page.locator("section.attempt details[open]").count()).toBe(1);
+  expect(await page.getByRole("region", { name: /^Attempt 1/ }).getByText("receiver exploded").isVisible()).toBe(false); // older ones closed
   const text = await attempt.innerText();
   for (const part of ["Request", "webhook-id", "webhook-signature", "Response", "500", "x-receiver", "receiver exploded", '"event": "run.completed"']) expect(text).toContain(part);
   await g.screenshot(page, SUITE, "delivery");
   await g.screenshot(page, SUITE, "delivery-top", false);
   const before = (await s.admin("GET", `/deliveries/${first.id}`)).attempts.length;
   await page.getByRole("button", { name: "Redeliver" }).click();
-  await page.getByText(/Queued for redelivery/).waitFor();
+  // Without a reload, the new attempt appears on top, open, with the redelivery marker below it
+  // ("Queued for redelivery…" shows until then: a local receiver answers too fast to catch it).
+  await page.getByText(/Redelivered: attempt \d+ answered HTTP 500\./).waitFor();
+  const top = await page.locator("section.attempt h3").first().innerText();
+  expect(Number(/^Attempt (\d+)/.exec(top)![1])).toBeGreaterThan(before);
+  expect(await page.locator("section.attempt details[open]").count()).toBe(1);
+  expect(await page.getByRole("note").last().innerText()).toContain("Redelivery started here");
   const detail = await s.until(async () => {
     const d = await s.admin("GET", `/deliveries/${first.id}`);
     return d.status === "failed" && d.attempts.length === before + 3 && d;
   }, "the redelivery's attempts");
   expect(detail.attempts[before].redelivery).toBe(true);
-  await page.reload();
-  await h1.waitFor();
-  expect(await page.getByRole("note").last().innerText()).toContain("Redelivery started here");
+  await g.screenshot(page, SUITE, "delivery-redelivered");
   await page.getByRole("link", { name: "← Back to the delivery log" }).click();
   await page.getByText("1–12 of 12").waitFor(); // the filters came back with it
   await page.context().close();
@@ -450,6 +528,9 @@ const SCREENS: [string, () => string, string | RegExp][] = [
   ["subscription-new", () => "#/webhooks/new", "New subscription"],
   ["subscription", () => `#/webhooks/${s.subs.fail}`, "Jira bridge"],
   ["instance", () => "#/instance", "Instance"],
+  ["audit", () => "#/audit", "Audit log"],
+  ["admin-tokens", () => "#/admin-tokens", "Admin tokens"],
+  ["unknown-user", () => "#/users/999999", "No user 999999"],
 ];
 
 async function axeViolations(page: Page) {
