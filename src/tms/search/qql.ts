@@ -6,14 +6,20 @@
  *   condition  := and {OR and}
  *   and        := unary {AND unary}
  *   unary      := NOT unary | "(" condition ")" | comparison
- *   comparison := field op value | field [NOT] IN ("[" | "(") value {"," value} ("]" | ")") | field IS [NOT] EMPTY
+ *   comparison := field op value | field [NOT] IN ("[" | "(") value {"," value} ("]" | ")")
+ *               | field IS [NOT] (EMPTY | NULL | TRUE | FALSE)
+ *   field      := name | cf "[" "string" "]"
  *   op         := = | != | ~ | !~ | > | >= | < | <=
- *   value      := "string" | 'string' | number | true | false
+ *   value      := "string" | 'string' | number | true | false | name "(" ["string" | number] ")"
  *
- * Keywords and field names are case-insensitive. One top-level `entity = "…"` conjunct names what
- * is searched. Bounds keep a query cheap: 2000 characters, 50 comparisons, 500 values in a list.
+ * Keywords, field and function names are case-insensitive. One top-level `entity = "…"` conjunct
+ * names what is searched. Bounds keep a query cheap: 2000 characters, 50 comparisons, 500 values
+ * in a list. A custom field `cf["Title"]` keeps its title's case in the tree (`cf[Title]`): no
+ * plain field name holds a bracket.
  */
-export type Value = string | number | boolean;
+/** A function call in value position (`now("-7d")`, `currentUser()`), evaluated by the compiler. */
+export type Call = { call: string; arg: string | number | null; pos: number };
+export type Value = string | number | boolean | Call;
 export type Expr =
   | { kind: "and" | "or"; left: Expr; right: Expr }
   | { kind: "not"; expr: Expr }
@@ -77,11 +83,28 @@ export function parseQql(input: string): Query {
     at++;
     return t;
   };
+  const isPunct = (p: string, t = peek()) => t?.type === "punct" && t.text === p;
   const value = (): Value => {
-    const t = expect((t) => t.type === "string" || t.type === "number" || (t.type === "word" && /^(true|false)$/i.test(t.text)), "a value");
-    return t.type === "number" ? Number(t.text) : t.type === "word" ? t.text.toLowerCase() === "true" : t.text;
+    const t = expect((t) => t.type === "string" || t.type === "number" || t.type === "word", "a value");
+    if (t.type === "number") return Number(t.text);
+    if (t.type === "string") return t.text;
+    if (isPunct("(")) {
+      at++;
+      const arg = isPunct(")") ? null : expect((a) => a.type === "string" || a.type === "number", `a string or number argument to ${t.text}()`);
+      expect((c) => c.type === "punct" && c.text === ")", '")"');
+      return { call: t.text.toLowerCase(), arg: arg === null ? null : arg.type === "number" ? Number(arg.text) : arg.text, pos: t.pos };
+    }
+    if (/^(true|false)$/i.test(t.text)) return t.text.toLowerCase() === "true";
+    throw new QqlError(`Expected a value (a quoted string, a number, true, false or a function such as now())`, t.pos);
   };
-  const field = () => expect((t) => t.type === "word", "a field name").text.toLowerCase();
+  const field = () => {
+    const name = expect((t) => t.type === "word", "a field name").text.toLowerCase();
+    if (name !== "cf" || !isPunct("[")) return name;
+    at++;
+    const title = expect((t) => t.type === "string", 'a custom field\'s title in quotes: cf["Title"]').text;
+    expect((t) => t.type === "punct" && t.text === "]", '"]"');
+    return `cf[${title}]`;
+  };
 
   const comparison = (): Expr => {
     if (++comparisons > MAX_COMPARISONS) throw new QqlError(`A query has at most ${MAX_COMPARISONS} comparisons`, peek()?.pos ?? end());
@@ -89,7 +112,9 @@ export function parseQql(input: string): Query {
     if (isWord("is")) {
       at++;
       const negate = isWord("not") ? (at++, true) : false;
-      expect((t) => t.type === "word" && /^(empty|null)$/i.test(t.text), "EMPTY");
+      const what = expect((t) => t.type === "word" && /^(empty|null|true|false)$/i.test(t.text), "EMPTY, TRUE or FALSE").text.toLowerCase();
+      // Qase's boolean fields take `is true` / `is false` as well as `= true`.
+      if (what === "true" || what === "false") return { kind: "cmp", field: f, op: negate ? "!=" : "=", value: what === "true" };
       return { kind: "empty", field: f, negate };
     }
     const negate = isWord("not") ? (at++, true) : false;
@@ -163,7 +188,9 @@ export function parseQql(input: string): Query {
   flatten(condition);
   const entityAt = conjuncts.findIndex((c) => c.kind === "cmp" && c.field === "entity" && c.op === "=");
   if (entityAt < 0) throw new QqlError('A query names what it searches: entity = "case" (or run, result, defect, plan)', 0);
-  const entity = String((conjuncts[entityAt] as Extract<Expr, { kind: "cmp" }>).value).toLowerCase();
+  const named = (conjuncts[entityAt] as Extract<Expr, { kind: "cmp" }>).value;
+  if (typeof named === "object") throw new QqlError("entity takes a name in quotes, not a function", named.pos);
+  const entity = String(named).toLowerCase();
   const rest = conjuncts.filter((_, i) => i !== entityAt);
   const where = rest.reduce<Expr | null>((acc, e) => (acc ? { kind: "and", left: acc, right: e } : e), null);
   return { entity, where, order };

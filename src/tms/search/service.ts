@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { eq, inArray } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../../db/connection";
 import { badRequest } from "../../http/errors";
 import { caseViews } from "../cases/service";
@@ -11,7 +11,8 @@ import { plans } from "../plans/tables";
 import { projects } from "../projects/tables";
 import { resultViews, runDetails, runView } from "../runs/service";
 import { results, runs } from "../runs/tables";
-import { compileQql } from "./compile";
+import { customFields } from "../custom-fields/tables";
+import { compileQql, customFieldTitles, type QqlCustomField } from "./compile";
 import { parseQql, QqlError } from "./qql";
 
 /** Loads the rows of one page by key and renders them as the entity's own API view, in page order. */
@@ -39,11 +40,26 @@ function render(db: Db, baseUrl: string, entity: string, keys: (string | number)
   }
 }
 
+/** The workspace's test case fields with the given lower-cased titles (titles compare ignoring case, beyond ASCII too). */
+function caseFieldsTitled(db: Db, workspaceId: number, titles: string[]): Map<string, QqlCustomField[]> {
+  const found = new Map<string, QqlCustomField[]>();
+  if (!titles.length) return found;
+  const wanted = new Set(titles);
+  const rows = db.select({ id: customFields.id, title: customFields.title, type: customFields.type, options: customFields.options }).from(customFields)
+    .where(and(eq(customFields.workspaceId, workspaceId), eq(customFields.entity, "case"))).all();
+  for (const f of rows) {
+    const key = f.title.toLowerCase();
+    if (wanted.has(key)) found.set(key, [...(found.get(key) ?? []), { id: f.id, type: f.type, options: f.options }]);
+  }
+  return found;
+}
+
 /** QQL search within the caller's workspace: one COUNT and one page of keys, both bound SQL. */
-export function search(db: Db, sqlite: Database, baseUrl: string, workspaceId: number, query: string, page: { limit: number; offset: number }) {
+export function search(db: Db, sqlite: Database, baseUrl: string, caller: { workspaceId: number; userId: number | null }, query: string, page: { limit: number; offset: number }) {
   let c;
   try {
-    c = compileQql(parseQql(query), workspaceId);
+    const q = parseQql(query);
+    c = compileQql(q, caller.workspaceId, { userId: caller.userId, now: new Date(), customFields: caseFieldsTitled(db, caller.workspaceId, customFieldTitles(q)) });
   } catch (e) {
     if (e instanceof QqlError) throw badRequest(`Invalid QQL: ${e.message}`, "query");
     throw e;

@@ -70,3 +70,28 @@ test("lists take Qase's brackets as well as parentheses, closed by their own kin
   expect(bracketed).toEqual(parenthesized);
   expect(() => parseQql('entity = "case" and id in [1, 2)')).toThrow('Expected "]"');
 });
+
+test("functions, custom fields and `is true`: parsed into the tree; their values are bound, never SQL text", () => {
+  const text = 'entity = "case" and cf["Sprint Goal"] = "x\'--" and created >= now("-7d") and isManual is true and author = currentUser()';
+  const q = parseQql(text);
+  expect(q.where).toEqual({
+    kind: "and",
+    left: {
+      kind: "and",
+      left: { kind: "and", left: { kind: "cmp", field: "cf[Sprint Goal]", op: "=", value: "x'--" }, right: { kind: "cmp", field: "created", op: ">=", value: { call: "now", arg: "-7d", pos: text.indexOf("now(") } } },
+      right: { kind: "cmp", field: "ismanual", op: "=", value: true },
+    },
+    right: { kind: "cmp", field: "author", op: "=", value: { call: "currentuser", arg: null, pos: text.indexOf("currentUser") } },
+  });
+  const c = compileQql(q, 3, {
+    userId: 42, now: new Date(Date.UTC(2026, 0, 14)),
+    customFields: new Map([["sprint goal", [{ id: 9, type: "string", options: null }]]]),
+  });
+  expect(c.params).toEqual([3, 9, "x'--", "2026-01-07T00:00:00.000000Z", 1, 42]);
+  expect(c.where).not.toContain("x'");
+  expect(c.where).not.toContain("2026");
+  expect(() => parseQql('entity = "case" and created > now(-7d)')).toThrow("Unexpected character");
+  expect(() => parseQql('entity = "case" and cf = "x"')).not.toThrow(); // a field named cf, unknown to the compiler
+  expect(() => parseQql('entity = "case" and cf[1] = "x"')).toThrow('cf["Title"]');
+  expect(() => parseQql('entity = now()')).toThrow("entity takes a name in quotes");
+});
