@@ -42,9 +42,6 @@ const NOT_YET_MOVED = new Map<string, string>([
   ["src/scim/users/service.ts", "i24u"],
   ["src/scim/groups/service.ts", "i24u"],
   ["src/scim/filter/compiler.ts", "i24u"],
-  // i28 (issue 28) moves the test-management search:
-  ["src/tms/search/service.ts", "i28"],
-  ["src/tms/search/index.ts", "i28"],
   // i24s (this seam) moves the rest:
   ["src/context.ts", "i24s"],
   ["src/app.ts", "i24s"],

@@ -2,7 +2,7 @@ import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, enumLegend, findEnumName,
 import { numberSql } from "../shared/numbers";
 import { own } from "../../lib/own";
 import { DATE_FUNCTION_NAMES, DateArgumentError, evaluateDateFunction, normalizeDateLiteral } from "./dates";
-import { jsonArrayAny, jsonArrayIsEmpty, jsonField } from "./json-sql";
+import { jsonElementsText, jsonElementText } from "../../db/dialect";
 import { QqlError, type Call, type Expr, type Query, type Value } from "./qql";
 
 /**
@@ -20,6 +20,10 @@ type Entity = { from: string; base: string; key: string; order: string; fields: 
 const projectField: Record<string, Field> = { project: ["p.code", "text"] };
 const authorFields: Record<string, Field> = { author: ["e.author_id", "user"], createdby: ["e.author_id", "user"] };
 const titleOf = (table: string, keyColumn: string) => `(SELECT title FROM ${table} WHERE id = ${keyColumn})`;
+
+/** Tags and custom field values are JSON arrays in their row; the engine's JSON SQL comes from the storage seam. */
+const jsonArrayAny = (column: string, test: (alias: string) => string) => `EXISTS (SELECT 1 FROM ${jsonElementsText(column, [], "j")} WHERE ${test("j")})`;
+const jsonArrayIsEmpty = (column: string) => `(NOT EXISTS (SELECT 1 FROM ${jsonElementsText(column, [], "j")}))`;
 
 /**
  * What each searchable entity exposes to QQL: field name → column (whitelisted; never from the
@@ -203,7 +207,7 @@ export function compileQql(q: Query, workspaceId: number, context: Partial<Omit<
   };
 
   /** A comparison on a tags column: true when some tag matches. */
-  const anyTag = (col: string, test: (tag: string) => string) => jsonArrayAny(col, (tag) => test(`lower(${tag})`));
+  const anyTag = (col: string, test: (tag: string) => string) => jsonArrayAny(col, (j) => test(`lower(${jsonElementText(j)})`));
 
   const customField = (title: string): { fields: QqlCustomField[]; col: string } => {
     if (!entity.customFields) throw new QqlError(`Custom fields are searched on cases only, not on ${q.entity}`, 0);
@@ -256,7 +260,7 @@ export function compileQql(q: Query, workspaceId: number, context: Partial<Omit<
         throw new QqlError(`cf["${title}"] takes one of its values (${options}), not ${JSON.stringify(unknown[0])}`, 0);
       }
     }
-    return `(${fields.map((f) => jsonArrayAny(col, (el) => customFieldTest(f, (k) => jsonField(el, k), op, vs, title, orderOp))).join(" OR ")})`;
+    return `(${fields.map((f) => jsonArrayAny(col, (j) => customFieldTest(f, (k) => jsonElementText(j, [k]), op, vs, title, orderOp))).join(" OR ")})`;
   };
 
   const lhs = (col: string, type: FieldType) => (type === "text" || type === "enum" ? `lower(${col})` : col);
@@ -271,7 +275,7 @@ export function compileQql(q: Query, workspaceId: number, context: Partial<Omit<
         const title = customFieldTitle(e.field);
         if (title !== null) {
           const { fields, col } = customField(title);
-          const has = `(${fields.map((f) => jsonArrayAny(col, (el) => `CAST(${jsonField(el, "field_id")} AS INTEGER) = ${bindParam(f.id)} AND ${jsonField(el, "value")} != ''`)).join(" OR ")})`;
+          const has = `(${fields.map((f) => jsonArrayAny(col, (j) => `CAST(${jsonElementText(j, ["field_id"])} AS INTEGER) = ${bindParam(f.id)} AND ${jsonElementText(j, ["value"])} != ''`)).join(" OR ")})`;
           return e.negate ? has : `(NOT ${has})`;
         }
         const [col, type] = column(e.field);

@@ -1,6 +1,5 @@
-import type { Database } from "bun:sqlite";
 import { and, eq, inArray } from "drizzle-orm";
-import type { Db } from "../../db/connection";
+import { clientOf, type Db } from "../../db/connection";
 import { badRequest } from "../../http/errors";
 import { caseViews } from "../cases/service";
 import { cases } from "../cases/tables";
@@ -55,7 +54,7 @@ function caseFieldsTitled(db: Db, workspaceId: number, titles: string[]): Map<st
 }
 
 /** QQL search within the caller's workspace: one COUNT and one page of keys, both bound SQL. */
-export function search(db: Db, sqlite: Database, baseUrl: string, caller: { workspaceId: number; userId: number | null }, query: string, page: { limit: number; offset: number }) {
+export function search(db: Db, baseUrl: string, caller: { workspaceId: number; userId: number | null }, query: string, page: { limit: number; offset: number }) {
   let c;
   try {
     const q = parseQql(query);
@@ -64,8 +63,9 @@ export function search(db: Db, sqlite: Database, baseUrl: string, caller: { work
     if (e instanceof QqlError) throw badRequest(`Invalid QQL: ${e.message}`, "query");
     throw e;
   }
-  const total = sqlite.query<{ n: number }, (string | number)[]>(`SELECT count(*) AS n FROM ${c.from} WHERE ${c.where}`).get(...c.params)!.n;
-  const keys = sqlite.query<{ k: string | number }, (string | number)[]>(`SELECT ${c.key} AS k FROM ${c.from} WHERE ${c.where} ORDER BY ${c.order} LIMIT ? OFFSET ?`)
+  const client = clientOf(db);
+  const total = client.query<{ n: number }, (string | number)[]>(`SELECT count(*) AS n FROM ${c.from} WHERE ${c.where}`).get(...c.params)!.n;
+  const keys = client.query<{ k: string | number }, (string | number)[]>(`SELECT ${c.key} AS k FROM ${c.from} WHERE ${c.where} ORDER BY ${c.order} LIMIT ? OFFSET ?`)
     .all(...c.params, page.limit, page.offset).map((r) => r.k);
   const entities = render(db, baseUrl, c.entity, keys).map((e) => ({ entity: c.entity, ...(e as object) }));
   return { total, filtered: total, count: entities.length, entities };
