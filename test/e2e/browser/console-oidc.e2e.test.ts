@@ -14,6 +14,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import type { BrowserContextOptions, Page } from "playwright-core";
 import { buildBinary, ROOT, startBinary, type RunningBinary } from "../binary";
+import { until } from "../../helpers";
 import { CLIENT_ID, CLIENT_SECRET, GROUP_ENV, startOp } from "../../signin/op";
 import { launchBrowser, type GuardedBrowser } from "./chromium";
 
@@ -23,6 +24,8 @@ const AXE = readFileSync(join(ROOT, "node_modules/axe-core/axe.min.js"), "utf8")
 const SUITE = "console-oidc";
 const ADMIN_TOKEN = "oidc-console-test-admin-token-0123456789";
 let g: GuardedBrowser;
+/** A webhook receiver on 127.0.0.1 that always answers 500 (deliveries fail, so recover and redeliver have work). */
+let receiver: ReturnType<typeof Bun.serve>;
 let op: Awaited<ReturnType<typeof startOp>>;
 let bin: RunningBinary;
 /** A second instance whose sessions last 3 s, for the expiry test. */
@@ -52,6 +55,8 @@ function gatehouse(port: number, issuer: string, extra: Record<string, string> =
       GATEHOUSE_ADMIN_TOKEN: ADMIN_TOKEN,
       GATEHOUSE_ADMIN_TOKEN_WITH_OIDC: "true",
       GATEHOUSE_WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
+      GATEHOUSE_WEBHOOK_RETRY_SCHEDULE: "100ms",
+      GATEHOUSE_WEBHOOK_POLL_INTERVAL_MS: "50",
       ...extra,
     },
   });
@@ -63,8 +68,10 @@ beforeAll(async () => {
   op = await startOp([`http://127.0.0.1:${port}`, `http://127.0.0.1:${briefPort}`]);
   [bin, brief] = await Promise.all([gatehouse(port, op.issuer), gatehouse(briefPort, op.issuer, { GATEHOUSE_SESSION_ABSOLUTE_TIMEOUT: "3s" })]);
   g = await launchBrowser();
+  receiver = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: async (req) => (await req.text(), new Response("nope", { status: 500 })) });
 }, 120_000);
 afterAll(async () => {
+  receiver?.stop(true);
   await g?.close();
   await Promise.all([bin?.stop(), brief?.stop()]);
   await op?.close();
@@ -188,6 +195,86 @@ test("owner: every section; switches SCIM off and on, creates and revokes an adm
   await page.getByRole("heading", { name: "Sign in to the test IdP" }).waitFor();
   await page.context().close();
 }, 90_000);
+
+test("every admin action taken in the console is in the audit log, under the person who took it", async () => {
+  const since = new Date().toISOString();
+  const page = await signedInAs("olive.owner", "owner");
+  // Workspaces: create, rename, archive, restore.
+  await go(page, "#/workspaces", "Workspaces");
+  await page.getByLabel("Workspace name").fill("Audit WS");
+  await page.getByRole("button", { name: "Create workspace" }).click();
+  await page.getByRole("button", { name: "Rename workspace Audit WS" }).click();
+  await page.getByLabel("New name for Audit WS").fill("Audit WS 2");
+  await page.getByRole("button", { name: "Save" }).click();
+  await page.getByRole("button", { name: "Archive workspace Audit WS 2" }).click();
+  await confirmIn(page, "Archive workspace");
+  await page.getByRole("button", { name: "Restore workspace Audit WS 2" }).click();
+  await page.getByRole("button", { name: "Archive workspace Audit WS 2" }).waitFor();
+  // A SCIM token and an API token: create, revoke.
+  await go(page, "#/scim", "SCIM provisioning");
+  await page.getByLabel("Token name").fill("Audit IdP");
+  await page.getByRole("button", { name: "Create token" }).click();
+  await page.getByRole("button", { name: "Revoke SCIM token Audit IdP" }).click();
+  await confirmIn(page, "Revoke token");
+  await page.getByRole("row", { name: /Audit IdP.*revoked/ }).waitFor();
+  await go(page, "#/api-tokens", "API tokens");
+  await page.getByLabel("Token name").fill("Audit reporter");
+  await page.getByRole("button", { name: "Create token" }).click();
+  await page.getByRole("button", { name: "Revoke API token Audit reporter" }).click();
+  await confirmIn(page, "Revoke token");
+  await page.getByRole("row", { name: /Audit reporter.*revoked/ }).waitFor();
+  // A subscription: create, test event, recover, redeliver, edit, disable, enable, rotate, delete.
+  await go(page, "#/webhooks/new", "New subscription");
+  await page.getByLabel("Endpoint URL").fill(`http://127.0.0.1:${receiver.port}/fails`);
+  await page.getByLabel("Description (optional)").fill("Audit hook");
+  await page.getByRole("button", { name: "Create subscription" }).click();
+  await page.getByRole("heading", { level: 1, name: "Audit hook" }).waitFor();
+  const id = Number(page.url().split("#/webhooks/")[1]);
+  await page.getByRole("button", { name: "Send test event" }).click();
+  await page.getByText(/Test case\.created queued/).waitFor();
+  const failed = async () => (await admin("GET", `/webhooks/${id}/deliveries?status=failed`)).items[0];
+  const delivery = await until(failed, "the test delivery dead-lettered");
+  await page.getByRole("button", { name: "Recover failed deliveries" }).click();
+  await page.getByText("1 failed delivery was queued again.").waitFor();
+  await until(failed, "failed again");
+  await go(page, `#/webhooks/${id}/deliveries/${delivery.id}`, /^Delivery /);
+  await page.getByRole("button", { name: "Redeliver" }).click();
+  await page.getByText(/Redelivered: attempt \d+/).waitFor();
+  await go(page, `#/webhooks/${id}`, "Audit hook");
+  await page.getByText("Edit subscription").click();
+  await page.getByLabel("Description (optional)").fill("Audit hook, edited");
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await page.getByRole("heading", { level: 1, name: "Audit hook, edited" }).waitFor();
+  await page.getByRole("button", { name: "Disable", exact: true }).click();
+  await page.getByRole("button", { name: "Enable", exact: true }).click();
+  await page.getByRole("button", { name: "Disable", exact: true }).waitFor();
+  await page.getByRole("button", { name: "Rotate secret" }).click();
+  await confirmIn(page, "Rotate secret");
+  await page.getByText("New signing secret").waitFor();
+  await page.getByRole("button", { name: "Delete subscription" }).click();
+  await confirmIn(page, "Delete subscription");
+  await page.getByRole("heading", { level: 1, name: "Webhooks" }).waitFor();
+
+  const entries = (await admin("GET", `/audit-log?since=${encodeURIComponent(since)}&limit=500`)).items.filter((e: any) => e.actor.name === "olive.owner@example.com");
+  expect(entries.every((e: any) => e.actor.kind === "person" && e.actor.role === "owner" && e.outcome === "success" && e.source.ip === "127.0.0.1")).toBe(true);
+  expect(entries.map((e: any) => e.action).reverse()).toEqual([
+    "session.sign_in",
+    "workspace.create", "workspace.rename", "workspace.archive", "workspace.restore",
+    "scim_token.create", "scim_token.revoke",
+    "api_token.create", "api_token.revoke",
+    "webhook.create", "webhook.test", "webhook.recover", "delivery.redeliver", "webhook.update", "webhook.disable", "webhook.enable", "webhook.rotate_secret", "webhook.delete",
+  ]);
+  // No secret reached the log.
+  expect(JSON.stringify(entries)).not.toMatch(/whsec_|scim_[A-Za-z0-9_-]{20}|gadm_/);
+  // And the console shows them so: the webhook family, newest first, each with the person.
+  await go(page, "#/audit", "Audit log");
+  await page.getByLabel("Action").selectOption("webhook.");
+  await page.getByLabel("Who (exact name)").fill("olive.owner@example.com");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await page.getByText("1–8 of 8").waitFor();
+  for (const row of await page.locator("tbody tr").allInnerTexts()) expect(row).toMatch(/olive\.owner@example\.com\s+person, owner/);
+  await page.context().close();
+}, 120_000);
 
 test("operator: webhooks and tokens but not SCIM on/off or admin tokens; the refusal is shown beside the button and audited", async () => {
   const page = await signedInAs("oscar.operator", "operator");
