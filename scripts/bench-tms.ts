@@ -29,7 +29,7 @@ import { silentLogger } from "../src/log";
 import { startDeliveryLoop } from "../src/webhooks/dispatcher";
 import { EVENT_ROWS, MAX_ROWS_PER_REQUEST } from "../src/tms/shared/row-budget";
 import { numberArg } from "./args";
-import { ephemeralSecretBox } from "../src/webhooks/secret-box";
+import { ephemeralSecretBox } from "../src/lib/secret-box";
 
 const RESULTS = numberArg("results", 10_000);
 const BATCH = numberArg("batch", 200);

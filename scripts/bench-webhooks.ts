@@ -34,7 +34,7 @@ import { webhookEvents } from "../src/webhooks/tables";
 import { inArray } from "drizzle-orm";
 import { numberArg } from "./args";
 import { addSubscriptions, enqueueEvents } from "./webhook-backlog";
-import { ephemeralSecretBox } from "../src/webhooks/secret-box";
+import { ephemeralSecretBox } from "../src/lib/secret-box";
 
 const now = () => performance.timeOrigin + performance.now();
 

@@ -12,7 +12,7 @@ import { testConfig } from "../src/config";
 import { closeDatabase, openDatabase } from "../src/db/connection";
 import { silentLogger } from "../src/log";
 import { VERSION } from "../src/version";
-import { ephemeralSecretBox } from "../src/webhooks/secret-box";
+import { ephemeralSecretBox } from "../src/lib/secret-box";
 
 export async function openApiDocument(baseUrl = "http://localhost:8080"): Promise<unknown> {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-openapi-"));

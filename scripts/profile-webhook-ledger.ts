@@ -18,7 +18,7 @@ import { closeDatabase, openDatabase } from "../src/db/connection";
 import { DeliveryLedger, type FinishedAttempt, type LeasedDelivery } from "../src/webhooks/ledger";
 import { numberArg } from "./args";
 import { addSubscriptions, enqueueEvents } from "./webhook-backlog";
-import { ephemeralSecretBox } from "../src/webhooks/secret-box";
+import { ephemeralSecretBox } from "../src/lib/secret-box";
 
 const EVENTS_N = numberArg("events", 60_000);
 const SUBS = numberArg("subs", 1);

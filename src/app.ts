@@ -4,7 +4,7 @@ import type { AppContext } from "./context";
 import { mapError } from "./http/error-mapping";
 import { noteWriteFailure } from "./ops/storage";
 import { opsRoutes } from "./ops";
-import { noteRoute, requestIdOf } from "./ops/observe";
+import { noteRoute, requestIdOf } from "./http/request-info";
 import { scimRoutes } from "./scim";
 import { signInRoutes } from "./signin";
 import { renderScimError } from "./scim/errors";

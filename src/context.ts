@@ -3,7 +3,7 @@ import type { Config } from "./config";
 import type { Db } from "./db/connection";
 import type { GroupCommit } from "./db/group-commit";
 import type { Logger } from "./log";
-import type { SecretBox } from "./webhooks/secret-box";
+import type { SecretBox } from "./lib/secret-box";
 
 /** What every feature plugin gets: built once by `serve` (or by tests) and passed to createApp. */
 export type AppContext = {
@@ -14,6 +14,6 @@ export type AppContext = {
   groupCommit: GroupCommit;
   log: Logger;
   version: string;
-  /** Seals and opens webhook signing secrets at rest (src/webhooks/secret-box.ts). */
+  /** Seals and opens webhook signing secrets at rest (src/lib/secret-box.ts). */
   secrets: SecretBox;
 };

@@ -8,7 +8,7 @@ import type { WalSync } from "../src/db/group-commit";
 import { silentLogger } from "../src/log";
 import type { AppContext } from "../src/context";
 import { contractChecker, type ContractChecker } from "./contract";
-import { ephemeralSecretBox } from "../src/webhooks/secret-box";
+import { ephemeralSecretBox } from "../src/lib/secret-box";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 

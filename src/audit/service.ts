@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import { and, count, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
-import { clientAddressOf, requestIdOf } from "../ops/observe";
+import { clientAddressOf, requestIdOf } from "../http/request-info";
 import type { AuditEntry, AuditListQuery } from "./model";
 import { auditLog, type AuditRow } from "./tables";
 import { writeTransaction } from "../db/transaction";

@@ -15,7 +15,7 @@ import { backupDatabase, BackupError } from "../ops/backup";
 import { scimTokenCli } from "../scim/cli";
 import { databaseFile, loadTls, openDataDir, StartupConfigError } from "../server";
 import { buildInfo, describeBuild, VERSION } from "../version";
-import { noSecretBox, readKeyFile } from "../webhooks/secret-box";
+import { noSecretBox, readKeyFile } from "../lib/secret-box";
 import { COMMAND_HELP, parseCommandLine, USAGE, type Command } from "./args";
 import { classifyFailure, EXIT_ADMIN_MUST_ACT, EXIT_OK, EXIT_TRANSIENT } from "./exit-codes";
 import { loadConfig, type Origin } from "./load-config";

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import type { AppContext } from "../context";
 import { buildInfo } from "../version";
-import { metricsFor } from "./metrics";
+import { metricsFor } from "../lib/metrics";
 
 /** Process and storage gauges, read at scrape time. */
 export function registerProcessMetrics(ctx: AppContext, databaseFile: string): void {

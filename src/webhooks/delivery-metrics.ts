@@ -1,5 +1,5 @@
 import type { AppContext } from "../context";
-import { DEFAULT_BUCKETS, metricsFor } from "../ops/metrics";
+import { DEFAULT_BUCKETS, metricsFor } from "../lib/metrics";
 import type { FinishedAttempt, TickResult } from "./ledger";
 
 /** The delivery loop's Prometheus series, counted once per committed tick. */

@@ -1,7 +1,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import { decide, shouldDisable, type AttemptResult, type Verdict } from "./retry";
 import type { DeliveryStatus } from "./tables";
-import type { SecretBox } from "./secret-box";
+import type { SecretBox } from "../lib/secret-box";
 
 /**
  * The delivery loop's database side: the state machine over `webhook_deliveries`
@@ -81,7 +81,7 @@ export type LedgerOptions = {
   /** How long a claim stays leased (see dispatcher.ts). */
   leaseMs: number;
   perSubscriptionConcurrency: number;
-  /** Opens the secrets as stored (sealed at rest, src/webhooks/secret-box.ts) for signing. */
+  /** Opens the secrets as stored (sealed at rest, src/lib/secret-box.ts) for signing. */
   secrets: Pick<SecretBox, "open">;
 };
 

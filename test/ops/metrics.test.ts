@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { MetricsRegistry } from "../../src/ops/metrics";
+import { MetricsRegistry } from "../../src/lib/metrics";
 
 test("counters render in Prometheus text format with escaped labels", () => {
   const r = new MetricsRegistry();

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { t as schema } from "elysia";
 import { createApp } from "../../src/app";
-import { isLoopbackAddress, pathOf } from "../../src/ops/observe";
+import { isLoopbackAddress } from "../../src/http/request-info";
+import { pathOf } from "../../src/ops/observe";
 import { ADMIN_TOKEN, startInProcess } from "../server/harness";
 
 let srv: Awaited<ReturnType<typeof startInProcess>>;

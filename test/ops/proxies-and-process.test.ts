@@ -1,7 +1,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { diskShortfall, READY_MIN_FREE_BYTES } from "../../src/ops/storage";
-import { forwardedClient, trustedProxyList } from "../../src/ops/observe";
+import { forwardedClient, trustedProxyList } from "../../src/http/request-info";
 import { ADMIN_TOKEN, startInProcess } from "../server/harness";
 
 const behindProxy = await startInProcess({ trustedProxies: ["127.0.0.1", "10.0.0.0/8"] });

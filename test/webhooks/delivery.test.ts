@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
-import { metricsFor } from "../../src/ops/metrics";
+import { metricsFor } from "../../src/lib/metrics";
 import { EVENTS } from "../../src/webhooks/catalog";
 import { recordEvent } from "../../src/webhooks/publish";
 import { webhookSubscriptions } from "../../src/webhooks/tables";

@@ -4,7 +4,8 @@ import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { testConfig } from "../../src/config";
 import { closeDatabase, openDatabase } from "../../src/db/connection";
-import { loadSecretBox, resealStoredSecrets, secretBox, SecretKeyError } from "../../src/webhooks/secret-box";
+import { loadSecretBox, secretBox, SecretKeyError } from "../../src/lib/secret-box";
+import { resealStoredSecrets } from "../../src/webhooks/secret-box";
 import { generateSecret } from "../../src/webhooks/signer";
 import { createTestApp } from "../helpers";
 

@@ -2,7 +2,7 @@ import type { AppContext } from "../../context";
 import { mapError } from "../../http/error-mapping";
 import { renderScimError } from "../errors";
 import { silentLogger } from "../../log";
-import { requestIdOf } from "../../ops/observe";
+import { requestIdOf } from "../../http/request-info";
 import { activityRecorder, operationOf } from "./service";
 
 type Outcome = { status: number; scimType: string | null; detail: string | null };

@@ -17,7 +17,7 @@ import { closeDatabase, openDatabase } from "../../../src/db/connection";
 import { silentLogger } from "../../../src/log";
 import { createScimToken } from "../../../src/scim/tokens/service";
 import { launchBrowser, type GuardedBrowser } from "./chromium";
-import { ephemeralSecretBox } from "../../../src/webhooks/secret-box";
+import { ephemeralSecretBox } from "../../../src/lib/secret-box";
 
 declare const document: any;
 

@@ -15,8 +15,6 @@
  * a plugin twice is harmless); a different type throws. Names: `gatehouse_<feature>_<what>_<unit>`,
  * counters end in `_total`, durations are seconds.
  */
-import type { AppContext } from "../context";
-
 type LabelValues<L extends string> = [L] extends [never] ? Record<string, never> | undefined : Record<L, string | number>;
 
 /** Default latency buckets in seconds: 1 ms … 10 s, dense where an API call usually lands. */
@@ -217,10 +215,11 @@ export class MetricsRegistry {
 
 export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
-const registries = new WeakMap<AppContext, MetricsRegistry>();
+// Keyed by the app context (any object here, so this module needs nothing above it).
+const registries = new WeakMap<object, MetricsRegistry>();
 
 /** The metrics registry of one app context (created on first use). */
-export function metricsFor(ctx: AppContext): MetricsRegistry {
+export function metricsFor(ctx: object): MetricsRegistry {
   let r = registries.get(ctx);
   if (!r) {
     r = new MetricsRegistry();
