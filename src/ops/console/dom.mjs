@@ -196,6 +196,28 @@ export function timeInput(iso) {
 }
 
 /**
+ * A link, shown only while it has focus, that moves focus to what `target()` returns: keyboard
+ * users pass a row of filters (a date-time field alone is several tab stops) in one keypress.
+ */
+export function skipTo(text, target) {
+  const link = el("a", { href: "#", class: "skip-inline" }, text);
+  link.addEventListener("click", (ev) => {
+    ev.preventDefault(); // the hash is the router's
+    const node = target();
+    if (!node) return;
+    if (!node.hasAttribute("tabindex")) node.setAttribute("tabindex", "-1");
+    node.focus();
+  });
+  return link;
+}
+
+/** The results after a filter form: the first table region or "nothing matches" line that follows it. */
+function nextResults(form) {
+  for (let n = form.nextElementSibling; n; n = n.nextElementSibling) if (n.matches(".table-wrap, .empty")) return n;
+  return null;
+}
+
+/**
  * A search/filter form whose fields are the page's query: `controls` maps each query key to
  * [label, control]; submitting puts their values in the address (view.setQuery). A control with
  * a `toQuery()` (timeInput) gives its own query value.
@@ -204,6 +226,7 @@ export function filterForm(view, label, submitText, controls) {
   const form = el(
     "form",
     { class: "filters", role: "search", "aria-label": label },
+    skipTo("Skip to the results", () => nextResults(form)),
     Object.values(controls).map(([text, control]) => field(text, control)),
     el("div", { class: "actions" }, el("button", { type: "submit", id: "apply-filters" }, submitText)),
   );

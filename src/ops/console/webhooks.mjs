@@ -1,6 +1,6 @@
 // Webhook subscriptions: list, create, and one subscription's page (health, actions, edit, delivery log).
 import { api, qs } from "./api.mjs";
-import { ago, badge, busy, confirmDialog, el, errorSlot, facts, field, filterForm, isoToLocal, pager, secretBox, select, table, time } from "./dom.mjs";
+import { ago, badge, busy, confirmDialog, el, errorSlot, facts, field, filterForm, isoToLocal, pager, secretBox, select, skipTo, table, time } from "./dom.mjs";
 
 let catalog = null;
 /** The event catalog (name + when it is sent), loaded once per page load. */
@@ -171,6 +171,7 @@ export async function renderSubscription(view) {
   page.append(
     el("p", { class: "crumbs" }, el("a", { href: "#/webhooks" }, "Webhooks"), " / "),
     el("h1", { tabindex: "-1" }, sub.description || sub.url),
+    skipTo("Skip to the delivery log", () => page.querySelector("#log-title")),
   );
   // A secret created on the previous page is shown once, here.
   const fresh = JSON.parse(sessionStorage.getItem("gatehouse.newSecret") || "null");

@@ -513,6 +513,23 @@ test("keyboard only: sign in, move between sections, create a token, confirm dia
   await page.getByRole("dialog").waitFor({ state: "detached" });
   expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Revoke API token Keyboard token");
   expect((await s.admin("GET", "/api-tokens")).items.find((t: any) => t.name === "Keyboard token").revokedAt).toBeNull();
+  // Past the filters in one keypress: the first Tab after a page's heading offers to skip them.
+  await page.getByRole("link", { name: "Provisioning log" }).click();
+  await page.getByRole("heading", { level: 1, name: "Provisioning log" }).waitFor();
+  await page.waitForFunction(() => document.activeElement?.tagName === "H1");
+  await page.keyboard.press("Tab");
+  expect(await focusName()).toBe("Skip to the results");
+  expect(await page.evaluate(() => document.activeElement.getBoundingClientRect().width)).toBeGreaterThan(0); // visible while focused
+  await page.keyboard.press("Enter");
+  expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Provisioning log");
+  // A subscription's page: past its actions (the date-time field alone is several tab stops) to the delivery log.
+  await page.goto(`${s.bin.url}/console#/webhooks/${s.subs.fail}`);
+  await page.getByRole("heading", { level: 1, name: "Jira bridge" }).waitFor();
+  await page.waitForFunction(() => document.activeElement?.tagName === "H1");
+  await page.keyboard.press("Tab");
+  expect(await focusName()).toBe("Skip to the delivery log");
+  await page.keyboard.press("Enter");
+  expect(await page.evaluate(() => document.activeElement?.id)).toBe("log-title");
   await page.context().close();
 }, 60_000);
 
