@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../../src/db/connection";
 import { runMigrations } from "../../src/db/migrate";
 import { migrations } from "../../src/db/migrations.generated";
+import { scimTokenCli } from "../../src/scim/cli";
 import { createScimToken } from "../../src/scim/tokens/service";
 import { createTestApp } from "../helpers";
 
@@ -31,8 +32,17 @@ test("a second live token with the same name (any case) is refused with 409; onc
 test("concurrent creates of one name: exactly one wins (the unique index decides, not a read before the write)", async () => {
   const answers = await Promise.all(Array.from({ length: 8 }, () => t.admin("POST", "/api/admin/scim-tokens", { name: "Okta race" })));
   expect(answers.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
-  // the service refuses too (the CLI calls it): a DirectoryError, which the CLI prints with exit 1
   expect(() => createScimToken(t.ctx.db, "OKTA RACE")).toThrow(/already named/);
+});
+
+test("the CLI refuses a live name too: exit 1, the reason on stderr, no token on stdout", async () => {
+  createScimToken(t.ctx.db, "OneLogin");
+  let out = "";
+  let err = "";
+  const code = await scimTokenCli(["create", "--name", "onelogin"], t.ctx, { out: (s) => (out += s), err: (s) => (err += s) });
+  expect(code).toBe(1);
+  expect(out).toBe("");
+  expect(err).toContain('A live SCIM token is already named "onelogin"');
 });
 
 test("0023 renames live duplicates made before it (the oldest keeps the name); revoked tokens keep theirs", () => {
