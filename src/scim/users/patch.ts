@@ -26,7 +26,7 @@ import { ScimError } from "../errors";
 import { parsePatchPath, type PatchPath } from "../filter";
 import { SCHEMA_ENTERPRISE_USER, SCHEMA_USER } from "../protocol";
 import { getKey, isObject, normalizeSingle, normalizeValue, patchItems, unwrapSingle, type Item, type Profile, type Verb } from "./profile";
-import { toBoolean, toText, toUserType } from "./rules";
+import { toBoolean, toText, toUserType } from "./values";
 import { COLUMN_NAME_PARTS, findAttribute, userSchema, userSchemaOf } from "./schema";
 
 export type PatchOp = { op: string; path?: string | null; value?: unknown };

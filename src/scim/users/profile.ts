@@ -11,7 +11,7 @@ import type { ScimAttribute } from "../discovery/attributes";
 import { ScimError } from "../errors";
 import type { FilterNode } from "../filter";
 import { SCHEMA_ENTERPRISE_USER } from "../protocol";
-import { toBoolean } from "./rules";
+import { toBoolean } from "./values";
 import { COLUMN_ATTRIBUTES, COLUMN_NAME_PARTS, enterpriseUserSchema, findAttribute, userSchema } from "./schema";
 
 export type Profile = Record<string, unknown>;

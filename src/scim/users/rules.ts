@@ -3,34 +3,13 @@
  * strings. Pure. The rules on the state itself live in src/directory/users.ts (`validateUser`),
  * where POST, PUT and PATCH all end, so a rule cannot be bypassed by choosing another verb.
  */
-import { USER_TYPES, validateUser, type UserState, type UserType } from "../../directory/users";
+import { validateUser, type UserState } from "../../directory/users";
 import { ScimError } from "../errors";
 import type { UserBody } from "./model";
 import { profileFromBody } from "./profile";
+import { toBoolean, toText, toUserType } from "./values";
 
 const invalid = (detail: string) => new ScimError(400, detail, "invalidValue");
-
-/** `active` as sent: true/false or Entra's "True"/"False". */
-export function toBoolean(v: unknown, what: string): boolean {
-  if (typeof v === "boolean") return v;
-  if (typeof v === "string" && /^(true|false)$/i.test(v.trim())) return v.trim().toLowerCase() === "true";
-  throw invalid(`${what} must be a boolean (true/false)`);
-}
-
-export function toUserType(v: unknown): UserType {
-  if (v === undefined || v === null || v === "") return "regular"; // spec 2.1: default on create and update
-  if (typeof v !== "string") throw invalid("userType must be a string: regular, read-only or billing");
-  const t = v.trim().toLowerCase();
-  if ((USER_TYPES as readonly string[]).includes(t)) return t as UserType;
-  throw invalid(`userType ${JSON.stringify(v)} is not accepted; use regular, read-only or billing${t === "collaborator" ? " (a collaborator seat is sent as read-only)" : ""}`);
-}
-
-/** Optional text: null/empty → null; otherwise must be a string. */
-export function toText(v: unknown, what: string): string | null {
-  if (v === undefined || v === null) return null;
-  if (typeof v !== "string") throw invalid(`${what} must be a string`);
-  return v === "" ? null : v;
-}
 
 /** Reads a POST/PUT body (already type-checked by the model) into a state. */
 export function stateFromBody(body: UserBody, opts: { requireNames: boolean; activeWhenOmitted: boolean }): UserState {
