@@ -3,8 +3,11 @@
  * is written — uniqueness, seats, the e-mail index rows, deactivation. SCIM, the admin API and
  * the test-management API all go through here; none of them writes `users` on its own.
  * Callers own the transaction (`BEGIN IMMEDIATE`), so a rule check and its write are atomic.
+ * A state's own rules (`validateUser`) run once, before the transaction; the rules that read the
+ * database (uniqueness, seats, who may reactivate) run in it. Which attributes are columns, and
+ * how each maps, is the column map (user-columns.ts).
  */
-import { count, eq } from "drizzle-orm";
+import { count, eq, getTableColumns } from "drizzle-orm";
 import type { Config } from "../config";
 import type { AppContext } from "../context";
 import type { Db, Tx } from "../db/connection";
@@ -12,12 +15,11 @@ import { duplicate, invalidUser, noFreeSeat, notYours } from "./errors";
 import { removeUserFromAllGroups } from "./groups";
 import { isPlainText } from "./names";
 import { caseFoldKey, userEmails, users } from "./tables";
+import { MAX_TEXT, USER_COLUMN_MAP, type UserColumn, type UserColumnEntry } from "./user-columns";
 import { ORGANIZATION, type Scope } from "./workspaces";
 
 export const USER_TYPES = ["regular", "read-only", "billing"] as const;
 export type UserType = (typeof USER_TYPES)[number];
-export const MAX_NAME_PART = 60;
-const MAX_TEXT = 1024;
 /** The profile document's largest JSON size: far above any real person, far below the body limit. */
 const MAX_PROFILE_JSON = 200_000;
 
@@ -42,6 +44,13 @@ export type UserState = {
   profile: Record<string, unknown>;
 };
 
+declare const checked: unique symbol;
+/**
+ * A state that passed `validateUser` (e-mails normalised). The directory writes only these, and
+ * `validateUser` is the one way to make one, so every write is checked exactly once.
+ */
+export type ValidUserState = UserState & { readonly [checked]: true };
+
 // Deliberately simple: one @, something on both sides, no whitespace. IdPs send UPNs and mail
 // addresses; full RFC 5322 would only let through strings no mail system delivers to.
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -49,16 +58,22 @@ export const isEmail = (s: string) => EMAIL.test(s) && s.length <= 320;
 
 const plainText = isPlainText;
 
+/** Length limits of the column map, name parts (code points) before the others (UTF-16 units). */
+const LIMITED = [
+  ...USER_COLUMN_MAP.filter((c) => "max" in c && c.max.unit === "codePoints"),
+  ...USER_COLUMN_MAP.filter((c) => "max" in c && c.max.unit === "units"),
+] as readonly UserColumn[];
+
 /** Checks every rule; returns the state with e-mails normalised (one primary at most). */
-export function validateUser(s: UserState): UserState {
+export function validateUser(s: UserState): ValidUserState {
   if (typeof s.userName !== "string" || s.userName.trim() === "") throw invalidUser("userName is required");
   const userName = s.userName.trim();
   if (!plainText(s.userName)) throw invalidUser("userName must not contain control characters or unpaired surrogates");
   if (!isEmail(userName)) throw invalidUser(`userName ${JSON.stringify(s.userName)} must be an e-mail address`);
-  for (const [label, v] of [["name.givenName", s.givenName], ["name.familyName", s.familyName]] as const)
-    if (v !== null && [...v].length > MAX_NAME_PART) throw invalidUser(`${label} is longer than ${MAX_NAME_PART} characters`);
-  for (const [label, v] of [["externalId", s.externalId], ["name.formatted", s.formattedName], ["displayName", s.displayNameGiven], ["title", s.title]] as const)
-    if (v !== null && v.length > MAX_TEXT) throw invalidUser(`${label} is longer than ${MAX_TEXT} characters`);
+  for (const c of LIMITED) {
+    const v = s[c.field] as string | null;
+    if (v !== null && (c.max!.unit === "codePoints" ? [...v].length : v.length) > c.max!.length) throw invalidUser(`${c.attribute} is longer than ${c.max!.length} characters`);
+  }
   if (s.emails.length > 100) throw invalidUser("At most 100 emails");
   let primarySeen = false;
   const emails = s.emails.map((e) => {
@@ -71,7 +86,13 @@ export function validateUser(s: UserState): UserState {
     return { value: e.value.trim(), type: e.type, primary, ...(e.display !== undefined ? { display: e.display } : {}) };
   });
   if (JSON.stringify(s.profile).length > MAX_PROFILE_JSON) throw invalidUser(`The user's attributes exceed ${MAX_PROFILE_JSON} characters of JSON`);
-  return { ...s, userName, emails };
+  return { ...s, userName, emails } as ValidUserState;
+}
+
+/** Whether two states store the same: the column fields, the e-mails and the profile document. */
+export function sameUserState(a: UserState, b: UserState): boolean {
+  for (const c of USER_COLUMN_MAP) if (a[c.field] !== b[c.field]) return false;
+  return JSON.stringify(a.emails) === JSON.stringify(b.emails) && JSON.stringify(a.profile) === JSON.stringify(b.profile);
 }
 
 /**
@@ -83,14 +104,15 @@ export function resolveDisplayName(s: Pick<UserState, "displayNameGiven" | "form
   return nonEmpty(s.displayNameGiven) ?? nonEmpty(s.formattedName) ?? ([nonEmpty(s.givenName), nonEmpty(s.familyName)].filter(Boolean).join(" ") || s.userName);
 }
 
-/** A `users` row as read with `USER_COLUMNS` (plain bun:sqlite rows: the hot read paths skip drizzle's mapping). */
-export type UserDbRow = {
-  id: number; user_name: string; external_id: string | null; given_name: string | null; family_name: string | null;
-  formatted_name: string | null; display_name_given: string | null; display_name: string; title: string | null; emails: string;
-  user_type: UserType; active: number; profile: string; created_at: string; updated_at: string;
+/**
+ * A `users` row as read with `USER_COLUMNS`: the column map's columns by their SQL names, and
+ * the rest of what a resource renders (plain rows: the hot read paths skip drizzle's mapping).
+ */
+export type UserDbRow = { [C in UserColumnEntry as C["column"]]: C["kind"] extends "boolean" ? number : C["kind"] extends "userType" ? UserType : C["field"] extends "userName" ? string : string | null } & {
+  id: number; display_name: string; emails: string; profile: string; created_at: string; updated_at: string;
 };
 /** The columns of `UserDbRow`, for a query that aliases `users` as `u`. */
-export const USER_COLUMNS = "u.id, u.user_name, u.external_id, u.given_name, u.family_name, u.formatted_name, u.display_name_given, u.display_name, u.title, u.emails, u.user_type, u.active, u.profile, u.created_at, u.updated_at";
+export const USER_COLUMNS = ["id", ...USER_COLUMN_MAP.map((c) => c.column), "display_name", "emails", "profile", "created_at", "updated_at"].map((c) => `u.${c}`).join(", ");
 
 /** One entry of `users.emails`: a SCIM `emails` item as responses carry it. */
 type RenderedEmail = { value: string; type?: string; primary: boolean; display?: string };
@@ -106,14 +128,25 @@ function renderEmails(emails: UserState["emails"]): string {
   );
 }
 
-export function stateOfRow(r: UserDbRow): UserState {
-  return {
-    userName: r.user_name, externalId: r.external_id, givenName: r.given_name, familyName: r.family_name,
-    formattedName: r.formatted_name, displayNameGiven: r.display_name_given, title: r.title, userType: r.user_type,
-    active: r.active === 1,
-    emails: (JSON.parse(r.emails) as RenderedEmail[]).map((e) => ({ value: e.value, type: e.type ?? null, primary: e.primary, ...(e.display !== undefined ? { display: e.display } : {}) })),
-    profile: JSON.parse(r.profile) as Record<string, unknown>,
-  };
+/** The stored state of a row (it passed the rules when it was written). */
+export function stateOfRow(r: UserDbRow): ValidUserState {
+  const row = r as unknown as Record<string, unknown>;
+  const state: Record<string, unknown> = {};
+  for (const c of USER_COLUMN_MAP) state[c.field] = c.kind === "boolean" ? row[c.column] === 1 : row[c.column];
+  state.emails = (JSON.parse(r.emails) as RenderedEmail[]).map((e) => ({ value: e.value, type: e.type ?? null, primary: e.primary, ...(e.display !== undefined ? { display: e.display } : {}) }));
+  state.profile = JSON.parse(r.profile) as Record<string, unknown>;
+  return state as ValidUserState;
+}
+
+/** drizzle's key for each `users` column the map names (checked once: a map entry must name a real column). */
+const DRIZZLE_KEY = new Map(Object.entries(getTableColumns(users)).map(([key, column]) => [column.name, key]));
+for (const c of USER_COLUMN_MAP) if (!DRIZZLE_KEY.has(c.column) || ("rendered" in c && !DRIZZLE_KEY.has(c.rendered))) throw new Error(`users has no column ${c.column}`);
+
+/** The `users` values a state writes: the map's columns, the derived keys, the rendered e-mails, the profile. */
+function columnsOf(s: ValidUserState): Omit<typeof users.$inferInsert, "createdAt" | "updatedAt"> {
+  const out: Record<string, unknown> = {};
+  for (const c of USER_COLUMN_MAP) out[DRIZZLE_KEY.get(c.column)!] = s[c.field];
+  return Object.assign(out, { userNameKey: caseFoldKey(s.userName), displayName: resolveDisplayName(s), emails: renderEmails(s.emails), profile: JSON.stringify(s.profile) }) as never;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -183,22 +216,6 @@ export function createUserDirectory(ctx: Pick<AppContext, "sqlite" | "config">) 
       throw noFreeSeat(`No free license seat: ${used} of ${config.licenseSeats} regular seats are in use (GATEHOUSE_LICENSE_SEATS); deactivate a user or provision this one as read-only`);
   };
 
-  const columnsOf = (s: UserState) => ({
-    userName: s.userName,
-    userNameKey: caseFoldKey(s.userName),
-    externalId: s.externalId,
-    givenName: s.givenName,
-    familyName: s.familyName,
-    formattedName: s.formattedName,
-    displayNameGiven: s.displayNameGiven,
-    displayName: resolveDisplayName(s),
-    title: s.title,
-    userType: s.userType,
-    active: s.active,
-    emails: renderEmails(s.emails),
-    profile: JSON.stringify(s.profile),
-  });
-
   const writeEmails = (tx: Tx, userId: number, emails: UserState["emails"], fresh = false) => {
     if (!fresh) tx.delete(userEmails).where(eq(userEmails.userId, userId)).run();
     if (emails.length)
@@ -219,9 +236,9 @@ export function createUserDirectory(ctx: Pick<AppContext, "sqlite" | "config">) 
   };
 
   return {
-    /** Whether `after` differs from `before` as stored (after validation); false for a no-op write. */
-    changes(before: UserState, after: UserState): boolean {
-      return JSON.stringify(validateUser(after)) !== JSON.stringify(before);
+    /** Whether `after` differs from `before` as stored; false for a no-op write. */
+    changes(before: UserState, after: ValidUserState): boolean {
+      return !sameUserState(after, before);
     },
 
     /** The id of the user called `userName` (compared as userNames are unique), or null. */
@@ -230,14 +247,13 @@ export function createUserDirectory(ctx: Pick<AppContext, "sqlite" | "config">) 
     },
 
     /** The stored state of user `id` (null when none). */
-    load(id: number): UserState | null {
+    load(id: number): ValidUserState | null {
       const r = byId.get(id);
       return r ? stateOfRow(r) : null;
     },
 
-    /** Creates a user from `input` (validated here); returns the new id. */
-    create(tx: Tx, input: UserState): number {
-      const state = validateUser(input);
+    /** Creates a user from `state`, with the rules that read the database (uniqueness, seats); returns the new id. */
+    create(tx: Tx, state: ValidUserState): number {
       assertUniqueUserName(state.userName, null);
       assertSeat(null, state, 0);
       const now = new Date().toISOString();
@@ -246,10 +262,9 @@ export function createUserDirectory(ctx: Pick<AppContext, "sqlite" | "config">) 
       return row.id;
     },
 
-    /** Writes `after` over user `id` (state `before`), with every rule; `by` is who writes (deactivation and reactivation record and check it). */
-    save(tx: Tx, id: number, before: UserState, after: UserState, by: Scope = ORGANIZATION): void {
-      const next = validateUser(after);
-      if (JSON.stringify(next) === JSON.stringify(before)) return; // nothing changed: keep lastModified
+    /** Writes `next` over user `id` (state `before`), with the rules that read the database; `by` is who writes (deactivation and reactivation record and check it). */
+    save(tx: Tx, id: number, before: UserState, next: ValidUserState, by: Scope = ORGANIZATION): void {
+      if (sameUserState(next, before)) return; // nothing changed: keep lastModified
       const renamed = next.userName !== before.userName;
       if (renamed && caseFoldKey(next.userName) !== caseFoldKey(before.userName)) assertUniqueUserName(next.userName, id);
       if (!before.active && next.active) assertMayReactivate(id, by);

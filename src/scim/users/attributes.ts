@@ -3,8 +3,8 @@
  * read from the User schema (schema.ts): the attribute's type and caseExact come from its
  * definition, its location from where the directory keeps it. The list query aliases `users`
  * as `u`.
- * - Columns (userName, externalId, name parts, displayName, title, userType, active): the column;
- *   `userName` through its folded key, which is indexed.
+ * - Columns (the column map, src/directory/user-columns.ts): the column; `userName` through its
+ *   folded key, which is indexed.
  * - emails: rows of `user_emails` (alias `e`), reached by `u.id IN (SELECT e.user_id … WHERE …)`
  *   so an `emails.value eq` probe uses the value_key index and then the primary key.
  * - groups: the memberships (`group_members` joined to `groups`).
@@ -17,7 +17,8 @@ import { ScimError } from "../errors";
 import type { AttrPath, AttributeResolver, AttributeType, MultiValuedAttribute, ScalarAttribute } from "../filter";
 import { own } from "../../lib/own";
 import { caseFoldKey, displayNameKey } from "../../directory/tables";
-import { COLUMN_NAME_PARTS, findAttribute, userSchema, userSchemaOf } from "./schema";
+import { USER_COLUMN_MAP, userColumnOf, type UserColumn } from "../../directory/user-columns";
+import { findAttribute, userSchema, userSchemaOf } from "./schema";
 
 const col = (c: string) => sql.raw(c);
 const str = (column: string, extra: Partial<ScalarAttribute> = {}): ScalarAttribute => ({ kind: "scalar", type: "string", column: col(column), ...extra });
@@ -42,18 +43,15 @@ function filterType(def: ScimAttribute): AttributeType {
 
 const scalarOf = (def: ScimAttribute, column: string): ScalarAttribute => ({ kind: "scalar", type: filterType(def), column: col(column), caseExact: def.caseExact });
 
-/** Attributes (and name parts) stored as `users` columns. */
-const COLUMNS: Record<string, ScalarAttribute> = {
-  username: str("u.user_name_key", { folded: caseFoldKey }),
-  externalid: str("u.external_id", { caseExact: true }), // RFC 7643: externalId is caseExact
-  displayname: str("u.display_name"),
-  title: str("u.title"),
-  usertype: str("u.user_type"),
-  active: { kind: "scalar", type: "boolean", column: col("u.active") },
-  "name.givenname": str("u.given_name"),
-  "name.familyname": str("u.family_name"),
-  "name.formatted": str("u.formatted_name"),
-};
+/** A column attribute as filters see it: its key column (folded literal) or the column answers render. */
+function columnAttribute(c: UserColumn): ScalarAttribute {
+  if (c.key) return str(`u.${c.key.column}`, { folded: caseFoldKey });
+  if (c.kind === "boolean") return { kind: "scalar", type: "boolean", column: col(`u.${c.column}`) };
+  return str(`u.${c.rendered ?? c.column}`, c.caseExact ? { caseExact: true } : {});
+}
+
+/** Attributes (and name parts) stored as `users` columns, by lower-case path: the column map. */
+const COLUMNS = new Map<string, ScalarAttribute>(USER_COLUMN_MAP.map((c) => [c.attribute.toLowerCase(), columnAttribute(c)]));
 
 const emails: MultiValuedAttribute = {
   kind: "multiValued",
@@ -157,7 +155,7 @@ const resolverFor = (workspaceId: number | null): AttributeResolver => {
       const multi = name === "emails" ? emails : name === "groups" ? groups : null;
       if (multi) return sub ? { ...multi.resolveSub(sub), within: multi.within } : multi;
       if (name === "name" && !sub) return str("coalesce(u.formatted_name, u.given_name, u.family_name)");
-      const column = own(COLUMNS, sub ? `${name}.${sub}` : name);
+      const column = COLUMNS.get(sub ? `${name}.${sub}` : name);
       if (column) return column;
     }
     const def = findAttribute(schema.attributes, p.name);
@@ -170,7 +168,7 @@ const resolverFor = (workspaceId: number | null): AttributeResolver => {
     if (def.type === "complex") {
       // a complex single-valued attribute without a sub-attribute means its `value` (manager)
       const s = findAttribute(def.subAttributes, p.sub ?? "value");
-      if (!s || (schema === userSchema && name === "name" && COLUMN_NAME_PARTS.has(s.name.toLowerCase()))) return unknown(p);
+      if (!s || (schema === userSchema && name === "name" && userColumnOf(`name.${s.name}`))) return unknown(p);
       if (s.name === "$ref" && s.mutability === "readOnly") throw new ScimError(400, `${def.name}.$ref is the URL of ${def.name}.value: filter on that`, "invalidFilter");
       if (s.name === "displayName" && s.mutability === "readOnly") // manager.displayName: the manager's own, if the scope sees them
         return scalarOf(s, `(SELECT m.display_name FROM users m WHERE m.id = json_extract(u.profile, '${jsonPath(schema.id, def.name)}.value')${memberOf(workspaceId, "m.id")})`);
@@ -202,7 +200,8 @@ export function userSortExpression(p: AttrPath, workspaceId: number | null = nul
     if (name === "groups" && groupColumn)
       return sql.raw(`(SELECT ${groupColumn} FROM group_members gm JOIN groups g ON g.id = gm.group_id WHERE ${groupsIn(workspaceId)}gm.user_id = u.id ORDER BY 1 LIMIT 1)`);
     if (name === "name" && !sub) return sql.raw("u.formatted_name COLLATE NOCASE");
-    if (name === "username") return sql.raw("u.user_name_key");
+    const keyed = userColumnOf(name)?.key;
+    if (keyed) return sql.raw(`u.${keyed.column}`); // userName sorts by its folded key, as it compares
   }
   let resolved: ReturnType<AttributeResolver>;
   try {

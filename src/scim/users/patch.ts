@@ -26,24 +26,12 @@ import { ScimError } from "../errors";
 import { parsePatchPath, type PatchPath } from "../filter";
 import { SCHEMA_ENTERPRISE_USER, SCHEMA_USER } from "../protocol";
 import { getKey, isObject, normalizeSingle, normalizeValue, patchItems, unwrapSingle, type Item, type Profile, type Verb } from "./profile";
-import { toBoolean, toText, toUserType } from "./values";
-import { COLUMN_NAME_PARTS, findAttribute, userSchema, userSchemaOf } from "./schema";
+import { userColumnOf, type UserColumn } from "../../directory/user-columns";
+import { findAttribute, userSchema, userSchemaOf } from "./schema";
+import { columnValue } from "./values";
 
 export type PatchOp = { op: string; path?: string | null; value?: unknown };
 
-const SCALARS: Record<string, "userName" | "externalId" | "displayNameGiven" | "title" | "userType" | "active"> = {
-  username: "userName",
-  externalid: "externalId",
-  displayname: "displayNameGiven",
-  title: "title",
-  usertype: "userType",
-  active: "active",
-};
-const NAME_PARTS: Record<string, "givenName" | "familyName" | "formattedName"> = {
-  givenname: "givenName",
-  familyname: "familyName",
-  formatted: "formattedName",
-};
 const READ_ONLY = new Set(["id", "meta", "schemas"]);
 const EMAILS = findAttribute(userSchema.attributes, "emails")!;
 
@@ -138,31 +126,32 @@ function applyPath(state: UserState, verb: Verb, pathText: string, value: unknow
   const sub = p.attr.sub;
   if (schema === userSchema) {
     const name = def.name.toLowerCase();
-    if (name in SCALARS && !sub && !p.filter) return setScalar(state, verb, SCALARS[name]!, value);
-    if (name in SCALARS) throw invalidPath(`${def.name} has no sub-attributes (${pathText})`);
     if (name === "name") return setName(state, verb, p, value, pathText);
     if (name === "emails") return setEmails(state, verb, p, value, pathText);
+    const column = userColumnOf(def.name);
+    if (column && !sub && !p.filter) return setColumn(state, verb, column, value);
+    if (column) throw invalidPath(`${def.name} has no sub-attributes (${pathText})`);
   }
   return { ...state, profile: patchProfile(state.profile, schema.id, def, verb, p, value, pathText) };
 }
 
-function setScalar(state: UserState, verb: Verb, field: (typeof SCALARS)[string], raw: unknown): UserState {
+/** A column attribute of the column map (src/directory/user-columns.ts), set or removed. */
+function setColumn(state: UserState, verb: Verb, c: UserColumn, raw: unknown): UserState {
   const value = unwrapSingle(raw);
-  switch (field) {
-    case "userName":
-      if (verb === "remove") throw new ScimError(400, "userName is required and cannot be removed", "mutability");
-      if (typeof value !== "string") throw invalidValue("userName must be a string");
-      return { ...state, userName: value };
-    case "active":
-      // RFC 7644 §3.5.2.2: a removed attribute is unassigned; an unassigned `active` is not
-      // active, so removing it deactivates (with everything deactivation does)
-      if (verb === "remove") return { ...state, active: false };
-      return { ...state, active: toBoolean(value, "active") };
-    case "userType":
-      return { ...state, userType: verb === "remove" ? "regular" : toUserType(value) };
-    default:
-      return { ...state, [field]: verb === "remove" ? null : toText(value, field === "displayNameGiven" ? "displayName" : field) };
+  if (c.field === "userName") {
+    if (verb === "remove") throw new ScimError(400, "userName is required and cannot be removed", "mutability");
+    if (typeof value !== "string") throw invalidValue("userName must be a string");
+    return { ...state, userName: value };
   }
+  return { ...state, [c.field]: verb === "remove" ? unassigned(c) : columnValue(c, value) };
+}
+
+/**
+ * What a removed column attribute becomes (RFC 7644 §3.5.2.2: unassigned): no text; the default
+ * seat type; for `active`, not active — so removing it deactivates, with everything that does.
+ */
+function unassigned(c: UserColumn): string | boolean | null {
+  return c.kind === "boolean" ? false : c.kind === "userType" ? "regular" : null;
 }
 
 /** `name` and its parts: given/family/formatted are columns, the other parts profile data. */
@@ -171,8 +160,8 @@ function setName(state: UserState, verb: Verb, p: PatchPath, value: unknown, pat
   const def = findAttribute(userSchema.attributes, "name")!;
   const next: UserState = { ...state, profile: { ...state.profile } };
   const setPart = (part: ScimAttribute, v: unknown, remove: boolean) => {
-    const key = part.name.toLowerCase();
-    if (COLUMN_NAME_PARTS.has(key)) next[NAME_PARTS[key]!] = remove ? null : toText(unwrapSingle(v), `name.${part.name}`);
+    const column = userColumnOf(`name.${part.name}`);
+    if (column) (next as Record<string, unknown>)[column.field] = remove ? null : columnValue(column, unwrapSingle(v));
     else {
       const parts: Item = { ...((next.profile.name as Item | undefined) ?? {}) };
       const n = remove ? undefined : normalizeSingle(part, unwrapSingle(v), `name.${part.name}`);

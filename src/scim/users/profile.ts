@@ -11,14 +11,14 @@ import type { ScimAttribute } from "../discovery/attributes";
 import { ScimError } from "../errors";
 import type { FilterNode } from "../filter";
 import { SCHEMA_ENTERPRISE_USER } from "../protocol";
+import { COLUMN_ATTRIBUTES, COLUMN_NAME_PARTS, MAX_TEXT } from "../../directory/user-columns";
+import { enterpriseUserSchema, findAttribute, userSchema } from "./schema";
 import { toBoolean } from "./values";
-import { COLUMN_ATTRIBUTES, COLUMN_NAME_PARTS, enterpriseUserSchema, findAttribute, userSchema } from "./schema";
 
 export type Profile = Record<string, unknown>;
 export type Item = Record<string, unknown>;
 export type Verb = "add" | "replace" | "remove";
 
-const MAX_TEXT = 1024;
 const MAX_BINARY = 16_384;
 const MAX_ITEMS = 100;
 

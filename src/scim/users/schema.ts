@@ -7,9 +7,9 @@
  * filterable and sortable.
  *
  * Where each attribute lives: `userName`, `externalId`, `name.givenName|familyName|formatted`,
- * `displayName`, `title`, `userType`, `active` and `emails` are columns of `users` (the directory's
- * rules read them; `userName`, `externalId` and `emails.value` are indexed because IdPs look
- * users up by them); `groups` is read from the memberships; every other attribute is kept in the
+ * `displayName`, `title`, `userType`, `active` and `emails` are columns of `users`, listed once in
+ * the directory's column map (src/directory/user-columns.ts: its rules read them; `userName`,
+ * `externalId` and `emails.value` are indexed because IdPs look users up by them); `groups` is read from the memberships; every other attribute is kept in the
  * user's `profile` (a JSON document in the SCIM shape) and filtered with SQLite's JSON functions
  * (a scan, within the filter's cost bound). `password` is accepted and never stored (see below).
  */
@@ -124,11 +124,6 @@ export const enterpriseUserSchema: ScimSchemaDefinition = {
 
 /** The User schema and its extensions, in /Schemas order. */
 export const USER_SCHEMAS = [userSchema, enterpriseUserSchema];
-
-/** User attributes kept in `users` columns (the directory's state); all other writable ones are profile data. */
-export const COLUMN_ATTRIBUTES = new Set(["username", "externalid", "displayname", "title", "usertype", "active", "emails"]);
-/** `name` sub-attributes kept in columns; its other parts are profile data. */
-export const COLUMN_NAME_PARTS = new Set(["givenname", "familyname", "formatted"]);
 
 /** The schema a URN names (case-insensitive, RFC 7643 §2.1), or undefined. */
 export function userSchemaOf(urn: string | undefined): ScimSchemaDefinition | undefined {

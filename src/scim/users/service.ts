@@ -8,18 +8,18 @@
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import type { AppContext } from "../../context";
 import { caseFoldKey } from "../../directory/tables";
-import { createUserDirectory, USER_COLUMNS, type UserDbRow, type UserState } from "../../directory/users";
+import { createUserDirectory, USER_COLUMNS, validateUser, type UserDbRow, type UserState } from "../../directory/users";
 import { notYours } from "../../directory/errors";
 import { homeWorkspace, joinWorkspace, leaveWorkspace, memberElsewhere, ORGANIZATION, type Scope } from "../../directory/workspaces";
 import { scimNotFound } from "../errors";
 import { assertFilterCost, compileFilter, parseFilter, type AttrPath, type FilterNode, type IsIndexProbe } from "../filter";
-import { resourceLocation, SCHEMA_ENTERPRISE_USER, SCHEMA_USER } from "../protocol";
+import { resourceLocation, SCHEMA_USER } from "../protocol";
 import { listResponse, projectResource, type ListParams } from "../query";
 import { userFilterResolverFor, userSortExpression } from "./attributes";
 import { applyUserPatch, type PatchOp } from "./patch";
+import { userRenderer, type UserResource } from "./render";
 import { writeTransaction } from "../../db/transaction";
 
-export type UserResource = Record<string, unknown> & { id: string };
 type Projection = Pick<ListParams, "attributes" | "excludedAttributes">;
 
 const isGroupsPath = (p: AttrPath) => (!p.uri || p.uri.toLowerCase() === SCHEMA_USER.toLowerCase()) && p.name.toLowerCase() === "groups";
@@ -82,35 +82,7 @@ export function createUsersService(ctx: AppContext) {
     return { ...extension, manager: { ...manager, $ref: resourceLocation(config.baseUrl, "Users", manager.value), displayName: found.display_name } };
   };
 
-  // `{base}/scim/v2/Users/`: a user's location is this and the integer id (1000 per page).
-  const userLocationPrefix = resourceLocation(config.baseUrl, "Users", "");
-  const render = (r: UserDbRow, scope: Scope): UserResource => {
-    const name: Record<string, string> = {};
-    if (r.given_name !== null) name.givenName = r.given_name;
-    if (r.family_name !== null) name.familyName = r.family_name;
-    if (r.formatted_name !== null) name.formatted = r.formatted_name;
-    const out: UserResource = { schemas: [SCHEMA_USER], id: String(r.id) };
-    if (r.external_id !== null) out.externalId = r.external_id;
-    out.userName = r.user_name;
-    out.name = name;
-    out.displayName = r.display_name;
-    out.active = r.active === 1;
-    out.userType = r.user_type;
-    if (r.title !== null) out.title = r.title;
-    if (r.emails !== "[]") out.emails = JSON.parse(r.emails);
-    if (r.profile !== "{}") {
-      // the profile is stored in the SCIM shape: its name parts join `name`, the extension gets its URN
-      const { name: nameParts, [SCHEMA_ENTERPRISE_USER]: extension, ...rest } = JSON.parse(r.profile) as Record<string, unknown>;
-      if (nameParts) Object.assign(name, nameParts);
-      Object.assign(out, rest);
-      if (extension) {
-        out.schemas = [SCHEMA_USER, SCHEMA_ENTERPRISE_USER];
-        out[SCHEMA_ENTERPRISE_USER] = withManagerReference(extension as Record<string, unknown>, scope);
-      }
-    }
-    out.meta = { resourceType: "User", created: r.created_at, lastModified: r.updated_at, location: `${userLocationPrefix}${r.id}` };
-    return out;
-  };
+  const render = userRenderer(config.baseUrl, withManagerReference);
 
   // `?2` null: the organization, every group; else the workspace's groups only.
   const groupsOf = sqlite.query<{ user_id: number; id: string; display_name: string }, [string, number | null]>(
@@ -165,7 +137,7 @@ export function createUsersService(ctx: AppContext) {
     writeTransaction(db, (tx) => {
       const before = directory.load(id);
       if (!before || !sees(scope, id)) throw scimNotFound("User", idText);
-      const after = fn(before);
+      const after = validateUser(fn(before));
       if (scope.workspaceId !== null && directory.changes(before, after) && memberElsewhere(tx, scope.workspaceId, id)) {
         if (before.active && !after.active && !directory.changes({ ...before, active: false }, after)) {
           withdrawn = { ...getResource(id, scope)!, active: false };
@@ -223,9 +195,10 @@ export function createUsersService(ctx: AppContext) {
      * it: a workspace token learns that the name is taken and nothing else (docs/directory.md).
      */
     create(input: UserState, scope: Scope = ORGANIZATION): UserResource {
+      const state = validateUser(input); // the state's own rules, once, outside the write lock
       const workspaceId = homeWorkspace(scope);
       const id = writeTransaction(db, (tx) => {
-        const created = directory.create(tx, input);
+        const created = directory.create(tx, state);
         joinWorkspace(tx, workspaceId, created);
         return created;
       });

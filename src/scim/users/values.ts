@@ -1,8 +1,9 @@
 /**
  * SCIM values read as IdPs send them: booleans as `true` or Entra's "True", optional text, the
- * seat type. Pure; a leaf the body reader
+ * seat type, and a column attribute of the column map by its kind. Pure; a leaf the body reader
  * (rules.ts), the profile normaliser (profile.ts) and PATCH (patch.ts) share.
  */
+import type { UserColumn } from "../../directory/user-columns";
 import { USER_TYPES, type UserType } from "../../directory/users";
 import { ScimError } from "../errors";
 
@@ -28,4 +29,19 @@ export function toText(v: unknown, what: string): string | null {
   if (v === undefined || v === null) return null;
   if (typeof v !== "string") throw invalid(`${what} must be a string`);
   return v === "" ? null : v;
+}
+
+/**
+ * A column attribute's value as sent (`raw` present, not null) read by its kind. `userName` is
+ * required and stays as sent (the directory trims and checks it).
+ */
+export function columnValue(c: UserColumn, raw: unknown): string | boolean | null {
+  switch (c.kind) {
+    case "boolean":
+      return toBoolean(raw, c.attribute);
+    case "userType":
+      return toUserType(raw);
+    case "text":
+      return toText(raw, c.attribute);
+  }
 }
