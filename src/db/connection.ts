@@ -27,6 +27,12 @@ export function clientOf(db: Db | Tx): Connection {
   return (db as unknown as { session: { client: Connection } }).session.client;
 }
 
+/** Whether every table in `names` exists (data steps that run on databases of any age). */
+export function hasTables(connection: Connection, names: readonly string[]): boolean {
+  const found = connection.query<{ n: number }, [string]>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN (SELECT value FROM json_each(?1))").get(JSON.stringify(names));
+  return found!.n === new Set(names).size;
+}
+
 /**
  * What hot write paths build once per connection (prepared statements that go around drizzle's
  * query builder): `build` runs on a connection's first use and is kept as long as it lives.

@@ -13,6 +13,7 @@
  * WHERE, or SQLite reads the ON as a join's).
  */
 import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 
 export { containsText } from "./contains";
 
@@ -118,4 +119,14 @@ export function ignoringCaseText(expr: string): string {
 /** `haystack` contains `needle` as is (no pattern characters); both are SQL expressions (e.g. lowered). */
 export function includesText(haystack: SQLWrapper, needle: SQLWrapper): SQL {
   return sql`instr(${haystack}, ${needle}) > 0`;
+}
+
+const engineDialect = new SQLiteSyncDialect();
+
+/**
+ * A drizzle fragment as the engine's SQL text and its bound parameters, for statements assembled
+ * around it as text and prepared once per text (the SCIM list queries).
+ */
+export function queryText(fragment: SQL): { sql: string; params: unknown[] } {
+  return engineDialect.sqlToQuery(fragment);
 }
