@@ -982,6 +982,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/case/{code}/external-issue/attach": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Link cases to issues of a Jira integration (kept once; no event) */
+        post: operations["postApiV1CaseByCodeExternal-issueAttach"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/case/{code}/external-issue/detach": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Unlink cases from issues of a Jira integration (no ids: all of that type; no event) */
+        post: operations["postApiV1CaseByCodeExternal-issueDetach"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/case/{code}/{id}": {
         parameters: {
             query?: never;
@@ -11057,6 +11091,14 @@ export interface operations {
                                 created_at: string;
                                 /** Format: date-time */
                                 updated_at: string;
+                                /** @description With include=external_issues */
+                                external_issues?: {
+                                    type: string;
+                                    issues: {
+                                        id: string;
+                                        link?: string;
+                                    }[];
+                                }[];
                             }[];
                         };
                     };
@@ -11423,6 +11465,216 @@ export interface operations {
             };
         };
     };
+    "postApiV1CaseByCodeExternal-issueAttach": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "jira-cloud",
+                 *       "links": [
+                 *         {
+                 *           "case_id": 1,
+                 *           "external_issues": [
+                 *             "SHOP-42",
+                 *             "SHOP-43"
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    type: "jira-cloud" | "jira-server";
+                    links: {
+                        /** @description Number of the test case within the project */
+                        case_id: number;
+                        external_issues: string[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: true;
+                    };
+                };
+            };
+            /** @description Bad request: the body, a parameter or the query is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unauthorized: the credential is missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    "postApiV1CaseByCodeExternal-issueDetach": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "jira-cloud",
+                 *       "links": [
+                 *         {
+                 *           "case_id": 1,
+                 *           "external_issues": [
+                 *             "SHOP-42",
+                 *             "SHOP-43"
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    type: "jira-cloud" | "jira-server";
+                    links: {
+                        /** @description Number of the test case within the project */
+                        case_id: number;
+                        external_issues: string[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: true;
+                    };
+                };
+            };
+            /** @description Bad request: the body, a parameter or the query is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unauthorized: the credential is missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Forbidden: the feature is switched off or the action is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
     getApiV1CaseByCodeById: {
         parameters: {
             query?: {
@@ -11570,6 +11822,14 @@ export interface operations {
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** @description With include=external_issues */
+                            external_issues?: {
+                                type: string;
+                                issues: {
+                                    id: string;
+                                    link?: string;
+                                }[];
+                            }[];
                         };
                     };
                 };

@@ -23,7 +23,7 @@ const ROUTES: [string, string][] = [
   ["POST", "/result/ROB/1"], ["POST", "/result/ROB/1/bulk"], ["POST", "/api/v2/ROB/run/1/results"], ["POST", "/api/v2/ROB/run/1/result"],
   ["POST", "/defect/ROB"], ["POST", "/custom_field"], ["PATCH", "/custom_field/1"],
   ["POST", "/environment/ROB"], ["PATCH", "/environment/ROB/1"], ["POST", "/configuration/ROB/group"], ["POST", "/configuration/ROB"],
-  ["POST", "/run/ROB/external-issue"],
+  ["POST", "/run/ROB/external-issue"], ["POST", "/case/ROB/external-issue/attach"], ["POST", "/case/ROB/external-issue/detach"],
 ];
 const BODIES: unknown[] = [
   null, [], "text", 42, {}, { title: null }, { title: 7 }, { title: "x".repeat(300) }, { title: "ok", cases: "1,2" }, { title: "ok", cases: [-1, 1e20] },

@@ -1,9 +1,9 @@
 import { t } from "elysia";
 import type { AppContext } from "../../context";
 import { projectApi, TMS_BODY_ERRORS, tmsResponses } from "../shared/api";
-import { CodeNumberParams, CodeParam, NumberResult, Envelope, ok, page, paging, PageOf } from "../shared/envelope";
-import { CaseBulkCreate, CaseClone, CaseCreate, CaseGetQuery, CaseListQuery, CaseUpdate, CaseView } from "./model";
-import { checkInclude } from "../shared/list-filters";
+import { CodeNumberParams, CodeParam, NumberResult, Envelope, ok, page, paging, PageOf, StatusOnly } from "../shared/envelope";
+import { CaseBulkCreate, CaseClone, CaseCreate, CaseExternalIssues, CaseGetQuery, CaseListQuery, CaseUpdate, CaseView } from "./model";
+import { attachCaseExternalIssues, detachCaseExternalIssues } from "./external-issues";
 import { cloneCase, createCase, createCasesBulk, deleteCase, getCase, listCases, updateCase } from "./service";
 
 /** `{code}/{id}`: the test case's number within the project. */
@@ -24,10 +24,15 @@ export function caseRoutes(ctx: AppContext) {
       const r = listCases(ctx.db, project, { ...query, ...paging(query) });
       return page(r.entities, r.total, r.filtered);
     }, { params: CodeParam, query: CaseListQuery, response: tmsResponses({ 200: PageOf(CaseView) }, [404]), detail: detail("List test cases") })
-    .get("/case/:code/:id", ({ project, params, query }) => {
-      checkInclude(query.include, []);
-      return ok(getCase(ctx.db, project, params.id));
-    }, { params: NumberParams, query: CaseGetQuery, response: tmsResponses({ 200: Envelope(CaseView) }, [404]), detail: detail("Get a test case") })
+    .post("/case/:code/external-issue/attach", ({ project, body }) => attachCaseExternalIssues(ctx.db, project, body), {
+      params: CodeParam, body: CaseExternalIssues, response: tmsResponses({ 200: StatusOnly }, [404, ...TMS_BODY_ERRORS]),
+      detail: detail("Link cases to issues of a Jira integration (kept once; no event)"),
+    })
+    .post("/case/:code/external-issue/detach", ({ project, body }) => detachCaseExternalIssues(ctx.db, project, body), {
+      params: CodeParam, body: CaseExternalIssues, response: tmsResponses({ 200: StatusOnly }, [404, ...TMS_BODY_ERRORS]),
+      detail: detail("Unlink cases from issues of a Jira integration (no ids: all of that type; no event)"),
+    })
+    .get("/case/:code/:id", ({ project, params, query }) => ok(getCase(ctx.db, project, params.id, query.include)), { params: NumberParams, query: CaseGetQuery, response: tmsResponses({ 200: Envelope(CaseView) }, [404]), detail: detail("Get a test case") })
     .patch("/case/:code/:id", ({ project, params, body }) => ok(updateCase(ctx.db, project, params.id, body)), {
       params: NumberParams, body: CaseUpdate, response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]), detail: detail("Update a test case; revision + 1 (case.updated)"),
     })

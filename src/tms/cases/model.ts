@@ -79,6 +79,9 @@ export const CaseClone = t.Object({
   suite_id: Opt(EntityNumber("suite")),
   title: Opt(t.String({ minLength: 1, maxLength: 255 })),
 }, { examples: [{"suite_id": 2, "title": "Apply a coupon at checkout (mobile)"}] });
+/** The trackers Qase's case list filters by (`external_issues[type]`). */
+export const EXTERNAL_ISSUE_TYPES = ["asana", "azure-devops", "clickup-app", "github-app", "gitlab-app", "jira-cloud", "jira-server", "linear", "monday", "redmine-app", "trello-app", "youtrack-app"] as const;
+
 export const CaseListQuery = t.Object({
   limit: Limit,
   offset: Offset,
@@ -91,12 +94,30 @@ export const CaseListQuery = t.Object({
   behavior: t.Optional(t.String({ maxLength: 200, description: `Comma-separated names or numbers: ${enumLegend(BEHAVIOR)}` })),
   automation: t.Optional(t.String({ maxLength: 200, description: `Comma-separated: is-not-automated, to-be-automated, automated (Qase's words), or ${enumLegend(AUTOMATION)}` })),
   status: t.Optional(t.String({ maxLength: 200, description: `Comma-separated names or numbers: ${enumLegend(CASE_STATUS)}` })),
-  "external_issues[type]": FilterText("Not supported (400): cases hold no external issues"),
-  "external_issues[ids][]": t.Optional(t.Union([t.String({ maxLength: 2000 }), t.Array(t.String({ maxLength: 2000 }), { maxItems: 100 })], { description: "Not supported (400)" })),
-  include: FilterText("Not supported (400): cases hold no external issues"),
+  "external_issues[type]": FilterText(`Cases linked to an issue of this tracker: ${EXTERNAL_ISSUE_TYPES.join(", ")}`),
+  "external_issues[ids][]": t.Optional(t.Union([t.String({ maxLength: 2000 }), t.Array(t.String({ maxLength: 2000 }), { maxItems: 100 })], {
+    description: "Cases linked to one of these issue ids (repeated, or comma-separated); with `external_issues[type]`, of that tracker",
+  })),
+  include: FilterText("external_issues: each case's linked external issues"),
 });
-/** `GET /case/{code}/{id}?include=`: Qase's only part is `external_issues`, which cases do not hold (400). */
-export const CaseGetQuery = t.Object({ include: FilterText("Not supported (400)") });
+/** `GET /case/{code}/{id}?include=`: Qase's only part is `external_issues`. */
+export const CaseGetQuery = t.Object({ include: FilterText("external_issues: the case's linked external issues") });
+
+/** Qase `TestCaseExternalIssues`: link (attach) or unlink (detach) cases and issues of a Jira integration. */
+export const CaseExternalIssues = t.Object({
+  type: t.Union([t.Literal("jira-cloud"), t.Literal("jira-server")]),
+  links: t.Array(t.Object({
+    case_id: EntityNumber("test case"),
+    external_issues: t.Array(t.String({ minLength: 1, maxLength: 255, description: "An issue id in the tracker, e.g. SHOP-42" }), { maxItems: 100 }),
+  }), { minItems: 1, maxItems: 100 }),
+}, { examples: [{ type: "jira-cloud", links: [{ case_id: 1, external_issues: ["SHOP-42", "SHOP-43"] }] }] });
+export type CaseExternalIssuesBody = typeof CaseExternalIssues.static;
+
+/** Qase `ExternalIssue`: a tracker and the case's issues in it (`link` only when the id is itself an address). */
+export const ExternalIssueView = t.Object({
+  type: t.String(),
+  issues: t.Array(t.Object({ id: t.String(), link: t.Optional(t.String()) })),
+});
 export type CaseCreateBody = typeof CaseCreate.static;
 export type CaseUpdateBody = typeof CaseUpdate.static;
 export type CaseCloneBody = typeof CaseClone.static;
@@ -145,4 +166,5 @@ export const CaseView = t.Object({
   author: Nullable(CaseAuthor),
   created_at: Timestamp,
   updated_at: Timestamp,
+  external_issues: t.Optional(t.Array(ExternalIssueView, { description: "With include=external_issues" })),
 });

@@ -19,6 +19,7 @@ import type { CaseCloneBody, CaseCreateBody, CaseListQuery, CaseUpdateBody } fro
 import { checkInclude, csv } from "../shared/list-filters";
 import { inProject, type ProjectWrite } from "../shared/write";
 import { buildCaseParameters, caseParameterViews, sharedParametersOf } from "./parameters";
+import { externalIssueFilter, externalIssuesOf, type ExternalIssueGroup } from "./external-issues";
 import { cases, type CaseCustomFieldValue, type CaseStep } from "./tables";
 
 export type CaseRow = typeof cases.$inferSelect;
@@ -49,9 +50,10 @@ const automationOf = (c: CaseRow) => enumNumber(AUTOMATION, c.isAutomated ? "aut
  * API view: the payload fields plus what Qase clients read (tags, author, Qase's aliases), the
  * enums as Qase's numbers (the payload keeps the names). Pure.
  */
-export function caseView(c: CaseRow, author: CaseAuthor | null, numbers: Numbers, shared: SharedParameters = new Map(), liveFields?: ReadonlySet<number>) {
+export function caseView(c: CaseRow, author: CaseAuthor | null, numbers: Numbers, shared: SharedParameters = new Map(), liveFields?: ReadonlySet<number>, externalIssues?: ExternalIssueGroup[]) {
   const automation = automationOf(c);
   return {
+    ...(externalIssues ? { external_issues: externalIssues } : {}),
     ...casePayload(c, numbers),
     severity: enumNumber(SEVERITY, c.severity), priority: enumNumber(PRIORITY, c.priority), type: enumNumber(CASE_TYPE, c.type),
     behavior: enumNumber(BEHAVIOR, c.behavior), layer: enumNumber(LAYER, c.layer), status: enumNumber(CASE_STATUS, c.status),
@@ -80,13 +82,18 @@ function liveFieldsOf(db: Reader, rows: CaseRow[]): Set<number> {
   return new Set(db.select({ id: customFieldTable.id }).from(customFieldTable).where(inArray(customFieldTable.id, ids)).all().map((f) => f.id));
 }
 
-/** Views of many cases: one query for all their authors, one for the shared parameters they use, one for their custom fields, one each for their suites' and milestones' numbers. */
-export function caseViews(db: Reader, rows: CaseRow[]) {
+/**
+ * Views of many cases: one query for all their authors, one for the shared parameters they use,
+ * one for their custom fields, one each for their suites' and milestones' numbers, and with
+ * `include=external_issues` (Qase shows them only then) one for their external issues.
+ */
+export function caseViews(db: Reader, rows: CaseRow[], opts: { externalIssues?: boolean } = {}) {
+  const issues = opts.externalIssues ? externalIssuesOf(db, rows.map((c) => c.id)) : null;
   const authors = authorsOf(db, rows);
   const liveFields = liveFieldsOf(db, rows);
   const numbers = Numbers.load(db, { suite: rows.map((c) => c.suiteId), milestone: rows.map((c) => c.milestoneId) });
   const shared = sharedParametersOf(db, rows);
-  return rows.map((c) => caseView(c, c.authorId === null ? null : authors.get(c.authorId) ?? null, numbers, shared, liveFields));
+  return rows.map((c) => caseView(c, c.authorId === null ? null : authors.get(c.authorId) ?? null, numbers, shared, liveFields, issues ? issues.get(c.id) ?? [] : undefined));
 }
 
 /** The live case numbered `number` in the project, or 404. */
@@ -295,8 +302,14 @@ export function cloneCase(db: Db, caller: Caller, project: ProjectRow, number: n
   });
 }
 
-export function getCase(db: Db, project: ProjectRow, number: number) {
-  return caseViews(db, [requireCase(db, project.id, number)])[0]!;
+/** Qase's one `include` part on cases; anything else is a 400 naming `include`. */
+function includesExternalIssues(include: string | undefined): boolean {
+  checkInclude(include, ["external_issues"]);
+  return include !== undefined && csv(include).includes("external_issues");
+}
+
+export function getCase(db: Db, project: ProjectRow, number: number, include?: string) {
+  return caseViews(db, [requireCase(db, project.id, number)], { externalIssues: includesExternalIssues(include) })[0]!;
 }
 
 type CaseFilters = Omit<typeof CaseListQuery.static, "limit" | "offset">;
@@ -304,11 +317,12 @@ type CaseFilters = Omit<typeof CaseListQuery.static, "limit" | "offset">;
 /** Qase list filters are comma-separated values; each enum value may be a name or Qase's number. */
 
 export function listCases(db: Db, p: ProjectRow, q: CaseFilters & { limit: number; offset: number }) {
-  checkInclude(q.include, []);
-  for (const f of ["external_issues[type]", "external_issues[ids][]"] as const) if (q[f] !== undefined) throw badRequest(`"${f}" is not supported: cases hold no external issues`, f);
+  const withIssues = includesExternalIssues(q.include);
   const base = and(eq(cases.projectId, p.id), notDeleted)!;
   const filters: SQL[] = [base];
   if (q.search) filters.push(containsText(cases.title, q.search)); // %, _ and \ match themselves
+  const linked = externalIssueFilter(db, q["external_issues[type]"], q["external_issues[ids][]"]);
+  if (linked) filters.push(linked);
   // Filters name suites and milestones by number; one of no such suite matches no case.
   if (q.suite_id) filters.push(eq(cases.suiteId, findRowId(db, "suite", p.id, q.suite_id) ?? 0));
   if (q.milestone_id) filters.push(eq(cases.milestoneId, findRowId(db, "milestone", p.id, q.milestone_id) ?? 0));
@@ -331,5 +345,5 @@ export function listCases(db: Db, p: ProjectRow, q: CaseFilters & { limit: numbe
   const total = db.select({ n: count() }).from(cases).where(base).get()!.n;
   const filtered = db.select({ n: count() }).from(cases).where(where).get()!.n;
   const rows = db.select().from(cases).where(where).orderBy(cases.number).limit(q.limit).offset(q.offset).all();
-  return { total, filtered, entities: caseViews(db, rows) };
+  return { total, filtered, entities: caseViews(db, rows, { externalIssues: withIssues }) };
 }

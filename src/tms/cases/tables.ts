@@ -1,5 +1,5 @@
 import type { BEHAVIOR, CASE_STATUS, CASE_TYPE, LAYER, PRIORITY, SEVERITY } from "../../qase/enums";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { users } from "../../directory/tables";
 import { milestones } from "../milestones/tables";
 import { projects } from "../projects/tables";
@@ -65,3 +65,16 @@ export const cases = sqliteTable("tms_cases", {
   updated: text("updated").notNull(),
   deleted: text("deleted"),
 }, (t) => [uniqueIndex("tms_cases_number").on(t.projectId, t.number), index("tms_cases_project").on(t.projectId, t.deleted), index("tms_cases_suite").on(t.suiteId), index("tms_cases_position").on(t.projectId, t.suiteId, t.position), index("tms_cases_signature").on(t.projectId, t.signature)]);
+
+/**
+ * Issues in an external tracker linked to a case (Qase's case external issues: attach/detach):
+ * one row per case, tracker type and issue id, so attaching the same issue twice keeps one.
+ */
+export const caseExternalIssues = sqliteTable("tms_case_external_issues", {
+  caseId: integer("case_id").notNull().references(() => cases.id, { onDelete: "cascade" }),
+  /** The tracker integration (`jira-cloud`, `jira-server`). */
+  type: text("type").notNull(),
+  /** The issue's id in the tracker as the client sent it (trimmed), e.g. "SHOP-42". */
+  issueId: text("issue_id").notNull(),
+  created: text("created").notNull(),
+}, (t) => [primaryKey({ columns: [t.caseId, t.type, t.issueId] })]);
