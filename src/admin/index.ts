@@ -1,16 +1,16 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { readJsonApiBody } from "../http/body";
-import { scimAdminRoutes } from "../scim/tokens";
-import { apiTokenAdminRoutes } from "../tms/tokens";
-import { webhookAdminRoutes } from "../webhooks";
+import { scimAdminRoutes } from "./scim";
+import { apiTokenAdminRoutes } from "./api-tokens";
+import { webhookAdminRoutes } from "./webhooks";
 import { guardAdminRequest } from "./access";
 import { ADMIN_PREFIX, isAdminPath } from "./auth";
 import { isRole, ROLE_KEY, routeRoleTable, type Role } from "./roles";
 import { adminTokenAdminRoutes } from "./tokens";
 import { meAdminRoutes } from "./me";
 import { sessionAdminRoutes } from "../signin";
-import { auditAdminRoutes } from "../audit";
+import { auditAdminRoutes } from "./audit-log";
 import { directoryAdminRoutes } from "./directory";
 import { instanceAdminRoutes } from "./instance";
 import { workspacesAdminRoutes } from "./workspaces";
@@ -21,10 +21,11 @@ import { projectsAdminRoutes } from "./projects";
 export const ADMIN_MAX_BODY_BYTES = 64 * 1024;
 
 /**
- * Every admin router, relative to /api/admin. Each feature keeps its service and its route
- * factory in its own folder; this list is the one place they are mounted.
+ * Every admin router, relative to /api/admin. The admin API is one home: its routers live here,
+ * in src/admin, and call the services the features keep in their folders (a feature never
+ * imports the admin API, which stands above them all).
  *
- * To add an admin API: write `fooAdminRoutes(ctx)` in the feature's folder, returning
+ * To add an admin API: write `fooAdminRoutes(ctx)` in src/admin/foo.ts, returning
  * `new Elysia()` with paths relative to /api/admin (e.g. `.get("/foo", …)`) and no auth hook of
  * its own, then append it here. The guard below already covers it, before its body is read.
  */

@@ -1,14 +1,14 @@
 import { Elysia } from "elysia";
-import { adminAccess } from "../admin/access";
+import { adminAccess } from "./access";
 import type { AppContext } from "../context";
 import { apiErrorAnswers, queryParameters } from "../http/responses";
-import { ADMIN_GUARD_ERRORS, adminResponses } from "../admin/auth";
-import { AuditExportQuery, AuditListQuery, AuditPage } from "./model";
-import { exportAudit, keepAuditFor, listAudit } from "./service";
+import { ADMIN_GUARD_ERRORS, adminResponses } from "./auth";
+import { AuditExportQuery, AuditListQuery, AuditPage } from "../audit/model";
+import { exportAudit, keepAuditFor, listAudit } from "../audit/service";
 
 const tags = ["Admin: audit log"];
 
-/** GET /api/admin/audit-log (+ /export): who did what, when, from where, with what outcome. Mounted by src/admin. */
+/** GET /api/admin/audit-log (+ /export): who did what, when, from where, with what outcome (the log itself: src/audit). */
 export function auditAdminRoutes(ctx: AppContext) {
   keepAuditFor(ctx.db, ctx.sqlite, ctx.config.auditRetentionDays);
   return new Elysia({ name: "admin-audit-log" })

@@ -1,17 +1,17 @@
 import { Elysia, t } from "elysia";
-import { adminAccess } from "../admin/access";
-import { ADMIN_BODY_ERRORS, adminResponses } from "../admin/auth";
+import { adminAccess } from "./access";
+import { ADMIN_BODY_ERRORS, adminResponses } from "./auth";
 import { NoContent } from "../http/responses";
 import type { AppContext } from "../context";
-import { EVENTS } from "./catalog";
-import * as m from "./model";
-import { subscriptionHealth } from "./health";
-import * as svc from "./service";
+import { EVENTS } from "../webhooks/catalog";
+import * as m from "../webhooks/model";
+import { subscriptionHealth } from "../webhooks/health";
+import * as svc from "../webhooks/service";
 
 const IdParam = t.Object({ id: t.Integer({ minimum: 1 }) });
 const tags = ["Webhooks (admin)"];
 
-/** Webhook subscriptions, delivery log and replay; mounted under /api/admin by src/admin. */
+/** Webhook subscriptions, delivery log and replay, under /api/admin (the engine and its services: src/webhooks). */
 export function webhookAdminRoutes(ctx: AppContext) {
   return new Elysia({ name: "webhooks-admin" })
     .use(adminAccess(ctx))

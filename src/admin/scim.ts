@@ -1,16 +1,16 @@
 import { Elysia, t } from "elysia";
-import { adminAccess } from "../../admin/access";
-import { ADMIN_BODY_ERRORS, adminResponses } from "../../admin/auth";
-import { NoContent } from "../../http/responses";
-import type { AppContext } from "../../context";
-import { notFound } from "../../http/errors";
-import { CreateScimTokenBody, CreatedScimToken, PatchScimSettingsBody, ScimSettings, ScimTokenIdParams, ScimTokenInfo } from "./model";
-import { seatUsage } from "../../directory/users";
-import { createScimToken, listScimTokens, revokeScimToken, scimEnabledReader, setScimEnabled } from "./service";
+import { adminAccess } from "./access";
+import { ADMIN_BODY_ERRORS, adminResponses } from "./auth";
+import { NoContent } from "../http/responses";
+import type { AppContext } from "../context";
+import { notFound } from "../http/errors";
+import { CreateScimTokenBody, CreatedScimToken, PatchScimSettingsBody, ScimSettings, ScimTokenIdParams, ScimTokenInfo } from "../scim/tokens/model";
+import { seatUsage } from "../directory/users";
+import { createScimToken, listScimTokens, revokeScimToken, scimEnabledReader, setScimEnabled } from "../scim/tokens/service";
 
 const tags = ["Admin: SCIM"];
 
-/** Admin API for SCIM: bearer tokens for IdPs, the on/off switch and seat usage; mounted under /api/admin by src/admin. */
+/** Admin API for SCIM, under /api/admin: bearer tokens for IdPs, the on/off switch and seat usage (services: src/scim/tokens). */
 export function scimAdminRoutes(ctx: AppContext) {
   const enabled = scimEnabledReader(ctx.sqlite, ctx.config);
   const settingsView = () => ({ enabled: enabled(), seats: seatUsage(ctx.db, ctx.config) });

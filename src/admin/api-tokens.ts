@@ -1,14 +1,14 @@
 import { Elysia, t } from "elysia";
-import { adminAccess } from "../../admin/access";
-import { ADMIN_BODY_ERRORS, adminResponses } from "../../admin/auth";
-import { NoContent } from "../../http/responses";
-import type { AppContext } from "../../context";
-import { ApiTokenCreate, ApiTokenCreated, ApiTokenView, TokenIdParam } from "./model";
-import { createApiToken, listApiTokens, revokeApiToken } from "./service";
+import { adminAccess } from "./access";
+import { ADMIN_BODY_ERRORS, adminResponses } from "./auth";
+import { NoContent } from "../http/responses";
+import type { AppContext } from "../context";
+import { ApiTokenCreate, ApiTokenCreated, ApiTokenView, TokenIdParam } from "../tms/tokens/model";
+import { createApiToken, listApiTokens, revokeApiToken } from "../tms/tokens/service";
 
 const detail = (summary: string) => ({ tags: ["Admin: API tokens"], summary });
 
-/** Admin management of the `Token`-header credentials used by /api/v1 and /api/v2; mounted under /api/admin by src/admin. */
+/** Admin management of the `Token`-header credentials used by /api/v1 and /api/v2, under /api/admin (services: src/tms/tokens). */
 export function apiTokenAdminRoutes(ctx: AppContext) {
   return new Elysia()
     .use(adminAccess(ctx))
