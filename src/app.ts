@@ -6,7 +6,7 @@ import { noteWriteFailure } from "./ops/storage";
 import { opsRoutes } from "./ops";
 import { noteRoute, requestIdOf } from "./http/request-info";
 import { scimRoutes } from "./scim";
-import { signInRoutes } from "./signin";
+import { signInRoutes } from "./admin/signin";
 import { renderScimError } from "./scim/errors";
 import { tmsRoutes } from "./tms";
 

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { ApiError } from "../http/errors";
 import { bearerToken, constantTimeEqual } from "../lib/tokens";
-import { findSession, sessionCookieName } from "../signin/sessions";
+import { findSession, sessionCookieName } from "./signin/sessions";
 import { assertAdmin } from "./auth";
 import { audited, writeAudit, type AuditActor, type AuditedAction } from "../audit/service";
 import { ROLE_KEY, roleAllows, type Role } from "./roles";
@@ -14,7 +14,7 @@ import { writeTransaction } from "../db/transaction";
  *
  * - `env-token`: GATEHOUSE_ADMIN_TOKEN, for automation and break-glass; always `owner`.
  * - `admin-token`: a named admin API token (gadm_…) with its own role and expiry.
- * - `person`: signed in to the console through the IdP (src/signin/): a session cookie.
+ * - `person`: signed in to the console through the IdP (src/admin/signin/): a session cookie.
  * Every audit entry names the principal, so the shared token's use shows as such.
  */
 export type AdminPrincipal = {

@@ -9,7 +9,7 @@ import { ADMIN_PREFIX, isAdminPath } from "./auth";
 import { isRole, ROLE_KEY, routeRoleTable, type Role } from "./roles";
 import { adminTokenAdminRoutes } from "./tokens";
 import { meAdminRoutes } from "./me";
-import { sessionAdminRoutes } from "../signin";
+import { sessionAdminRoutes } from "./signin";
 import { auditAdminRoutes } from "./audit-log";
 import { directoryAdminRoutes } from "./directory";
 import { instanceAdminRoutes } from "./instance";

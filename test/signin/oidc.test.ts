@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { roleFromGroups } from "../../src/signin/roles-from-groups";
+import { roleFromGroups } from "../../src/admin/signin/roles-from-groups";
 import { createTestApp } from "../helpers";
 import { CLIENT_ID, CLIENT_SECRET, GROUP_CONFIG, signIn, startOp } from "./op";
 

@@ -1,10 +1,10 @@
 import { desc, eq, lt } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
-import type { AppContext } from "../context";
-import { notFound } from "../http/errors";
-import { hashToken } from "../lib/tokens";
-import type { Role } from "../admin/roles";
-import { sourceOf, writeAudit, type AuditActor } from "../audit/service";
+import type { AppContext } from "../../context";
+import { notFound } from "../../http/errors";
+import { hashToken } from "../../lib/tokens";
+import type { Role } from "../roles";
+import { sourceOf, writeAudit, type AuditActor } from "../../audit/service";
 import { adminSessions, type AdminSessionRow } from "./tables";
 
 /** Server-side console sessions: created at sign-in, found by the cookie, ended by sign-out, revocation or timeouts. */

@@ -1,5 +1,5 @@
-import type { Config } from "../config";
-import type { Role } from "../admin/roles";
+import type { Config } from "../../config";
+import type { Role } from "../roles";
 
 /**
  * The role a person's IdP groups give: the highest of the groups' roles, or null (not an admin).

@@ -1,10 +1,10 @@
 import { Elysia, t } from "elysia";
-import type { AppContext } from "../context";
-import { adminAccess, cookieValue } from "../admin/access";
-import { adminResponses } from "../admin/auth";
-import { writeAudit } from "../audit/service";
-import { ApiError } from "../http/errors";
-import { constantTimeEqual } from "../lib/tokens";
+import type { AppContext } from "../../context";
+import { adminAccess, cookieValue } from "../access";
+import { adminResponses } from "../auth";
+import { writeAudit } from "../../audit/service";
+import { ApiError } from "../../http/errors";
+import { constantTimeEqual } from "../../lib/tokens";
 import { oidcRelyingParty, SignInError } from "./oidc";
 import { roleFromGroups } from "./roles-from-groups";
 import { createSession, endSession, findSession, listSessions, sessionById, sessionCookieName } from "./sessions";

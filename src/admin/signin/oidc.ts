@@ -1,5 +1,5 @@
 import * as oauth from "oauth4webapi";
-import type { Config } from "../config";
+import type { Config } from "../../config";
 
 /**
  * The OpenID Connect relying party: authorization code flow with PKCE (S256), state and nonce,
