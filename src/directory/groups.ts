@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { and, eq, ne, sql } from "drizzle-orm";
 import type { Tx } from "../db/connection";
+import { inList, listEntry, listTable, notInList } from "../db/dialect";
 import { duplicate } from "./errors";
 import { displayNameKey, groupMembers, groups, users, workspaceMembers } from "./tables";
 
@@ -36,17 +37,17 @@ export function assertDisplayNameFree(tx: Tx, duplicateStatus: 400 | 409, displa
  */
 export function addMembers(tx: Tx, groupId: string, userIds: number[], workspaceId: number): void {
   if (userIds.length === 0) return;
-  tx.run(sql`INSERT OR IGNORE INTO ${groupMembers} (group_id, user_id)
-    SELECT ${groupId}, ${users.id} FROM json_each(${JSON.stringify(userIds)}) AS j
-    CROSS JOIN ${users} ON ${users.id} = j.value
+  tx.run(sql`INSERT INTO ${groupMembers} (group_id, user_id)
+    SELECT ${groupId}, ${users.id} FROM ${listTable(userIds, "j")}
+    CROSS JOIN ${users} ON ${users.id} = ${listEntry("j")}
     CROSS JOIN ${workspaceMembers} wm ON wm.workspace_id = ${workspaceId} AND wm.user_id = ${users.id}
-    WHERE ${users.active} = 1`);
+    WHERE ${users.active} = 1
+    ON CONFLICT DO NOTHING`);
 }
 
 export function removeMembers(tx: Tx, groupId: string, userIds: number[]): void {
   if (userIds.length === 0) return;
-  tx.run(sql`DELETE FROM ${groupMembers} WHERE group_id = ${groupId}
-    AND user_id IN (SELECT value FROM json_each(${JSON.stringify(userIds)}))`);
+  tx.run(sql`DELETE FROM ${groupMembers} WHERE group_id = ${groupId} AND ${inList(sql`user_id`, userIds)}`);
 }
 
 /** Full replacement: drop who is not named, then add who is (no churn for members who stay). */
@@ -55,8 +56,7 @@ export function replaceMembers(tx: Tx, groupId: string, userIds: number[], works
     tx.delete(groupMembers).where(eq(groupMembers.groupId, groupId)).run();
     return;
   }
-  tx.run(sql`DELETE FROM ${groupMembers} WHERE group_id = ${groupId}
-    AND user_id NOT IN (SELECT value FROM json_each(${JSON.stringify(userIds)}))`);
+  tx.run(sql`DELETE FROM ${groupMembers} WHERE group_id = ${groupId} AND ${notInList(sql`user_id`, userIds)}`);
   addMembers(tx, groupId, userIds, workspaceId);
 }
 

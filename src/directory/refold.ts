@@ -4,7 +4,8 @@
  * folding are never merged: they keep their old keys (so both stay readable and writable) and
  * are reported at every start until an admin renames or deactivates one of them.
  */
-import type { Database } from "bun:sqlite";
+import { hasTables, type Connection } from "../db/connection";
+import { immediateTransaction } from "../db/transaction";
 import { quoteValue } from "../http/body";
 import { caseFoldKey } from "./tables";
 
@@ -16,13 +17,12 @@ const FOLD_VERSION = "2";
 export type UserNameCollision = { key: string; users: { id: number; userName: string }[] };
 
 /** Re-keys users and their e-mail rows; returns the collisions left apart (empty when none). */
-export function refoldUserKeys(sqlite: Database): UserNameCollision[] {
-  const hasTables = sqlite.query("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN ('users', 'settings')").get() as { n: number };
-  if (hasTables.n < 2) return [];
-  const marker = sqlite.query("SELECT value FROM settings WHERE key = ?").get(FOLDED_MARKER) as { value: string } | null;
+export function refoldUserKeys(connection: Connection): UserNameCollision[] {
+  if (!hasTables(connection, ["users", "settings"])) return [];
+  const marker = connection.query("SELECT value FROM settings WHERE key = ?").get(FOLDED_MARKER) as { value: string } | null;
   if (marker?.value === FOLD_VERSION) return [];
 
-  const rows = sqlite.query("SELECT id, user_name AS userName, user_name_key AS key FROM users").all() as { id: number; userName: string; key: string }[];
+  const rows = connection.query("SELECT id, user_name AS userName, user_name_key AS key FROM users").all() as { id: number; userName: string; key: string }[];
   const byKey = new Map<string, typeof rows>();
   for (const r of rows) {
     const k = caseFoldKey(r.userName);
@@ -35,8 +35,8 @@ export function refoldUserKeys(sqlite: Database): UserNameCollision[] {
     else if (group[0]!.key !== key) pending.push({ id: group[0]!.id, key });
   }
 
-  sqlite.transaction(() => {
-    const setKey = sqlite.query("UPDATE users SET user_name_key = ? WHERE id = ?");
+  immediateTransaction(connection, () => {
+    const setKey = connection.query("UPDATE users SET user_name_key = ? WHERE id = ?");
     // A new key may still be another row's old one (that row moves later in the list, or is one
     // of a collision pair): retry until no row moves; what cannot move is a collision too.
     let left = pending;
@@ -57,12 +57,12 @@ export function refoldUserKeys(sqlite: Database): UserNameCollision[] {
       const users = [p.id, ...(holder ? [holder.id] : [])].map((id) => ({ id, userName: rows.find((r) => r.id === id)!.userName }));
       collisions.push({ key: p.key, users });
     }
-    const emails = sqlite.query("SELECT id, value, value_key AS key FROM user_emails").all() as { id: number; value: string; key: string }[];
-    const setEmailKey = sqlite.query("UPDATE user_emails SET value_key = ? WHERE id = ?");
+    const emails = connection.query("SELECT id, value, value_key AS key FROM user_emails").all() as { id: number; value: string; key: string }[];
+    const setEmailKey = connection.query("UPDATE user_emails SET value_key = ? WHERE id = ?");
     for (const e of emails) if (caseFoldKey(e.value) !== e.key) setEmailKey.run(caseFoldKey(e.value), e.id);
     if (collisions.length === 0)
-      sqlite.query("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(FOLDED_MARKER, FOLD_VERSION);
-  }).immediate();
+      connection.query("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(FOLDED_MARKER, FOLD_VERSION);
+  })();
   return collisions;
 }
 

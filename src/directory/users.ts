@@ -10,7 +10,7 @@
 import { count, eq, getTableColumns } from "drizzle-orm";
 import type { Config } from "../config";
 import type { AppContext } from "../context";
-import type { Db, Tx } from "../db/connection";
+import { clientOf, type Db, type Tx } from "../db/connection";
 import { duplicate, invalidUser, noFreeSeat, notYours } from "./errors";
 import { removeUserFromAllGroups } from "./groups";
 import { isPlainText } from "./names";
@@ -195,12 +195,13 @@ const deactivatorOf = (scope: Scope) => scope.workspaceId ?? 0;
 // ---------------------------------------------------------------------------------------------
 
 /** Reading and writing user states, with every rule. Statements are prepared once per context. */
-export function createUserDirectory(ctx: Pick<AppContext, "sqlite" | "config">) {
-  const { sqlite, config } = ctx;
-  const byId = sqlite.query<UserDbRow, [number]>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ?`);
-  const idByUserNameKey = sqlite.query<{ id: number }, [string]>("SELECT id FROM users WHERE user_name_key = ?");
-  const deactivatedByOf = sqlite.query<{ by: number | null }, [number]>("SELECT deactivated_by AS by FROM users WHERE id = ?");
-  const activeRegularOthers = sqlite.query<{ n: number }, [number]>("SELECT count(*) AS n FROM users WHERE active = 1 AND user_type = 'regular' AND id <> ?");
+export function createUserDirectory(ctx: Pick<AppContext, "db" | "config">) {
+  const { config } = ctx;
+  const connection = clientOf(ctx.db);
+  const byId = connection.query<UserDbRow, [number]>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ?`);
+  const idByUserNameKey = connection.query<{ id: number }, [string]>("SELECT id FROM users WHERE user_name_key = ?");
+  const deactivatedByOf = connection.query<{ by: number | null }, [number]>("SELECT deactivated_by AS by FROM users WHERE id = ?");
+  const activeRegularOthers = connection.query<{ n: number }, [number]>("SELECT count(*) AS n FROM users WHERE active = 1 AND user_type = 'regular' AND id <> ?");
 
   const assertUniqueUserName = (userName: string, selfId: number | null) => {
     const hit = idByUserNameKey.get(caseFoldKey(userName));

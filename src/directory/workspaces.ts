@@ -86,7 +86,7 @@ export function updateWorkspace(db: Db, id: number, change: { name?: string; arc
 
 /** Makes user `userId` a member of workspace `workspaceId` (idempotent). */
 export function joinWorkspace(tx: Tx, workspaceId: number, userId: number): void {
-  tx.run(sql`INSERT OR IGNORE INTO ${workspaceMembers} (workspace_id, user_id, created_at) VALUES (${workspaceId}, ${userId}, ${new Date().toISOString()})`);
+  tx.insert(workspaceMembers).values({ workspaceId, userId, createdAt: new Date().toISOString() }).onConflictDoNothing().run();
 }
 
 export function isMember(db: Db | Tx, workspaceId: number, userId: number): boolean {

@@ -9,6 +9,7 @@
  * `IS`/`IS NOT`, which can still use an index.
  */
 import { sql, type SQL } from "drizzle-orm";
+import { includesText } from "../../db/dialect";
 import { ScimError } from "../errors";
 import type { AttrPath, CompareOp, FilterNode, FilterValue } from "./parser";
 
@@ -132,7 +133,7 @@ function compareCondition(a: ScalarAttribute, op: CompareOp, value: FilterValue,
       return sql`(${col} IS NOT ${p})`;
     case "co":
       if (param === "") return sql`(${notNull})`;
-      return sql`(${notNull} AND instr(${col}, ${p}) > 0)`;
+      return sql`(${notNull} AND ${includesText(col, p)})`;
     case "sw":
       if (param === "") return sql`(${notNull})`;
       return sql`(${notNull} AND substr(${col}, 1, length(${p})) = ${p})`;

@@ -1,4 +1,5 @@
 import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
+import { inList } from "../../db/dialect";
 import type { AppContext } from "../../context";
 import type { Db, Tx } from "../../db/connection";
 import { addMembers, assertDisplayNameFree, newGroupId, removeMembers, replaceMembers } from "../../directory/groups";
@@ -59,7 +60,7 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
     const out = new Map<string, GroupMember[]>(groupIds.map((id) => [id, []]));
     if (groupIds.length === 0) return out;
     const inGroups =
-      groupIds.length === 1 ? sql`gm.group_id = ${groupIds[0]}` : sql`gm.group_id IN (SELECT value FROM json_each(${JSON.stringify(groupIds)}))`;
+      groupIds.length === 1 ? sql`gm.group_id = ${groupIds[0]}` : inList(sql`gm.group_id`, groupIds);
     // Plain rows (no drizzle result mapping, which cost more than the query itself at this size).
     if (!view.display) {
       const rows = reader.all<{ group_id: string; user_id: number }>(

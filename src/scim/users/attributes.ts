@@ -8,10 +8,11 @@
  * - emails: rows of `user_emails` (alias `e`), reached by `u.id IN (SELECT e.user_id … WHERE …)`
  *   so an `emails.value eq` probe uses the value_key index and then the primary key.
  * - groups: the memberships (`group_members` joined to `groups`).
- * - Everything else: the `profile` JSON document, through json_extract/json_each (a scan of the
+ * - Everything else: the `profile` JSON document, through the dialect's JSON fragments (a scan of the
  *   candidate rows; the filter's size bounds keep it cheap enough).
  */
 import { sql, type SQL } from "drizzle-orm";
+import { ignoringCase, ignoringCaseText, jsonElementOrderText, jsonElementsText, jsonElementText, jsonValueText, type JsonKeys } from "../../db/dialect";
 import type { ScimAttribute } from "../discovery/attributes";
 import { ScimError } from "../errors";
 import type { AttrPath, AttributeResolver, AttributeType, MultiValuedAttribute, ScalarAttribute } from "../filter";
@@ -109,18 +110,18 @@ const idAttribute: ScalarAttribute = {
   toParam: (v) => (typeof v === "number" ? v : typeof v === "string" && /^\d{1,15}$/.test(v) ? Number(v) : -1),
 };
 
-/** The JSON path of a profile attribute: `$.nickName`, `$."urn:…:enterprise:2.0:User".department`. */
-const jsonPath = (schemaId: string, name: string) => (schemaId === userSchema.id ? `$.${name}` : `$."${schemaId}".${name}`);
+/** Where a profile attribute sits in the document: `nickName`, or `department` under the extension's URN. */
+const profileKeys = (schemaId: string, name: string): JsonKeys => (schemaId === userSchema.id ? [name] : [schemaId, name]);
 
 /** A multi-valued attribute kept in the profile: its entries through json_each. */
 function profileMultiValued(schemaId: string, def: ScimAttribute): MultiValuedAttribute {
   return {
     kind: "multiValued",
-    within: (cond: SQL) => sql`EXISTS (SELECT 1 FROM json_each(u.profile, ${sql.raw(`'${jsonPath(schemaId, def.name)}'`)}) j WHERE ${cond})`,
+    within: (cond: SQL) => sql`EXISTS (SELECT 1 FROM ${sql.raw(jsonElementsText("u.profile", profileKeys(schemaId, def.name), "j"))} WHERE ${cond})`,
     resolveSub: (sub: string) => {
       const s = findAttribute(def.subAttributes, sub);
       if (!s) throw new ScimError(400, `${def.name} has no sub-attribute "${sub}"`, "invalidFilter");
-      return scalarOf(s, `json_extract(j.value, '$.${s.name}')`);
+      return scalarOf(s, jsonElementText("j", [s.name]));
     },
     defaultSub: "value",
   };
@@ -171,11 +172,11 @@ const resolverFor = (workspaceId: number | null): AttributeResolver => {
       if (!s || (schema === userSchema && name === "name" && userColumnOf(`name.${s.name}`))) return unknown(p);
       if (s.name === "$ref" && s.mutability === "readOnly") throw new ScimError(400, `${def.name}.$ref is the URL of ${def.name}.value: filter on that`, "invalidFilter");
       if (s.name === "displayName" && s.mutability === "readOnly") // manager.displayName: the manager's own, if the scope sees them
-        return scalarOf(s, `(SELECT m.display_name FROM users m WHERE m.id = json_extract(u.profile, '${jsonPath(schema.id, def.name)}.value')${memberOf(workspaceId, "m.id")})`);
-      return scalarOf(s, `json_extract(u.profile, '${jsonPath(schema.id, def.name)}.${s.name}')`);
+        return scalarOf(s, `(SELECT m.display_name FROM users m WHERE m.id = ${jsonValueText("u.profile", [...profileKeys(schema.id, def.name), "value"])}${memberOf(workspaceId, "m.id")})`);
+      return scalarOf(s, jsonValueText("u.profile", [...profileKeys(schema.id, def.name), s.name]));
     }
     if (sub) return unknown(p);
-    return scalarOf(def, `json_extract(u.profile, '${jsonPath(schema.id, def.name)}')`);
+    return scalarOf(def, jsonValueText("u.profile", profileKeys(schema.id, def.name)));
   };
 };
 
@@ -199,7 +200,7 @@ export function userSortExpression(p: AttrPath, workspaceId: number | null = nul
     const groupColumn = own(GROUP_SORT_COLUMNS, sub ?? "value");
     if (name === "groups" && groupColumn)
       return sql.raw(`(SELECT ${groupColumn} FROM group_members gm JOIN groups g ON g.id = gm.group_id WHERE ${groupsIn(workspaceId)}gm.user_id = u.id ORDER BY 1 LIMIT 1)`);
-    if (name === "name" && !sub) return sql.raw("u.formatted_name COLLATE NOCASE");
+    if (name === "name" && !sub) return sql.raw(ignoringCaseText("u.formatted_name"));
     const keyed = userColumnOf(name)?.key;
     if (keyed) return sql.raw(`u.${keyed.column}`); // userName sorts by its folded key, as it compares
   }
@@ -213,10 +214,11 @@ export function userSortExpression(p: AttrPath, workspaceId: number | null = nul
     const def = findAttribute(schema.attributes, p.name);
     if (!def?.multiValued || schema === userSchema && (name === "emails" || name === "groups")) throw bad();
     const s = findAttribute(def.subAttributes, p.sub ?? "value") ?? def.subAttributes![0]!;
-    const primary = findAttribute(def.subAttributes, "primary") ? "json_extract(j.value, '$.primary') DESC, " : "";
-    return sql.raw(`(SELECT json_extract(j.value, '$.${s.name}') FROM json_each(u.profile, '${jsonPath(schema.id, def.name)}') j ORDER BY ${primary}j.key LIMIT 1)${s.type === "string" ? " COLLATE NOCASE" : ""}`);
+    const primary = findAttribute(def.subAttributes, "primary") ? `${jsonElementText("j", ["primary"])} DESC, ` : "";
+    const first = `(SELECT ${jsonElementText("j", [s.name])} FROM ${jsonElementsText("u.profile", profileKeys(schema.id, def.name), "j")} ORDER BY ${primary}${jsonElementOrderText("j")} LIMIT 1)`;
+    return sql.raw(s.type === "string" ? ignoringCaseText(first) : first);
   }
   const text = resolved.type === "string" && !resolved.caseExact && !resolved.folded;
   const expr = sql`${resolved.column}`;
-  return text ? sql`${expr} COLLATE NOCASE` : expr;
+  return text ? ignoringCase(expr) : expr;
 }

@@ -2,11 +2,12 @@
  * /Users as SCIM sees the directory: rendering, list queries, and PUT/PATCH/DELETE translated
  * into directory writes (src/directory/users.ts holds the rules and the storage). No Elysia
  * here; index.ts is the HTTP edge. Writes run in `BEGIN IMMEDIATE` transactions
- * (read-then-write); hot reads use prepared bun:sqlite statements (cached by SQL text) because
+ * (read-then-write); hot reads use statements prepared once on the connection (cached by SQL text) because
  * every IdP sync is mostly lookups.
  */
-import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import type { AppContext } from "../../context";
+import { clientOf } from "../../db/connection";
+import { inListText, listParam, queryText } from "../../db/dialect";
 import { caseFoldKey } from "../../directory/tables";
 import { createUserDirectory, USER_COLUMNS, validateUser, type UserDbRow, type UserState } from "../../directory/users";
 import { notYours } from "../../directory/errors";
@@ -24,51 +25,28 @@ type Projection = Pick<ListParams, "attributes" | "excludedAttributes">;
 
 const isGroupsPath = (p: AttrPath) => (!p.uri || p.uri.toLowerCase() === SCHEMA_USER.toLowerCase()) && p.name.toLowerCase() === "groups";
 
-const dialect = new SQLiteSyncDialect();
-
-/**
- * Prepared statements by SQL text, least recently used evicted beyond `max`. List SQL varies
- * with the filter's shape (values are bound), so the set is small in practice but not bounded
- * by us: an IdP could send endless shapes, hence the cap.
- */
-function statementCache(sqlite: AppContext["sqlite"], max: number) {
-  const cache = new Map<string, ReturnType<AppContext["sqlite"]["prepare"]>>();
-  return (text: string) => {
-    let st = cache.get(text);
-    if (st) {
-      cache.delete(text);
-      cache.set(text, st);
-      return st;
-    }
-    st = sqlite.prepare(text);
-    cache.set(text, st);
-    if (cache.size > max) {
-      const [oldest, old] = cache.entries().next().value!;
-      cache.delete(oldest);
-      old.finalize();
-    }
-    return st;
-  };
-}
-
 export function createUsersService(ctx: AppContext) {
-  const { sqlite, db, config } = ctx;
+  const { db, config } = ctx;
+  const connection = clientOf(db);
   // One row is a whole user: their e-mails are rendered into `users.emails` on write (see
   // tables.ts), so every read is one statement. (Outside a transaction each statement is its
   // own WAL read transaction — two fcntl locks and an fstat — and a second statement for the
   // e-mails measured as costly as the lookup itself.)
-  const byId = sqlite.query<UserDbRow, [number]>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ?`);
-  const byUserNameKey = sqlite.query<UserDbRow, [string]>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.user_name_key = ?`);
-  const statements = statementCache(sqlite, 256);
+  const byId = connection.query<UserDbRow, [number]>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ?`);
+  const byUserNameKey = connection.query<UserDbRow, [string]>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.user_name_key = ?`);
+  // List SQL varies with the filter's shape (values are bound): the connection keeps prepared
+  // statements by SQL text (least recently used dropped, src/db/connection.ts), so repeated
+  // shapes are prepared once and an IdP sending endless shapes cannot grow memory without bound.
+  const statements = (text: string) => connection.prepare(text);
   // max(id) is a b-tree edge read, and never less than the number of users.
-  const userRowsBound = sqlite.query<{ n: number }, []>("SELECT coalesce(max(id), 0) AS n FROM users");
+  const userRowsBound = connection.query<{ n: number }, []>("SELECT coalesce(max(id), 0) AS n FROM users");
   const directory = createUserDirectory(ctx);
 
-  const memberOf = sqlite.query<{ one: number }, [number, number]>("SELECT 1 AS one FROM workspace_members WHERE workspace_id = ? AND user_id = ?");
+  const memberOf = connection.query<{ one: number }, [number, number]>("SELECT 1 AS one FROM workspace_members WHERE workspace_id = ? AND user_id = ?");
   /** Whether `scope` sees user `id`: the organization sees everyone, a workspace its members. */
   const sees = (scope: Scope, id: number) => scope.workspaceId === null || memberOf.get(scope.workspaceId, id) !== null;
 
-  const displayNameById = sqlite.query<{ display_name: string }, [number]>("SELECT display_name FROM users WHERE id = ?");
+  const displayNameById = connection.query<{ display_name: string }, [number]>("SELECT display_name FROM users WHERE id = ?");
   /**
    * manager.$ref and manager.displayName are read-only: computed when manager.value names a user
    * the scope sees. A manager outside a workspace token's workspace is unknown to it: the value
@@ -85,9 +63,9 @@ export function createUsersService(ctx: AppContext) {
   const render = userRenderer(config.baseUrl, withManagerReference);
 
   // `?2` null: the organization, every group; else the workspace's groups only.
-  const groupsOf = sqlite.query<{ user_id: number; id: string; display_name: string }, [string, number | null]>(
+  const groupsOf = connection.query<{ user_id: number; id: string; display_name: string }, [string, number | null]>(
     `SELECT gm.user_id, g.id, g.display_name FROM group_members gm JOIN groups g ON g.id = gm.group_id
-     WHERE gm.user_id IN (SELECT value FROM json_each(?1)) AND (?2 IS NULL OR g.workspace_id = ?2) ORDER BY gm.user_id, g.display_name_key`,
+     WHERE ${inListText("gm.user_id", "?1")} AND (?2 IS NULL OR g.workspace_id = ?2) ORDER BY gm.user_id, g.display_name_key`,
   );
   /**
    * `groups` is `returned: "request"` (schema.ts): read from the memberships, for a whole page in
@@ -97,7 +75,7 @@ export function createUsersService(ctx: AppContext) {
   const present = (resources: UserResource[], projection: Projection, scope: Scope): Record<string, unknown>[] => {
     if (projection.attributes?.some(isGroupsPath) && resources.length) {
       const byUser = new Map<string, Record<string, unknown>[]>();
-      for (const g of groupsOf.all(JSON.stringify(resources.map((r) => Number(r.id))), scope.workspaceId)) {
+      for (const g of groupsOf.all(listParam(resources.map((r) => Number(r.id))), scope.workspaceId)) {
         const list = byUser.get(String(g.user_id)) ?? byUser.set(String(g.user_id), []).get(String(g.user_id))!;
         list.push({ value: g.id, $ref: resourceLocation(config.baseUrl, "Groups", g.id), display: g.display_name, type: "direct" });
       }
@@ -238,10 +216,10 @@ const isUserIndexProbe: IsIndexProbe = (n) => {
  */
 export function userListQueries(params: ListParams, parsed?: FilterNode, workspaceId: number | null = null): { countQuery: { sql: string; params: unknown[] }; pageQuery: { sql: string; params: unknown[] } } {
   // One drizzle → SQL conversion (of the WHERE fragment); the two statements are plain strings
-  // around it, so their text only depends on the filter's shape and bun:sqlite's statement
+  // around it, so their text only depends on the filter's shape and the statement
   // cache (keyed by SQL text) serves repeated shapes.
   const node = parsed ?? (params.filter ? parseFilter(params.filter) : undefined);
-  const where = node ? dialect.sqlToQuery(compileFilter(node, userFilterResolverFor(workspaceId))) : null;
+  const where = node ? queryText(compileFilter(node, userFilterResolverFor(workspaceId))) : null;
   // a workspace token sees its workspace's members only
   const member = workspaceId === null ? null : "u.id IN (SELECT wm.user_id FROM workspace_members wm WHERE wm.workspace_id = ?)";
   const conditions = [where ? `(${where.sql})` : null, member].filter((c) => c !== null);
@@ -249,7 +227,7 @@ export function userListQueries(params: ListParams, parsed?: FilterNode, workspa
   const whereParams = [...(where ? where.params : []), ...(workspaceId === null ? [] : [workspaceId])];
   let order = "u.id ASC";
   if (params.sortBy) {
-    const expr = dialect.sqlToQuery(userSortExpression(params.sortBy, workspaceId)).sql;
+    const expr = queryText(userSortExpression(params.sortBy, workspaceId)).sql;
     order = `${expr} ${params.sortOrder === "descending" ? "DESC" : "ASC"} NULLS LAST, u.id ASC`;
   }
   return {
