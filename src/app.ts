@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { adminRoutes } from "./admin";
 import type { AppContext } from "./context";
 import { mapError } from "./http/error-mapping";
-import { noteWriteFailure } from "./ops/storage";
+import { noteWriteFailure } from "./db/readiness";
 import { opsRoutes } from "./ops";
 import { noteRoute, requestIdOf } from "./http/request-info";
 import { scimRoutes } from "./scim";
@@ -38,7 +38,7 @@ export function createApp(ctx: AppContext) {
       // A body that fails to parse never reaches onTransform; note the route here instead.
       // (No onParse hook: a function parse hook makes @elysiajs/openapi drop request bodies.)
       noteRoute(request, route);
-      noteWriteFailure(ctx.sqlite, error);
+      noteWriteFailure(ctx.db, error);
       return mapError({ code, error, request, requestId: requestIdOf(request), log: ctx.log, renderScim: renderScimError });
     })
     .use(opsRoutes(ctx))

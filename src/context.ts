@@ -1,6 +1,5 @@
-import type { Database } from "bun:sqlite";
 import type { Config } from "./config";
-import type { Db } from "./db/connection";
+import type { Connection, Db } from "./db/connection";
 import type { GroupCommit } from "./db/group-commit";
 import type { Logger } from "./log";
 import type { SecretBox } from "./lib/secret-box";
@@ -9,7 +8,11 @@ import type { SecretBox } from "./lib/secret-box";
 export type AppContext = {
   config: Config;
   db: Db;
-  sqlite: Database;
+  /**
+   * The connection under `db`, for the server, the CLI and tests that inspect the file. Features
+   * reach it only through src/db (`perConnection`, `clientOf`, the seam's named functions).
+   */
+  sqlite: Connection;
   /** The durability barrier of `sqlite`'s writes (src/db/group-commit.ts); write requests await it in createApp. */
   groupCommit: GroupCommit;
   log: Logger;

@@ -65,7 +65,7 @@ export function authenticateAdmin(ctx: AppContext, request: Request): AdminPrinc
       if (!SAFE_METHODS.has(request.method)) {
         const sent = request.headers.get("x-csrf-token");
         if (!sent || !constantTimeEqual(sent, session.csrfToken)) {
-          ctx.db.transaction(() => writeAudit(ctx.db, actorOf(principal), request, { action: "access.csrf_refused", resource: { type: "route", id: `${request.method} ${pathOf(request.url)}` }, outcome: "denied", detail: "missing or wrong x-csrf-token" }), { behavior: "immediate" });
+          writeTransaction(ctx.db, () => writeAudit(ctx.db, actorOf(principal), request, { action: "access.csrf_refused", resource: { type: "route", id: `${request.method} ${pathOf(request.url)}` }, outcome: "denied", detail: "missing or wrong x-csrf-token" }));
           throw new ApiError(403, "csrf", "This change needs the console's CSRF token (x-csrf-token); reload the console");
         }
       }

@@ -10,7 +10,7 @@ const tags = ["Admin: audit log"];
 
 /** GET /api/admin/audit-log (+ /export): who did what, when, from where, with what outcome (the log itself: src/audit). */
 export function auditAdminRoutes(ctx: AppContext) {
-  keepAuditFor(ctx.db, ctx.sqlite, ctx.config.auditRetentionDays);
+  keepAuditFor(ctx.db, ctx.config.auditRetentionDays);
   return new Elysia({ name: "admin-audit-log" })
     .use(adminAccess(ctx))
     .get("/audit-log", ({ query }) => listAudit(ctx, query), {

@@ -1,8 +1,9 @@
 import { adminAccess } from "./access";
-import { statSync } from "node:fs";
 import { adminResponses } from "./auth";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
+import { clientOf } from "../db/connection";
+import { footprintReader } from "../db/footprint";
 import { SCHEMA_VERSION } from "../version";
 
 const InstanceInfo = t.Object({
@@ -26,19 +27,11 @@ const InstanceInfo = t.Object({
 /** GET /api/admin/instance: what the console's Instance page shows. */
 export function instanceAdminRoutes(ctx: AppContext) {
   const startedAt = Date.now() - Math.round(process.uptime() * 1000);
-  const db = ctx.sqlite;
-  const pages = db.query<{ n: number }, []>("SELECT (SELECT page_count FROM pragma_page_count()) * (SELECT page_size FROM pragma_page_size()) AS n");
-  const file = (db.query("PRAGMA database_list").all() as { name: string; file: string }[]).find((d) => d.name === "main")?.file ?? "";
-  const subs = db.query<{ total: number; disabled: number }, []>("SELECT count(*) AS total, coalesce(sum(enabled = 0), 0) AS disabled FROM webhook_subscriptions");
+  const footprint = footprintReader(ctx.db);
+  const db = clientOf(ctx.db);
+  const subs = db.query<{ total: number; disabled: number }, []>("SELECT count(*) AS total, count(*) FILTER (WHERE enabled = 0) AS disabled FROM webhook_subscriptions");
   // Counted through the partial index of pending deliveries; a count of all or failed ones would scan the table.
   const pending = db.query<{ n: number }, []>("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'");
-  const walBytes = () => {
-    try {
-      return file ? statSync(file + "-wal").size : 0;
-    } catch {
-      return 0; // no WAL file right now
-    }
-  };
   return new Elysia({ name: "admin-instance" })
     .use(adminAccess(ctx))
     .get(
@@ -51,7 +44,7 @@ export function instanceAdminRoutes(ctx: AppContext) {
           startedAt: new Date(startedAt).toISOString(),
           uptimeSeconds: Math.floor((Date.now() - startedAt) / 1000),
           baseUrl: ctx.config.baseUrl,
-          database: { sizeBytes: pages.get()!.n, walBytes: walBytes() },
+          database: footprint(),
           webhooks: { subscriptions: s.total, disabledSubscriptions: s.disabled, backlog: pending.get()!.n },
           links: { openapi: "/openapi", metrics: "/metrics" },
         };

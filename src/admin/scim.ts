@@ -12,7 +12,7 @@ const tags = ["Admin: SCIM"];
 
 /** Admin API for SCIM, under /api/admin: bearer tokens for IdPs, the on/off switch and seat usage (services: src/scim/tokens). */
 export function scimAdminRoutes(ctx: AppContext) {
-  const enabled = scimEnabledReader(ctx.sqlite, ctx.config);
+  const enabled = scimEnabledReader(ctx.db, ctx.config);
   const settingsView = () => ({ enabled: enabled(), seats: seatUsage(ctx.db, ctx.config) });
   return new Elysia({ name: "scim-admin" })
     .use(adminAccess(ctx))

@@ -1,11 +1,11 @@
-import type { Database } from "bun:sqlite";
 import { and, count, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
 import { clientAddressOf, requestIdOf } from "../http/request-info";
 import type { AuditEntry, AuditListQuery } from "./model";
 import { auditLog, type AuditRow } from "./tables";
-import { writeTransaction } from "../db/transaction";
+import { clientOf, type Connection } from "../db/connection";
+import { immediateTransaction, writeTransaction } from "../db/transaction";
 
 /**
  * The audit log: recording an admin action in the same transaction as the action, reading it with
@@ -125,11 +125,11 @@ export function audited<T>(ctx: Pick<AppContext, "db">, actor: AuditActor, reque
 
 const PURGE_EVERY_MS = 3_600_000;
 const PURGE_BATCH = 1000;
-const retention = new WeakMap<object, { days: number; lastPurge: number; client: Database }>();
+const retention = new WeakMap<object, { days: number; lastPurge: number; client: Connection }>();
 
 /** Registers the database's retention (days); the purge then runs at most hourly after a write. */
-export function keepAuditFor(db: AppContext["db"], client: Database, days: number): void {
-  retention.set(db, { days, lastPurge: 0, client });
+export function keepAuditFor(db: AppContext["db"], days: number): void {
+  retention.set(db, { days, lastPurge: 0, client: clientOf(db) });
 }
 
 function afterAuditWrite(db: AppContext["db"]): void {
@@ -147,9 +147,10 @@ function afterAuditWrite(db: AppContext["db"]): void {
 }
 
 /** Deletes entries older than `cutoff`, oldest first, in batches; true when none is left. */
-export function purgeAuditLog(client: Database, cutoff: number): boolean {
+export function purgeAuditLog(client: Connection, cutoff: number): boolean {
   const del = client.query(`DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ?1 ORDER BY id LIMIT ${PURGE_BATCH})`);
-  for (let i = 0; i < 10; i++) if (client.transaction(() => del.run(cutoff).changes).immediate() < PURGE_BATCH) return true;
+  const purgeBatch = immediateTransaction(client, () => del.run(cutoff).changes);
+  for (let i = 0; i < 10; i++) if (purgeBatch() < PURGE_BATCH) return true;
   return false;
 }
 

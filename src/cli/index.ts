@@ -8,10 +8,10 @@ import { dirname, resolve } from "node:path";
 import type { Config } from "../config";
 import { describeConfig } from "../config";
 import type { AppContext } from "../context";
-import { closeDatabase } from "../db/connection";
+import { closeDatabase, storageOf } from "../db/connection";
 import { migrateDatabase } from "../server/migrate";
 import { createLogger, type Logger } from "../log";
-import { backupDatabase, BackupError } from "../ops/backup";
+import { backupDatabase, BackupError } from "../db/backup";
 import { scimTokenCli } from "../scim/cli";
 import { databaseFile, loadTls, openDataDir, StartupConfigError } from "../server";
 import { buildInfo, describeBuild, VERSION } from "../version";
@@ -122,7 +122,7 @@ async function runCommand(
       try {
         log.info("using database", databaseNote(config, origins));
         migrateDatabase(handle.db);
-        const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log, version: VERSION, secrets: noSecretBox };
+        const ctx: AppContext = { config, ...storageOf(handle), log, version: VERSION, secrets: noSecretBox };
         // The token CLI writes plain messages; each becomes a JSON line once its outcome is known.
         const messages: string[] = [];
         const code = await scimTokenCli(command.args, ctx, { out: io.out, err: (t) => messages.push(t) });

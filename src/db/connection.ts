@@ -10,6 +10,14 @@ export type Db = BunSQLiteDatabase;
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 export type DbHandle = { sqlite: Connection; db: Db; file: string; groupCommit: GroupCommit };
 
+/** What the app context carries of an open database (src/context.ts). */
+export type Storage = Pick<DbHandle, "db" | "sqlite" | "groupCommit">;
+
+/** The app context's storage part of an open handle: the server and the CLI build contexts with it. */
+export function storageOf(handle: DbHandle): Storage {
+  return { db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit };
+}
+
 /**
  * The engine's connection, for the few things drizzle's handle does not do (statements prepared
  * once, `immediateTransaction`): features name these types, never `bun:sqlite`. Its statements

@@ -121,6 +121,19 @@ export function includesText(haystack: SQLWrapper, needle: SQLWrapper): SQL {
   return sql`instr(${haystack}, ${needle}) > 0`;
 }
 
+/**
+ * The order rows were inserted in, for tables whose key is not a sequence (`tms_results`, keyed by
+ * hash): on SQLite the implicit rowid. `alias` qualifies it in joins.
+ */
+export function insertionOrderText(alias?: string): string {
+  return alias ? `${alias}.rowid` : "rowid";
+}
+
+/** `insertionOrderText` as drizzle SQL, for `orderBy`. */
+export function insertionOrder(alias?: string): SQL {
+  return sql.raw(insertionOrderText(alias));
+}
+
 const engineDialect = new SQLiteSyncDialect();
 
 /**

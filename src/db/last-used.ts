@@ -1,5 +1,8 @@
-import type { Database } from "bun:sqlite";
+import { clientOf, perConnection, type Connection, type Db } from "./connection";
 import { withoutLockWait } from "./lock-wait";
+
+/** The credentials whose use is stamped. */
+export type TokenTable = "api_tokens" | "scim_tokens" | "admin_tokens";
 
 /** How long "last used" stamps are gathered before one write records them. */
 const FLUSH_AFTER_MS = 50;
@@ -10,7 +13,7 @@ const FLUSH_AFTER_MS = 50;
  * waiting for the write lock. A locked or full database loses the stamp (the next use notes it
  * again) and never fails or slows the request that used the token.
  */
-export function lastUsedRecorder(sqlite: Database, table: "api_tokens" | "scim_tokens" | "admin_tokens") {
+export function lastUsedRecorder(sqlite: Connection, table: TokenTable) {
   const update = sqlite.query<unknown, [string | number, number]>(`UPDATE ${table} SET last_used_at = ?1 WHERE id = ?2`);
   const pending = new Map<number, string | number>();
   let timer: ReturnType<typeof setTimeout> | null = null;
@@ -32,4 +35,14 @@ export function lastUsedRecorder(sqlite: Database, table: "api_tokens" | "scim_t
       timer.unref?.();
     }
   };
+}
+
+const recordersOn = perConnection(() => new Map<TokenTable, ReturnType<typeof lastUsedRecorder>>());
+
+/** Notes a use of `tokenId` of `table` at `at` with the connection's one recorder for that table. */
+export function noteTokenUse(db: Db, table: TokenTable, tokenId: number, at: string | number): void {
+  const recorders = recordersOn(db);
+  let record = recorders.get(table);
+  if (!record) recorders.set(table, (record = lastUsedRecorder(clientOf(db), table)));
+  record(tokenId, at);
 }

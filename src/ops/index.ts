@@ -6,9 +6,11 @@ import { consoleRoutes } from "./console";
 import { metricsFor, PROMETHEUS_CONTENT_TYPE } from "../lib/metrics";
 import { isDirectLoopbackRequest } from "../http/request-info";
 import { openapiRoutes } from "./openapi";
-import { databaseWritable, diskShortfall, freeBytes } from "./storage";
+import { diskShortfall, freeBytes } from "./storage";
 import { buildInfo } from "../version";
+import { clientOf } from "../db/connection";
 import { databaseSchemaVersion } from "../db/migrate";
+import { databaseWritable, pingDatabase } from "../db/readiness";
 
 const Status = t.Object({ status: t.String() });
 const Readiness = t.Object({ status: t.String(), database: t.Optional(t.String()) });
@@ -36,7 +38,7 @@ export function opsRoutes(ctx: AppContext) {
       ({ request }) => {
         // The exact commit tells an attacker which fixes are missing: same access as /metrics.
         if (!ctx.config.metricsPublic && !isDirectLoopbackRequest(request)) assertAdmin(ctx, request);
-        return { ...buildInfo(), databaseSchemaVersion: databaseSchemaVersion(ctx.sqlite) };
+        return { ...buildInfo(), databaseSchemaVersion: databaseSchemaVersion(clientOf(ctx.db)) };
       },
       {
         response: jsonResponses({ 200: Build }, ADMIN_GUARD_ERRORS),
@@ -52,12 +54,12 @@ export function opsRoutes(ctx: AppContext) {
       "/readyz",
       ({ set }) => {
         try {
-          ctx.sqlite.query("SELECT 1").get();
+          pingDatabase(ctx.db);
         } catch {
           set.status = 503;
           return { status: "unavailable" };
         }
-        if (!databaseWritable(ctx.sqlite)) {
+        if (!databaseWritable(ctx.db)) {
           set.status = 503;
           return { status: "unavailable", database: "not writable: the database or its disk is full" };
         }

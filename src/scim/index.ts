@@ -76,8 +76,8 @@ const SCIM_PATHS: Record<string, string[]> = {
  * Unknown SCIM routes fall through to the app's 404, rendered as a SCIM error by path.
  */
 export function scimRoutes(ctx: AppContext) {
-  const verifyToken = tokenVerifier(ctx.sqlite);
-  const isEnabled = scimEnabledReader(ctx.sqlite, ctx.config);
+  const verifyToken = tokenVerifier(ctx.db);
+  const isEnabled = scimEnabledReader(ctx.db, ctx.config);
   const takeRequest = createRateLimiter(ctx.config.scimRateLimit, ctx.config.scimRateBurst);
   const admitted = new WeakSet<Request>();
   const activity = activityObserver(ctx);

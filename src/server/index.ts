@@ -10,7 +10,7 @@ import { resolve } from "node:path";
 import { createApp } from "../app";
 import type { Config } from "../config";
 import type { AppContext } from "../context";
-import { closeDatabase, closeDatabaseDurably, openDatabase, useGroupCommit, type DbHandle } from "../db/connection";
+import { clientOf, closeDatabase, closeDatabaseDurably, openDatabase, storageOf, useGroupCommit, type DbHandle } from "../db/connection";
 import type { DurabilityError, WalSync } from "../db/group-commit";
 import { migrateDatabase } from "./migrate";
 import type { Logger } from "../log";
@@ -21,7 +21,7 @@ import { startDeliveryLoop } from "../webhooks/dispatcher";
 import { loadSecretBox, SecretKeyError, type SecretBox } from "../lib/secret-box";
 import { resealStoredSecrets } from "../webhooks/secret-box";
 import { isStorageFull } from "../db/lock-wait";
-import { LOCK_FILE, lockDataDir, type DataDirLock } from "./data-dir-lock";
+import { LOCK_FILE, lockDataDir, type DataDirLock } from "../db/data-dir-lock";
 import { redirectTarget } from "./redirect";
 import { acceptQueueMigration } from "./accept-queue";
 
@@ -173,7 +173,7 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
     const loaded = loadSecretBox(config);
     secrets = loaded.box;
     if (loaded.created) log.warn("created the key that encrypts webhook signing secrets; back it up apart from the database (a restored database needs it)", { file: loaded.file });
-    const resealed = resealStoredSecrets(handle.sqlite, secrets);
+    const resealed = resealStoredSecrets(clientOf(handle.db), secrets);
     if (resealed > 0) log.info("webhook signing secrets encrypted with the current key", { secrets: resealed, keyId: secrets.keyId });
   } catch (e) {
     closeDatabase(handle);
@@ -183,7 +183,7 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
   // Migrations committed with FULL; from here on writes share WAL syncs (src/db/group-commit.ts).
   if (!useGroupCommit(handle, opts.walSync).grouped) log.warn("no WAL file to sync: every commit syncs itself (synchronous=FULL)", { file: handle.file });
 
-  const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log, version: VERSION, secrets };
+  const ctx: AppContext = { config, ...storageOf(handle), log, version: VERSION, secrets };
   registerProcessMetrics(ctx, handle.file);
   const app = (opts.buildApp ?? createApp)(ctx);
   const handler = instrumentedHandler(app, ctx);

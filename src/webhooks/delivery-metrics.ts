@@ -1,11 +1,15 @@
 import type { AppContext } from "../context";
+import { perConnection } from "../db/connection";
 import { DEFAULT_BUCKETS, metricsFor } from "../lib/metrics";
 import type { FinishedAttempt, TickResult } from "./ledger";
 
 /** The delivery loop's Prometheus series, counted once per committed tick. */
 
-export function deliveryBacklog(ctx: Pick<AppContext, "sqlite">): number {
-  return (ctx.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'").get() as { n: number }).n;
+// The literal 'pending' lets the count use the partial index of pending deliveries.
+const pendingCount = perConnection((client) => client.query<{ n: number }, []>("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'"));
+
+export function deliveryBacklog(ctx: Pick<AppContext, "db">): number {
+  return pendingCount(ctx.db).get()!.n;
 }
 
 export class DeliveryMetrics {

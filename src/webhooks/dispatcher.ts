@@ -1,4 +1,5 @@
 import type { AppContext } from "../context";
+import { clientOf, type Connection } from "../db/connection";
 import { isLockBusy, withoutLockWait } from "../db/lock-wait";
 import { DeliveryMetrics } from "./delivery-metrics";
 import { DeliveryLedger, type FinishedAttempt, type LeasedDelivery, type SubscriptionTarget, type TickResult } from "./ledger";
@@ -69,6 +70,7 @@ class DeliveryLoop {
   /** Set once a WAL sync failed: nothing more is sent (the process is stopping; see `serve`). */
   private syncFailed = false;
   private readonly perSubscriptionCap: number;
+  private readonly connection: Connection;
   private readonly ledger: DeliveryLedger;
   private readonly sender: DeliverySender;
   private readonly pacer: DeliveryPacer;
@@ -77,7 +79,8 @@ class DeliveryLoop {
   constructor(private readonly ctx: AppContext) {
     this.cfg = ctx.config;
     this.perSubscriptionCap = perSubscriptionCap(ctx.config);
-    this.ledger = new DeliveryLedger(ctx.sqlite, {
+    this.connection = clientOf(ctx.db);
+    this.ledger = new DeliveryLedger(this.connection, {
       retrySchedule: ctx.config.webhookRetrySchedule,
       // A claim may wait in `ready` behind one attempt of its subscription, then run its own: 2 × timeout.
       leaseMs: 2 * ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS,
@@ -147,7 +150,7 @@ class DeliveryLoop {
     try {
       // Never waits for the write lock (another process may hold it for seconds): on busy the
       // tick fails at once, and the outcomes stay queued for the next poll.
-      result = withoutLockWait(this.ctx.sqlite, () => this.ledger.tick({ now: Date.now(), finished, released, claim }));
+      result = withoutLockWait(this.connection, () => this.ledger.tick({ now: Date.now(), finished, released, claim }));
     } catch (e) {
       // Busy or I/O error: nothing was committed; outcomes stay queued and the poll retries.
       if (isLockBusy(e)) this.ctx.log.debug("webhook delivery tick deferred: the database is locked by another connection");

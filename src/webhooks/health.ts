@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import { clientOf, type Connection } from "../db/connection";
 import type { AppContext } from "../context";
 import { notFound } from "../http/errors";
 import type { SubscriptionHealth } from "./model";
@@ -12,7 +12,7 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
  * index on `started_at` (tables.ts), so this is a binary search over rowids: a few point reads
  * instead of a scan. A clock step back can misplace the boundary by the attempts around it.
  */
-export function firstAttemptIdSince(db: Database, time: number): number {
+export function firstAttemptIdSince(db: Connection, time: number): number {
   const bounds = db.query<{ lo: number | null; hi: number | null }, []>("SELECT min(id) AS lo, max(id) AS hi FROM webhook_attempts").get()!;
   if (bounds.lo === null || bounds.hi === null) return 1;
   const at = db.query<{ id: number; started_at: number }, [number]>("SELECT id, started_at FROM webhook_attempts WHERE id >= ?1 ORDER BY id LIMIT 1");
@@ -38,8 +38,8 @@ export function firstAttemptIdSince(db: Database, time: number): number {
  * are found by their delivery id range (tables.ts `deliveryId`: the subscription's id is in the
  * high bits); attempts of deliveries made before migration 0004 are not counted.
  */
-export function subscriptionHealth(ctx: Pick<AppContext, "sqlite" | "config">, id: number, now = Date.now()): SubscriptionHealth {
-  const db = ctx.sqlite;
+export function subscriptionHealth(ctx: Pick<AppContext, "db" | "config">, id: number, now = Date.now()): SubscriptionHealth {
+  const db = clientOf(ctx.db);
   const sub = db
     .query<{ enabled: number; disabled_reason: string | null; failing_since: number | null; last_success_at: number | null }, [number]>(
       "SELECT enabled, disabled_reason, failing_since, last_success_at FROM webhook_subscriptions WHERE id = ?1",
@@ -50,14 +50,14 @@ export function subscriptionHealth(ctx: Pick<AppContext, "sqlite" | "config">, i
   const hi = deliveryId(id + 1, 0);
   const queue = db
     .query<{ pending: number; retrying: number; next: number | null }, [number]>(
-      `SELECT count(*) AS pending, coalesce(sum(attempts > 0), 0) AS retrying, min(CASE WHEN attempts > 0 THEN next_attempt_at END) AS next
+      `SELECT count(*) AS pending, count(*) FILTER (WHERE attempts > 0) AS retrying, min(CASE WHEN attempts > 0 THEN next_attempt_at END) AS next
          FROM webhook_deliveries WHERE subscription_id = ?1 AND status = 'pending'`,
     )
     .get(id)!;
   const dayStart = firstAttemptIdSince(db, now - DAY_MS);
   const day = db
     .query<{ attempts: number; ok: number }, [number, number, number]>(
-      `SELECT count(*) AS attempts, coalesce(sum(status_code BETWEEN 200 AND 299), 0) AS ok
+      `SELECT count(*) AS attempts, count(*) FILTER (WHERE status_code BETWEEN 200 AND 299) AS ok
          FROM webhook_attempts WHERE id >= ?1 AND delivery_id >= ?2 AND delivery_id < ?3`,
     )
     .get(dayStart, lo, hi)!;

@@ -1,4 +1,5 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Connection } from "../db/connection";
+import { deliveryQueue, type DeliveryQueue } from "../db/delivery-queue";
 import { decide, shouldDisable, type AttemptResult, type Verdict } from "./retry";
 import type { DeliveryStatus } from "./tables";
 import type { SecretBox } from "../lib/secret-box";
@@ -11,7 +12,8 @@ import type { SecretBox } from "../lib/secret-box";
  * subscription by subscription.
  *
  * The loop (`dispatcher.ts`: queued claims) and the sender (`sender.ts`: attempts in flight) own
- * what is in memory; this class owns the rows. Everything in and out of a tick is plain data, so the state machine is
+ * what is in memory; this class owns the rows' state machine, their SQL is the delivery queue's
+ * (src/db/delivery-queue.ts). Everything in and out of a tick is plain data, so the state machine is
  * tested on its own (test/webhooks/ledger.test.ts).
  */
 
@@ -85,65 +87,17 @@ export type LedgerOptions = {
   secrets: Pick<SecretBox, "open">;
 };
 
-type SubRow = { id: number; url: string; secret: string; previous_secret: string | null; previous_secret_expires_at: number | null };
-type DueRow = { id: number; attempts: number; last_attempt_id: number | null; uid: string; name: string; payload: string; created_at: number; workspace_id: number | null; project_code: string | null };
-
 export class DeliveryLedger {
   private rotate = 0;
-  private readonly q: {
-    subs: Statement<SubRow>;
-    due: Statement<DueRow>;
-    lease: Statement;
-    logAttempt: Statement;
-    unlogAttempt: Statement;
-    finish: Statement;
-    release: Statement;
-    subSuccess: Statement;
-    subFailing: Statement<{ failing_since: number }>;
-    subDisable: Statement;
-  };
-  private readonly transaction: { immediate(req: TickRequest): TickResult };
+  private readonly q: DeliveryQueue;
+  private readonly transaction: (req: TickRequest) => TickResult;
 
   constructor(
-    private readonly db: Database,
+    connection: Connection,
     private readonly options: LedgerOptions,
   ) {
-    this.q = {
-      subs: db.query("SELECT id, url, secret, previous_secret, previous_secret_expires_at FROM webhook_subscriptions WHERE enabled = 1 ORDER BY id"),
-      due: db.query(
-        `SELECT d.id, d.attempts, d.last_attempt_id, e.uid, e.name, e.payload, e.created_at, e.workspace_id, e.project_code
-           FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-          WHERE d.subscription_id = ?1 AND d.status = 'pending' AND d.next_attempt_at <= ?2
-            AND (d.locked_until IS NULL OR d.locked_until <= ?2)
-          ORDER BY d.next_attempt_at LIMIT ?3`,
-      ),
-      // The lease touches only the row, not the due index (next_attempt_at stays): leased rows are
-      // skipped by the due query's locked_until test — at most 2 × the cap of them per subscription.
-      // One statement per subscription's claim (ids as a JSON array), not one per row: 0.5–1 µs
-      // less per delivery in a microbenchmark of 32-row claims.
-      lease: db.query("UPDATE webhook_deliveries SET locked_until = ?2, updated_at = ?3 WHERE id IN (SELECT value FROM json_each(?1))"),
-      // Appended at the end of the log (tables.ts); `finish` then points the delivery at it.
-      logAttempt: db.query(
-        `INSERT INTO webhook_attempts (delivery_id, previous_attempt_id, started_at, duration_ms, url, user_agent, signature, status_code, error, response_body, response_headers, cycle_attempt)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)`,
-      ),
-      unlogAttempt: db.query("DELETE FROM webhook_attempts WHERE id = ?1"),
-      finish: db.query(
-        `UPDATE webhook_deliveries SET status = ?2, attempts = attempts + 1, next_attempt_at = ?3, locked_until = NULL,
-                last_status_code = ?4, last_error = ?5, updated_at = ?6, finished_at = ?7, last_attempt_id = ?8
-          WHERE id = ?1`,
-      ),
-      release: db.query("UPDATE webhook_deliveries SET locked_until = NULL, updated_at = ?2 WHERE id = ?1 AND status = 'pending'"),
-      // `last_success_at` is kept to the second: under load a subscription succeeds in every tick,
-      // and rewriting its row each time would add a page to every commit.
-      subSuccess: db.query(
-        `UPDATE webhook_subscriptions SET failing_since = NULL, last_success_at = ?2
-          WHERE id = ?1 AND (failing_since IS NOT NULL OR last_success_at IS NULL OR last_success_at <= ?2 - 1000)`,
-      ),
-      subFailing: db.query("UPDATE webhook_subscriptions SET failing_since = coalesce(failing_since, ?2) WHERE id = ?1 RETURNING failing_since"),
-      subDisable: db.query("UPDATE webhook_subscriptions SET enabled = 0, disabled_reason = ?2, updated_at = ?3 WHERE id = ?1 AND enabled = 1"),
-    };
-    this.transaction = db.transaction((req: TickRequest) => this.body(req));
+    this.q = deliveryQueue(connection);
+    this.transaction = this.q.transaction((req: TickRequest) => this.body(req));
   }
 
   /**
@@ -151,7 +105,7 @@ export class DeliveryLedger {
    * The commit is durable once the connection's group commit says so (dispatcher.ts waits for it).
    */
   tick(req: TickRequest): TickResult {
-    return this.transaction.immediate(req);
+    return this.transaction(req);
   }
 
   private body(req: TickRequest): TickResult {
@@ -163,10 +117,10 @@ export class DeliveryLedger {
       const verdict = this.record(f, now, succeeded, result.disabled);
       result.verdicts[verdict] = (result.verdicts[verdict] ?? 0) + 1;
     }
-    for (const subId of succeeded) this.q.subSuccess.run(subId, now);
-    for (const id of req.released) this.q.release.run(id, now);
+    for (const subId of succeeded) this.q.markSubscriptionSucceeded(subId, now);
+    for (const id of req.released) this.q.release(id, now);
     if (req.claim) {
-      const subs = this.q.subs.all().map(
+      const subs = this.q.enabledSubscriptions().map(
         (s): SubscriptionTarget => ({
           id: s.id,
           url: s.url,
@@ -208,9 +162,9 @@ export class DeliveryLedger {
         const taken = (held[sub.id] ?? 0) + (claimedBySub.get(sub.id) ?? 0);
         const room = Math.min(budget, 2 * cap - taken, pass);
         if (room <= 0) continue;
-        const rows = this.q.due.all(sub.id, now, room);
+        const rows = this.q.due(sub.id, now, room);
         if (rows.length < room) exhausted.add(sub.id);
-        if (rows.length > 0) this.q.lease.run(JSON.stringify(rows.map((r) => r.id)), leaseUntil, now);
+        if (rows.length > 0) this.q.lease(rows.map((r) => r.id), leaseUntil, now);
         for (const row of rows) {
           claims.push({
             id: row.id,
@@ -242,28 +196,28 @@ export class DeliveryLedger {
     const error = r.kind === "error" ? r.error : status !== null && (status < 200 || status >= 300) ? `HTTP ${status}` : null;
     const verdict = decide(r, f.attemptsBefore + 1, this.options.retrySchedule, now);
     const subId = f.subscriptionId;
-    if (verdict.next !== "delivered" && succeeded.delete(subId)) this.q.subSuccess.run(subId, now); // keep the order within the batch
+    if (verdict.next !== "delivered" && succeeded.delete(subId)) this.q.markSubscriptionSucceeded(subId, now); // keep the order within the batch
     const [rowStatus, nextAttemptAt, rowError, finishedAt]: [DeliveryStatus, number, string | null, number | null] =
       verdict.next === "delivered" ? ["delivered", now, null, now]
       : verdict.next === "gone" ? ["failed", now, "endpoint answered 410 Gone", now]
       : verdict.next === "retry" ? ["pending", verdict.at, error, null]
       : ["failed", now, error, now];
-    const attemptId = this.q.logAttempt.run(
-      f.deliveryId,
-      f.previousAttemptId,
-      f.startedAt,
-      f.durationMs,
-      f.url,
-      f.userAgent,
-      f.signature,
-      status,
-      r.kind === "error" ? r.error : null,
-      f.responseBody,
-      f.responseHeaders,
-      f.attemptsBefore + 1,
-    ).lastInsertRowid;
+    const attemptId = this.q.logAttempt({
+      deliveryId: f.deliveryId,
+      previousAttemptId: f.previousAttemptId,
+      startedAt: f.startedAt,
+      durationMs: f.durationMs,
+      url: f.url,
+      userAgent: f.userAgent,
+      signature: f.signature,
+      statusCode: status,
+      error: r.kind === "error" ? r.error : null,
+      responseBody: f.responseBody,
+      responseHeaders: f.responseHeaders,
+      cycleAttempt: f.attemptsBefore + 1,
+    });
     // A delivery deleted meanwhile (its subscription was) has nothing to log the attempt against.
-    if (this.q.finish.run(f.deliveryId, rowStatus, nextAttemptAt, status, rowError, now, finishedAt, attemptId).changes === 0) this.q.unlogAttempt.run(attemptId);
+    if (!this.q.finish(f.deliveryId, { status: rowStatus, nextAttemptAt, statusCode: status, error: rowError, now, finishedAt, attemptId })) this.q.unlogAttempt(attemptId);
     if (verdict.next === "delivered") {
       succeeded.add(subId);
       return verdict.next;
@@ -272,13 +226,13 @@ export class DeliveryLedger {
       this.disable(subId, "The endpoint answered 410 Gone", now, disabled);
       return verdict.next;
     }
-    const row = this.q.subFailing.get(subId, now);
-    if (row && shouldDisable(row.failing_since, now))
-      this.disable(subId, `No successful delivery since ${new Date(row.failing_since).toISOString()} (5 days of failures)`, now, disabled);
+    const failingSince = this.q.markSubscriptionFailing(subId, now);
+    if (failingSince !== null && shouldDisable(failingSince, now))
+      this.disable(subId, `No successful delivery since ${new Date(failingSince).toISOString()} (5 days of failures)`, now, disabled);
     return verdict.next;
   }
 
   private disable(subId: number, reason: string, now: number, disabled: TickResult["disabled"]): void {
-    if (this.q.subDisable.run(subId, reason, now).changes > 0) disabled.push({ subscriptionId: subId, reason });
+    if (this.q.disableSubscription(subId, reason, now)) disabled.push({ subscriptionId: subId, reason });
   }
 }

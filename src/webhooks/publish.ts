@@ -1,6 +1,5 @@
-import type { Statement } from "bun:sqlite";
 import { randomBytes } from "node:crypto";
-import { perConnection, type Tx } from "../db/connection";
+import { perConnection, type Statement, type Tx } from "../db/connection";
 import { assertValidPayload, type EventName, type EventPayload } from "./catalog";
 import { deliveryId } from "./tables";
 import { wakeAfterCommit } from "./wake";

@@ -1,5 +1,7 @@
 import type { AppContext } from "../context";
-import { isLockBusy, withoutLockWait } from "../db/lock-wait";
+import { clientOf } from "../db/connection";
+import { deliveryRetention } from "../db/delivery-queue";
+import { isLockBusy } from "../db/lock-wait";
 import { deliveryId } from "./tables";
 
 /**
@@ -15,7 +17,7 @@ const PURGE_BATCH = 1000;
 const PURGE_SPAN = 2000;
 
 /** Runs `purgeExpired` every `PURGE_EVERY_MS`, one run at a time; `stop` cancels a run between batches. */
-export function startRetentionPurge(ctx: Pick<AppContext, "sqlite" | "config" | "log">): { stop(): void } {
+export function startRetentionPurge(ctx: Pick<AppContext, "db" | "config" | "log">): { stop(): void } {
   let stopped = false;
   let purging = false;
   const run = async () => {
@@ -51,39 +53,27 @@ export function startRetentionPurge(ctx: Pick<AppContext, "sqlite" | "config" | 
  * there. Each run therefore also reads the failed deliveries kept from before the cutoff (a rowid
  * range scan, cheap), and a clock stepped back can leave a delivery for the next run.
  */
-export async function purgeExpired(ctx: Pick<AppContext, "sqlite" | "config">, now: number, cancelled: () => boolean = () => false): Promise<number> {
+export async function purgeExpired(ctx: Pick<AppContext, "db" | "config">, now: number, cancelled: () => boolean = () => false): Promise<number> {
   const cutoff = now - ctx.config.webhookRetentionDays * 86_400_000;
-  const db = ctx.sqlite;
+  const queue = deliveryRetention(clientOf(ctx.db), PURGE_BATCH);
   const letThrough = () => new Promise((r) => setImmediate(r)); // deliveries and requests go between batches
   let total = 0;
-  const nextDelivery = db.query<{ id: number; created_at: number }, [number, number]>(
-    "SELECT id, created_at FROM webhook_deliveries WHERE id > ?1 AND id < ?2 ORDER BY id LIMIT 1",
-  );
-  const deleteSpan = db.query("DELETE FROM webhook_deliveries WHERE id >= ?1 AND id < ?2 AND status = 'delivered' AND finished_at < ?3");
-  const subscriptions = (db.query("SELECT id FROM webhook_subscriptions ORDER BY id").all() as { id: number }[]).map((s) => s.id);
-  for (const range of [0, ...subscriptions]) {
+  for (const range of [0, ...queue.subscriptionIds()]) {
     const rangeEnd = deliveryId(range + 1, 0);
     for (let after = deliveryId(range, 0); ; ) {
       if (cancelled()) return total;
-      const first = nextDelivery.get(after, rangeEnd);
-      if (!first || first.created_at >= cutoff) break;
+      const first = queue.nextDelivery(after, rangeEnd);
+      if (!first || first.createdAt >= cutoff) break;
       const end = Math.min(first.id + PURGE_SPAN, rangeEnd);
-      total += withoutLockWait(db, () => db.transaction(() => deleteSpan.run(first.id, end, cutoff).changes).immediate());
+      total += queue.deleteDeliveredSpan(first.id, end, cutoff);
       after = end - 1;
       await letThrough();
     }
   }
-  const batches = [
-    db.query(`DELETE FROM webhook_attempts WHERE id IN (SELECT id FROM webhook_attempts WHERE started_at < ?1 ORDER BY id LIMIT ${PURGE_BATCH})`),
-    db.query(
-      `DELETE FROM webhook_events WHERE id IN (SELECT e.id FROM webhook_events e WHERE e.created_at < ?1
-         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id) LIMIT ${PURGE_BATCH})`,
-    ),
-  ];
-  for (const batch of batches) {
+  for (const batch of [queue.deleteAttemptsBefore, queue.deleteOrphanEventsBefore]) {
     for (;;) {
       if (cancelled()) return total;
-      const n = withoutLockWait(db, () => db.transaction(() => batch.run(cutoff).changes).immediate());
+      const n = batch(cutoff);
       total += n;
       if (n < PURGE_BATCH) break;
       await letThrough();

@@ -1,5 +1,6 @@
 import { and, count, desc, eq, gte } from "drizzle-orm";
 import type { AppContext } from "../context";
+import { clientOf } from "../db/connection";
 import { ApiError, badRequest, conflict, notFound } from "../http/errors";
 import { EVENTS, isEventName } from "./catalog";
 import type { DeliveryDetail, DeliverySummary, Subscription, SubscriptionCreate, SubscriptionPatch } from "./model";
@@ -282,7 +283,7 @@ type AttemptRow = {
  * id, so a pointer left dangling by retention (or an id reused after it) ends the chain.
  */
 function attemptsOf(ctx: AppContext, deliveryId: number): AttemptRow[] {
-  return ctx.sqlite
+  return clientOf(ctx.db)
     .query(
       `WITH RECURSIVE chain(id) AS (
          SELECT last_attempt_id FROM webhook_deliveries WHERE id = ?1

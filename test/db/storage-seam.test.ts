@@ -21,7 +21,7 @@ const SQLITE_ONLY: { name: string; pattern: RegExp }[] = [
   { name: "SQLite change counters (a statement's run result)", pattern: /\b(total_changes|last_insert_rowid)\s*\(|\bchanges\s*\(\s*\)/i },
   { name: "PRAGMA (src/db)", pattern: /\bPRAGMA\b/i },
   { name: "SQLite catalog or VACUUM (src/db)", pattern: /\bsqlite_(master|schema|sequence)\b|\bVACUUM\b/i },
-  { name: "rowid (the table's integer key)", pattern: /\browid\b/i },
+  { name: "rowid (dialect insertionOrder)", pattern: /\b(rowid|ROWID|_rowid_)\b/ },
   { name: "SQLite-only SQL function (dialect includesText…)", pattern: /\b(instr|ifnull|strftime|julianday|unixepoch)\s*\(|\bGLOB\b/ },
   { name: "bun:sqlite transaction API (immediateTransaction / writeTransaction)", pattern: /\.immediate\s*\(|\bbehavior\s*:\s*["']immediate["']/ },
   { name: "bun:sqlite run result field (RETURNING)", pattern: /\blastInsertRowid\b/ },
@@ -33,42 +33,16 @@ const SQLITE_ONLY: { name: string; pattern: RegExp }[] = [
  * whose file no longer needs it fails too, so it is removed when the file moves.
  */
 const NOT_YET_MOVED = new Map<string, string>([
-  // i24s (this seam) moves the rest:
-  ["src/context.ts", "i24s"],
-  ["src/app.ts", "i24s"],
-  ["src/cli/index.ts", "i24s"],
-  ["src/server/index.ts", "i24s"],
-  ["src/server/data-dir-lock.ts", "i24s"],
-  ["src/ops/storage.ts", "i24s"],
-  ["src/ops/backup.ts", "i24s"],
-  ["src/ops/index.ts", "i24s"],
-  ["src/admin/access.ts", "i24s"],
-  ["src/admin/instance.ts", "i24s"],
-  ["src/admin/tokens/service.ts", "i24s"],
-  ["src/admin/audit-log.ts", "i24s"],
-  ["src/audit/service.ts", "i24s"],
-  ["src/scim/index.ts", "i24s"],
-  ["src/scim/activity/observer.ts", "i24s"],
-  ["src/scim/activity/service.ts", "i24s"],
-  ["src/admin/scim.ts", "i24s"],
-  ["src/scim/tokens/service.ts", "i24s"],
-  ["src/admin/signin/index.ts", "i24s"],
-  ["src/admin/signin/sessions.ts", "i24s"],
-  ["src/tms/runs/index.ts", "i24s"],
-  ["src/tms/runs/reporter.ts", "i24s"],
-  ["src/tms/runs/service.ts", "i24s"],
-  ["src/tms/shared/auth.ts", "i24s"],
-  ["src/tms/shared/numbers.ts", "i24s"],
-  ["src/tms/shared/repair-stored-names.ts", "i24s"],
-  ["src/tms/shared-parameters/service.ts", "i24s"],
-  ["src/webhooks/delivery-metrics.ts", "i24s"],
-  ["src/webhooks/dispatcher.ts", "i24s"],
-  ["src/webhooks/health.ts", "i24s"],
-  ["src/webhooks/ledger.ts", "i24s"],
-  ["src/webhooks/publish.ts", "i24s"],
-  ["src/webhooks/retention.ts", "i24s"],
-  ["src/webhooks/secret-box.ts", "i24s"],
-  ["src/webhooks/service.ts", "i24s"],
+  // Empty: every feature is behind the seam. A file joins only while it is being moved, with its mover.
+]);
+
+/**
+ * Data steps of the SQLite migrations (src/server/migrate.ts): they repair rows that databases of
+ * earlier releases hold, once, and need SQLite's JSON functions to find them cheaply. A PostgreSQL
+ * database starts at today's schema (issue 26) and never runs them, so they stay.
+ */
+const SQLITE_DATA_STEPS = new Map<string, string>([
+  ["src/tms/shared/repair-stored-names.ts", "rows stored with Object.prototype names (issue 23)"],
 ]);
 
 function sourceFiles(dir: string): string[] {
@@ -98,13 +72,13 @@ function findings(): Map<string, string[]> {
 
 test("outside src/db, only the files not yet moved speak SQLite", () => {
   const found = findings();
-  const unexpected = [...found].filter(([path]) => !NOT_YET_MOVED.has(path)).map(([path, hits]) => `${path}: ${hits.join("; ")}`);
+  const unexpected = [...found].filter(([path]) => !NOT_YET_MOVED.has(path) && !SQLITE_DATA_STEPS.has(path)).map(([path, hits]) => `${path}: ${hits.join("; ")}`);
   expect(unexpected).toEqual([]);
 });
 
 test("every file still allowed to speak SQLite does (moved files leave the list)", () => {
   const found = findings();
-  const stale = [...NOT_YET_MOVED.keys()].filter((path) => !found.has(path));
+  const stale = [...NOT_YET_MOVED.keys(), ...SQLITE_DATA_STEPS.keys()].filter((path) => !found.has(path));
   expect(stale).toEqual([]);
 });
 

@@ -1,3 +1,4 @@
+import { writeTransaction } from "../../db/transaction";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import { adminAccess, cookieValue } from "../access";
@@ -66,14 +67,14 @@ export function signInRoutes(ctx: AppContext) {
         claims = await rp.finish(new URL(request.url.replace(/^[^/]*\/\/[^/]+/, ctx.config.baseUrl)), cookieValue(request, LOGIN_COOKIE), ctx.config.oidcGroupsClaim);
       } catch (e) {
         const message = e instanceof SignInError ? e.message : "The sign-in failed";
-        ctx.db.transaction(() => writeAudit(ctx.db, anonymous, request, { action: "session.sign_in", outcome: "failure", detail: message }), { behavior: "immediate" });
+        writeTransaction(ctx.db, () => writeAudit(ctx.db, anonymous, request, { action: "session.sign_in", outcome: "failure", detail: message }));
         const r = page(400, "Sign-in failed", [message], [["/auth/login", "Sign in again"], ["/console", "Back to the console"]]);
         r.headers.append("set-cookie", clearLogin);
         return r;
       }
       const role = roleFromGroups(claims.groups, ctx.config);
       if (!role) {
-        ctx.db.transaction(() => writeAudit(ctx.db, { kind: "person", name: claims.name, role: null }, request, { action: "session.sign_in", outcome: "denied", detail: "not in an admin group", summary: { after: { subject: claims.subject, groups: claims.groups ?? null } } }), { behavior: "immediate" });
+        writeTransaction(ctx.db, () => writeAudit(ctx.db, { kind: "person", name: claims.name, role: null }, request, { action: "session.sign_in", outcome: "denied", detail: "not in an admin group", summary: { after: { subject: claims.subject, groups: claims.groups ?? null } } }));
         const r = new Response(null, { status: 303, headers: { location: "/auth/not-admin", "cache-control": "no-store" } });
         r.headers.append("set-cookie", clearLogin);
         return r;

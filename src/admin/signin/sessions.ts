@@ -1,3 +1,4 @@
+import { writeTransaction } from "../../db/transaction";
 import { desc, eq, lt } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
 import type { AppContext } from "../../context";
@@ -21,19 +22,16 @@ export const sessionCookieName = (ctx: Pick<AppContext, "config">) => (ctx.confi
 export function createSession(ctx: AppContext, s: NewSession, request: Request): { cookieValue: string; row: AdminSessionRow } {
   const cookieValue = randomBytes(32).toString("base64url");
   const now = Date.now();
-  const row = ctx.db.transaction(
-    (tx) => {
-      const { sourceIp, userAgent } = sourceOf(request);
-      const r = tx
-        .insert(adminSessions)
-        .values({ idHash: hashToken(cookieValue), csrfToken: randomBytes(32).toString("base64url"), ...s, sourceIp, userAgent, createdAt: now, lastSeenAt: now, expiresAt: now + ctx.config.sessionAbsoluteTimeoutMs })
-        .returning()
-        .get();
-      writeAudit(ctx.db, { kind: "person", name: s.name, role: s.role }, request, { action: "session.sign_in", resource: { type: "session", id: r.id }, outcome: "success", summary: { after: { subject: s.subject, issuer: s.issuer, role: s.role } } });
-      return r;
-    },
-    { behavior: "immediate" },
-  );
+  const row = writeTransaction(ctx.db, (tx) => {
+    const { sourceIp, userAgent } = sourceOf(request);
+    const r = tx
+      .insert(adminSessions)
+      .values({ idHash: hashToken(cookieValue), csrfToken: randomBytes(32).toString("base64url"), ...s, sourceIp, userAgent, createdAt: now, lastSeenAt: now, expiresAt: now + ctx.config.sessionAbsoluteTimeoutMs })
+      .returning()
+      .get();
+    writeAudit(ctx.db, { kind: "person", name: s.name, role: s.role }, request, { action: "session.sign_in", resource: { type: "session", id: r.id }, outcome: "success", summary: { after: { subject: s.subject, issuer: s.issuer, role: s.role } } });
+    return r;
+  });
   return { cookieValue, row };
 }
 
@@ -62,13 +60,10 @@ export function findSession(ctx: AppContext, cookieValue: string, now = Date.now
 
 /** Ends a session (sign-out, or an owner revoking it); records it in the same transaction. */
 export function endSession(ctx: AppContext, row: AdminSessionRow, request: Request, action: "session.sign_out" | "session.revoke", actor: AuditActor = { kind: "person", name: row.name, role: row.role }): void {
-  ctx.db.transaction(
-    (tx) => {
-      tx.delete(adminSessions).where(eq(adminSessions.id, row.id)).run();
-      writeAudit(ctx.db, actor, request, { action, resource: { type: "session", id: row.id }, outcome: "success", summary: { before: { name: row.name, role: row.role } } });
-    },
-    { behavior: "immediate" },
-  );
+  writeTransaction(ctx.db, (tx) => {
+    tx.delete(adminSessions).where(eq(adminSessions.id, row.id)).run();
+    writeAudit(ctx.db, actor, request, { action, resource: { type: "session", id: row.id }, outcome: "success", summary: { before: { name: row.name, role: row.role } } });
+  });
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -1,6 +1,6 @@
 import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../../context";
-import { lastUsedRecorder } from "../../db/last-used";
+import { noteTokenUse } from "../../db/last-used";
 import { badRequest, conflict, notFound } from "../../http/errors";
 import { plainTextProblem } from "../../directory/names";
 import { constantTimeEqual, generateToken, hashToken } from "../../lib/tokens";
@@ -80,7 +80,6 @@ export function revokeAdminToken(ctx: AppContext, id: number): AdminTokenView {
 
 export type AdminTokenHolder = { id: number; name: string; role: Role };
 
-const recorders = new WeakMap<object, ReturnType<typeof lastUsedRecorder>>();
 
 /**
  * The live token a request presents, or null (unknown, revoked or expired). Looked up by its
@@ -93,9 +92,7 @@ export function authenticateAdminToken(ctx: AppContext, token: string): AdminTok
   const now = Date.now();
   if (!r || !constantTimeEqual(r.tokenHash, hash) || r.revokedAt !== null || r.expiresAt <= now) return null;
   if (r.lastUsedAt === null || now - r.lastUsedAt > LAST_USED_RESOLUTION_MS) {
-    let record = recorders.get(ctx.sqlite);
-    if (!record) recorders.set(ctx.sqlite, (record = lastUsedRecorder(ctx.sqlite, "admin_tokens")));
-    record(r.id, now);
+    noteTokenUse(ctx.db, "admin_tokens", r.id, now);
   }
   return { id: r.id, name: r.name, role: r.role };
 }

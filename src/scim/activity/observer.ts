@@ -3,6 +3,7 @@ import { mapError } from "../../http/error-mapping";
 import { renderScimError } from "../errors";
 import { silentLogger } from "../../log";
 import { requestIdOf } from "../../http/request-info";
+import { clientOf } from "../../db/connection";
 import { activityRecorder, operationOf } from "./service";
 
 type Outcome = { status: number; scimType: string | null; detail: string | null };
@@ -35,9 +36,10 @@ function resourceOf(value: unknown, created: boolean): Record<string, unknown> {
 export function activityObserver(ctx: AppContext) {
   const recorder = activityRecorder(ctx);
   const noted = new WeakMap<Request, Noted>();
-  const tokenName = ctx.sqlite.query<{ name: string }, [number]>("SELECT name FROM scim_tokens WHERE id = ?1");
-  const userName = ctx.sqlite.query<{ name: string }, [string]>("SELECT user_name AS name FROM users WHERE id = ?1");
-  const groupName = ctx.sqlite.query<{ name: string }, [string]>("SELECT display_name AS name FROM groups WHERE id = ?1");
+  const connection = clientOf(ctx.db);
+  const tokenName = connection.query<{ name: string }, [number]>("SELECT name FROM scim_tokens WHERE id = ?1");
+  const userName = connection.query<{ name: string }, [string]>("SELECT user_name AS name FROM users WHERE id = ?1");
+  const groupName = connection.query<{ name: string }, [string]>("SELECT display_name AS name FROM groups WHERE id = ?1");
   const nameOf = (type: string, id: string) => ((type === "User" ? userName : groupName).get(id)?.name ?? null);
 
   const target = (request: Request) => {

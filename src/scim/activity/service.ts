@@ -1,7 +1,8 @@
-import type { Database } from "bun:sqlite";
 import { and, between, count, desc, eq, gte, lt, not } from "drizzle-orm";
 import type { AppContext } from "../../context";
-import { containsText } from "../../db/contains";
+import { clientOf, type Connection } from "../../db/connection";
+import { containsText } from "../../db/dialect";
+import { immediateTransaction } from "../../db/transaction";
 import { badRequest } from "../../http/errors";
 import type { ActivityEntry, ActivityListQuery } from "./model";
 import { scimActivity, type ScimActivityRow } from "./tables";
@@ -30,13 +31,13 @@ const PURGE_EVERY_MS = 3_600_000;
  * with the next group sync, so a power cut can lose the last rows, never a write.
  * Retention runs from here too, at most once an hour.
  */
-export function activityRecorder(ctx: Pick<AppContext, "sqlite" | "config" | "log">) {
-  const db = ctx.sqlite;
+export function activityRecorder(ctx: Pick<AppContext, "db" | "config" | "log">) {
+  const db = clientOf(ctx.db);
   const insert = db.query(
     `INSERT INTO scim_activity (at, token_id, token_name, operation, resource_type, resource_id, resource_name, status, scim_type, detail, request_id)
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)`,
   );
-  const writeAll = db.transaction((rows: ActivityRecord[]) => {
+  const writeAll = immediateTransaction(db, (rows: ActivityRecord[]) => {
     for (const r of rows) insert.run(r.at, r.tokenId, r.tokenName, r.operation, r.resourceType, r.resourceId, r.resourceName, r.status, r.scimType, r.detail, r.requestId);
   });
   let queue: ActivityRecord[] = [];
@@ -45,7 +46,7 @@ export function activityRecorder(ctx: Pick<AppContext, "sqlite" | "config" | "lo
     const rows = queue;
     queue = [];
     try {
-      writeAll.immediate(rows);
+      writeAll(rows);
     } catch (e) {
       ctx.log.error("provisioning activity log write failed", { rows: rows.length, error: String((e as Error)?.message ?? e) });
     }
@@ -75,11 +76,12 @@ export function activityRecorder(ctx: Pick<AppContext, "sqlite" | "config" | "lo
  * left. Ids grow with time, so the old rows are the ids below the first one at or after the
  * cutoff: found by reading from the start, which costs only the old rows (no index on `at`).
  */
-export function purgeActivity(db: Database, cutoff: number): boolean {
+export function purgeActivity(db: Connection, cutoff: number): boolean {
   const firstKept = db.query<{ id: number }, [number]>("SELECT id FROM scim_activity WHERE at >= ?1 ORDER BY id LIMIT 1").get(cutoff);
   const end = firstKept ? firstKept.id : Number.MAX_SAFE_INTEGER;
   const del = db.query(`DELETE FROM scim_activity WHERE id IN (SELECT id FROM scim_activity WHERE id < ?1 ORDER BY id LIMIT ${BATCH})`);
-  for (let i = 0; i < 10; i++) if (db.transaction(() => del.run(end).changes).immediate() < BATCH) return true;
+  const purgeBatch = immediateTransaction(db, () => del.run(end).changes);
+  for (let i = 0; i < 10; i++) if (purgeBatch() < BATCH) return true;
   return false;
 }
 

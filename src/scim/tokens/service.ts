@@ -1,7 +1,6 @@
-import { lastUsedRecorder } from "../../db/last-used";
+import { noteTokenUse } from "../../db/last-used";
 import { and, asc, eq, isNull } from "drizzle-orm";
-import type { Database } from "bun:sqlite";
-import type { Db } from "../../db/connection";
+import { clientOf, type Db } from "../../db/connection";
 import { settings } from "../../db/tables";
 import { timingSafeEqual } from "node:crypto";
 import { generateToken, hashToken } from "../../lib/tokens";
@@ -81,12 +80,11 @@ export function invalidateScimCaches(): void {
   invalidateCaches();
 }
 
-export function tokenVerifier(sqlite: Database) {
-  const byHash = sqlite.query<{ id: number; token_hash: string; revoked_at: string | null; last_used_at: string | null; workspace_id: number | null; archived_at: string | null }, [string]>(
+export function tokenVerifier(db: Db) {
+  const byHash = clientOf(db).query<{ id: number; token_hash: string; revoked_at: string | null; last_used_at: string | null; workspace_id: number | null; archived_at: string | null }, [string]>(
     `SELECT t.id, t.token_hash, t.revoked_at, t.last_used_at, t.workspace_id, w.archived_at
      FROM scim_tokens t LEFT JOIN workspaces w ON w.id = t.workspace_id WHERE t.token_hash = ?`,
   );
-  const recordUse = lastUsedRecorder(sqlite, "scim_tokens");
   const lastTouched = new Map<number, number>();
   // hash → token id of recently verified tokens (only valid ones: unknown tokens always hit the
   // database, so a guesser gains nothing from the cache)
@@ -113,7 +111,7 @@ export function tokenVerifier(sqlite: Database) {
     // last_used_at is informational: write it at most once a minute per token, not per request.
     if ((lastTouched.get(row.id) ?? 0) < now - 60_000) {
       lastTouched.set(row.id, now);
-      recordUse(row.id, new Date(now).toISOString());
+      noteTokenUse(db, "scim_tokens", row.id, new Date(now).toISOString());
     }
     return verifiedToken;
   };
@@ -122,8 +120,8 @@ export function tokenVerifier(sqlite: Database) {
 const ENABLED_KEY = "scim.enabled";
 
 /** The run-time SCIM switch: the stored admin toggle wins; before it is first set, the config. */
-export function scimEnabledReader(sqlite: Database, config: Config) {
-  const q = sqlite.query<{ value: string }, [string]>("SELECT value FROM settings WHERE key = ?");
+export function scimEnabledReader(db: Db, config: Config) {
+  const q = clientOf(db).query<{ value: string }, [string]>("SELECT value FROM settings WHERE key = ?");
   let cached: { value: boolean; at: number; generation: number } | null = null;
   return (): boolean => {
     const now = Date.now();

@@ -48,11 +48,11 @@ export function runRoutes(ctx: AppContext) {
     .patch("/run/:code/:id/public", ({ project, params, body }) => ok(setRunPublic(ctx.db, base, project, params.id, body.status)), {
       params: NumberParams, body: RunPublic, response: tmsResponses({ 200: Envelope(RunPublicResult) }, [404, ...TMS_BODY_ERRORS]), detail: runDetail("Show or hide the public report (run.report_changed when it changes)"),
     })
-    .post("/result/:code/:id", ({ project, params, body, caller }) => ok(recordResults(ctx.db, ctx.sqlite, caller, project, params.id, (f) => [fromV1(body, f)])[0]!), {
+    .post("/result/:code/:id", ({ project, params, body, caller }) => ok(recordResults(ctx.db, caller, project, params.id, (f) => [fromV1(body, f)])[0]!), {
       params: RunIdParams, body: ResultCreate, response: tmsResponses({ 200: ResultCreated }, [404, 409, ...TMS_BODY_ERRORS]), detail: resultDetail("Add a result to an active or completed run (409 if aborted)"),
     })
     .post("/result/:code/:id/bulk", ({ project, params, body, caller }) => {
-      recordResults(ctx.db, ctx.sqlite, caller, project, params.id, () => body.results.map((r, i) => fromV1(r, `results.${i}.`)));
+      recordResults(ctx.db, caller, project, params.id, () => body.results.map((r, i) => fromV1(r, `results.${i}.`)));
       return { status: true };
     }, { params: RunIdParams, body: ResultCreateBulk, response: tmsResponses({ 200: StatusOnly }, [404, 409, ...TMS_BODY_ERRORS]), detail: resultDetail("Add many results to an active or completed run in one transaction (409 if aborted)") })
     .get("/result/:code", ({ project, query }) => {
@@ -77,14 +77,14 @@ export function runRoutes(ctx: AppContext) {
 export function runV2Routes(ctx: AppContext) {
   return projectApi(ctx, "/v2")
     .post("/:code/run/:runId/result", ({ project, params, body, caller }) => {
-      const r = recordV2Results(ctx.db, ctx.sqlite, ctx.log, caller, project, params.runId, [body]);
+      const r = recordV2Results(ctx.db, ctx.log, caller, project, params.runId, [body]);
       // One item: its problem is the request's problem.
       const e = r.errors[0];
       if (e) throw badRequest(e.message, e.field?.replace(/^results\.0\.?/, "") || undefined);
       const { index: _, ...stored } = r.results[0]!;
       return ok({ ...stored, warnings: r.warnings });
     }, { params: V2RunParams, body: V2ResultCreate, response: tmsResponses({ 200: V2ResultCreated }, [404, 409, ...TMS_BODY_ERRORS]), detail: resultDetail("v2: add one result (idempotent by `id`)") })
-    .post("/:code/run/:runId/results", ({ project, params, body, caller }) => ok(recordV2Results(ctx.db, ctx.sqlite, ctx.log, caller, project, params.runId, body.results)), {
+    .post("/:code/run/:runId/results", ({ project, params, body, caller }) => ok(recordV2Results(ctx.db, ctx.log, caller, project, params.runId, body.results)), {
       params: V2RunParams, body: V2ResultsCreate, response: tmsResponses({ 200: V2ResultsCreated }, [404, 409, ...TMS_BODY_ERRORS]),
       detail: resultDetail("v2: add results in bulk: every good item is stored, each bad one reported in `errors` (idempotent by `id`)"),
     });

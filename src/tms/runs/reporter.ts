@@ -4,7 +4,6 @@
  * the case it may create, the signature it is matched by) and storing a batch so that no good
  * item is lost over a bad one.
  */
-import type { Database } from "bun:sqlite";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import type { Db } from "../../db/connection";
 import { ApiError, badRequest } from "../../http/errors";
@@ -134,8 +133,8 @@ const dotted = (path: string) => path.replace(/^\//, "").replace(/\//g, ".");
  * stored, matched by its signature, and carries `unlinked_reason`. The project and run must
  * exist and the run take results (not aborted), or the whole request is refused (nothing could be stored).
  */
-export function recordV2Results(db: Db, sqlite: Database, log: Logger, caller: Caller, p: ProjectRow, runNumber: number, items: unknown[]) {
-  const q = resultStatements(sqlite);
+export function recordV2Results(db: Db, log: Logger, caller: Caller, p: ProjectRow, runNumber: number, items: unknown[]) {
+  const q = resultStatements(db);
   const errors: ItemProblem[] = [];
   const warnings: ItemProblem[] = [];
   const out = inProject(db, p, (w) => {

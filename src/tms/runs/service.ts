@@ -1,9 +1,9 @@
-import type { Database } from "bun:sqlite";
 import { randomBytes } from "node:crypto";
 import { and, count, desc, eq, gte, inArray, isNull, lte, max, not, or, sql, sum, type SQL } from "drizzle-orm";
 import { containsText } from "../../db/contains";
 import { checkInclude, csv, flagOf, integersOf, timeOf } from "../shared/list-filters";
-import type { Db, Tx } from "../../db/connection";
+import { perConnection, type Db, type Tx } from "../../db/connection";
+import { insertionOrder, insertionOrderText } from "../../db/dialect";
 import { ApiError, badRequest, conflict } from "../../http/errors";
 import { CaseBatch, insertCase } from "../cases/service";
 import { ensureSuitePath } from "../suites/service";
@@ -389,12 +389,11 @@ function resolveCase(w: ProjectWrite, q: ResultStatements, caller: Caller, r: Re
 }
 
 /**
- * The per-result statements of the results hot path, prepared once per connection (bun:sqlite
- * caches `query()` statements). They run on the same connection inside the drizzle transaction;
+ * The per-result statements of the results hot path, prepared once per connection. They run on the same connection inside the drizzle transaction;
  * going around the ORM here is what makes a batch of 200 results cost one fsync and a few ms.
  */
 export type ResultStatements = ReturnType<typeof resultStatements>;
-export function resultStatements(sqlite: Database) {
+export const resultStatements = perConnection((sqlite) => {
   return {
     caseByNumber: sqlite.query<ResolvedCase, [number, number]>("SELECT id, number, title FROM tms_cases WHERE project_id = ? AND number = ? AND deleted IS NULL"),
     caseByTitle: sqlite.query<ResolvedCase, [number, string]>("SELECT id, number, title FROM tms_cases WHERE project_id = ? AND title = ? AND deleted IS NULL ORDER BY id LIMIT 1"),
@@ -402,14 +401,14 @@ export function resultStatements(sqlite: Database) {
     caseByTitleUnsigned: sqlite.query<ResolvedCase, [number, string]>("SELECT id, number, title FROM tms_cases WHERE project_id = ? AND title = ? AND signature IS NULL AND deleted IS NULL ORDER BY id LIMIT 1"),
     adoptSignature: sqlite.query<unknown, [string, number]>("UPDATE tms_cases SET signature = ? WHERE id = ?"),
     resultByClientId: sqlite.query<{ hash: string; case_number: number; unlinked_reason: string | null }, [number, string]>(
-      "SELECT r.hash, c.number AS case_number, r.unlinked_reason FROM tms_results r JOIN tms_cases c ON c.id = r.case_id WHERE r.run_id = ? AND r.client_id = ? ORDER BY r.rowid"),
+      `SELECT r.hash, c.number AS case_number, r.unlinked_reason FROM tms_results r JOIN tms_cases c ON c.id = r.case_id WHERE r.run_id = ? AND r.client_id = ? ORDER BY ${insertionOrderText("r")}`),
     insertResult: sqlite.query<unknown, [string, number, number, string, number | null, string | null, string | null, string, string, string, string | null, string | null, number | null, string]>(
       "INSERT INTO tms_results (hash, run_id, case_id, status, time_ms, comment, stacktrace, steps, attachments, params, client_id, unlinked_reason, author_id, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
     setLatest: sqlite.query<unknown, [string, number, number]>("UPDATE tms_run_cases SET status = ? WHERE run_id = ? AND case_id = ?"),
     addToRun: sqlite.query<unknown, [number, number, number, string]>("INSERT INTO tms_run_cases (run_id, case_id, position, status) VALUES (?, ?, ?, ?)"),
     lastPosition: sqlite.query<{ m: number | null }, [number]>("SELECT max(position) AS m FROM tms_run_cases WHERE run_id = ?"),
   };
-}
+});
 
 /**
  * The run (numbered `runNumber`) results go into; inside the caller's transaction.
@@ -456,8 +455,8 @@ export function storeResults(w: ProjectWrite, q: ResultStatements, caller: Calle
 }
 
 /** Records v1 results into a run (numbered `runNumber`) that takes them, in one transaction (one bad item rejects the request). */
-export function recordResults(db: Db, sqlite: Database, caller: Caller, p: ProjectRow, runNumber: number, inputs: (field: string) => ResultInput[]) {
-  const q = resultStatements(sqlite);
+export function recordResults(db: Db, caller: Caller, p: ProjectRow, runNumber: number, inputs: (field: string) => ResultInput[]) {
+  const q = resultStatements(db);
   return inProject(db, p, (w) => {
     const run = requireRunTakingResults(w.tx, p, runNumber);
     const items = inputs("");
@@ -504,7 +503,7 @@ function requireRunResult(tx: Reader, p: ProjectRow, runNumber: number, hash: st
 
 /** The case's latest status in the run follows its newest remaining result (none: untested). */
 function refreshLatest(tx: Tx, runId: number, caseId: number) {
-  const newest = tx.select({ status: results.status }).from(results).where(and(eq(results.runId, runId), eq(results.caseId, caseId))).orderBy(desc(results.created), desc(sql`rowid`)).limit(1).get();
+  const newest = tx.select({ status: results.status }).from(results).where(and(eq(results.runId, runId), eq(results.caseId, caseId))).orderBy(desc(results.created), desc(insertionOrder())).limit(1).get();
   tx.update(runCases).set({ status: newest?.status ?? null }).where(and(eq(runCases.runId, runId), eq(runCases.caseId, caseId))).run();
 }
 

@@ -2,6 +2,7 @@ import { and, count, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/connection";
 import { writeTransaction } from "../../db/transaction";
 import { containsText } from "../../db/contains";
+import { jsonArrayHasAny } from "../../db/dialect";
 import { badRequest, notFound } from "../../http/errors";
 import { workspaceProjectCodes } from "../projects/service";
 import type { Caller } from "../shared/auth";
@@ -114,7 +115,7 @@ export function listSharedParameters(db: Db, workspaceId: number, q: SharedParam
   if (q.type) filters.push(eq(sharedParameters.type, q.type));
   if (q.projectCodes?.length) {
     const codes = workspaceProjectCodes(db, workspaceId, q.projectCodes, "filters[project_codes][]");
-    filters.push(sql`(${sharedParameters.isEnabledForAllProjects} = 1 OR EXISTS (SELECT 1 FROM json_each(${sharedParameters.projectCodes}) WHERE value IN (${sql.join(codes.map((c) => sql`${c}`), sql`, `)})))`);
+    filters.push(sql`(${sharedParameters.isEnabledForAllProjects} = 1 OR ${jsonArrayHasAny(sharedParameters.projectCodes, codes)})`);
   }
   const where = and(...filters);
   const total = db.select({ n: count() }).from(sharedParameters).where(base).get()!.n;

@@ -1,6 +1,5 @@
 import { eq } from "drizzle-orm";
-import type { Database } from "bun:sqlite";
-import { lastUsedRecorder } from "../../db/last-used";
+import { noteTokenUse } from "../../db/last-used";
 import { ApiError } from "../../http/errors";
 import { constantTimeEqual, hashToken } from "../../lib/tokens";
 import type { AppContext } from "../../context";
@@ -17,7 +16,6 @@ const unauthorized = () =>
   new ApiError(401, "unauthorized", "A valid API token is required in the `Token` header", undefined, { "www-authenticate": "Token" });
 
 const callers = new WeakMap<Request, Caller>();
-const recorders = new WeakMap<Database, ReturnType<typeof lastUsedRecorder>>();
 
 /** `authenticate`, once per request: the body parser and the route's derive both ask. */
 export function callerOf(ctx: AppContext, request: Request): Caller {
@@ -54,9 +52,7 @@ export function authenticate(ctx: AppContext, request: Request): Caller {
   // "Last used" for the admin list, at most every few minutes, and never on the request path:
   // a locked or full database must not stall or fail a read.
   if (!row.lastUsedAt || Date.now() - Date.parse(row.lastUsedAt) > LAST_USED_RESOLUTION_MS) {
-    let record = recorders.get(ctx.sqlite);
-    if (!record) recorders.set(ctx.sqlite, (record = lastUsedRecorder(ctx.sqlite, "api_tokens")));
-    record(row.id, isoMicro());
+    noteTokenUse(ctx.db, "api_tokens", row.id, isoMicro());
   }
   return { tokenId: row.id, userId: row.userId, workspaceId: row.workspaceId };
 }

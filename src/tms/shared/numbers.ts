@@ -14,9 +14,8 @@
  * A row's number never changes and row keys are never reused (AUTOINCREMENT), so a key → number
  * pair, once read, stays true.
  */
-import type { Statement } from "bun:sqlite";
 import { and, eq, getTableName, inArray, type SQL } from "drizzle-orm";
-import { perConnection, type Tx } from "../../db/connection";
+import { perConnection, type Statement, type Tx } from "../../db/connection";
 import { badRequest, notFound } from "../../http/errors";
 import { cases } from "../cases/tables";
 import { defects } from "../defects/tables";

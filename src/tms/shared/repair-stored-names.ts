@@ -7,7 +7,8 @@
  * `invalid` (Qase's status for a result that cannot be trusted), an option the title
  * `Option <id>`. Runs once per database (settings marker); returns one line per repaired row.
  */
-import type { Database } from "bun:sqlite";
+import { hasTables, type Connection } from "../../db/connection";
+import { immediateTransaction } from "../../db/transaction";
 import { RESULT_STATUS } from "../../qase/enums";
 
 const REPAIRED_MARKER = "tms.prototype_names_repaired";
@@ -45,12 +46,11 @@ export function repairOptions(options: unknown): { id: number; title: string }[]
   return changed ? out : null;
 }
 
-export function repairStoredNames(sqlite: Database): string[] {
-  const tables = sqlite.query("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN ('settings', 'tms_results', 'tms_custom_fields')").get() as { n: number };
-  if (tables.n < 3) return [];
+export function repairStoredNames(sqlite: Connection): string[] {
+  if (!hasTables(sqlite, ["settings", "tms_results", "tms_custom_fields"])) return [];
   if (sqlite.query("SELECT 1 FROM settings WHERE key = ?").get(REPAIRED_MARKER)) return [];
   const lines: string[] = [];
-  sqlite.transaction(() => {
+  immediateTransaction(sqlite, () => {
     // Only rows whose JSON has a step without a text status can need it (json_tree narrows the scan).
     const results = sqlite.query(`SELECT hash, steps FROM tms_results r WHERE steps != '[]' AND EXISTS (
       SELECT 1 FROM json_tree(r.steps) t WHERE t.type = 'object' AND (json_type(t.value, '$.status') IS NOT 'text' OR json_extract(t.value, '$.status') NOT IN (${RESULT_STATUS.names.map(() => "?").join(", ")})))`)
@@ -71,6 +71,6 @@ export function repairStoredNames(sqlite: Database): string[] {
       lines.push(`custom field ${f.id}: an option title lost on a replace_values PATCH is now "Option <id>"; rename it`);
     }
     sqlite.query("INSERT INTO settings (key, value) VALUES (?, '1') ON CONFLICT (key) DO NOTHING").run(REPAIRED_MARKER);
-  }).immediate();
+  })();
   return lines;
 }
