@@ -5,7 +5,7 @@
  * organization-wide and members of workspaces; groups belong to one workspace.
  */
 import { and, asc, count, eq, ne, sql } from "drizzle-orm";
-import type { Db, Tx } from "../db/connection";
+import { perConnection, type Db, type Tx } from "../db/connection";
 import { DirectoryError } from "./errors";
 import { removeUserFromWorkspaceGroups } from "./groups";
 import { plainTextProblem } from "./names";
@@ -84,9 +84,14 @@ export function updateWorkspace(db: Db, id: number, change: { name?: string; arc
   });
 }
 
+/** Prepared once per connection: every POST /Users runs it (drizzle's builder cost more than the insert). */
+const insertMembership = perConnection((connection) =>
+  connection.query<unknown, [number, number, string]>("INSERT INTO workspace_members (workspace_id, user_id, created_at) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING"),
+);
+
 /** Makes user `userId` a member of workspace `workspaceId` (idempotent). */
 export function joinWorkspace(tx: Tx, workspaceId: number, userId: number): void {
-  tx.insert(workspaceMembers).values({ workspaceId, userId, createdAt: new Date().toISOString() }).onConflictDoNothing().run();
+  insertMembership(tx).run(workspaceId, userId, new Date().toISOString());
 }
 
 export function isMember(db: Db | Tx, workspaceId: number, userId: number): boolean {
