@@ -48,10 +48,6 @@ export const servedPath = (op: ClientOperation) => `${CLIENTS.find((c) => c.clie
 
 /** What differs for an operation Gatehouse serves ("partly"), by `client api.operation`. */
 export const PARTLY = new Map<string, string>([
-  ["v1 RunsApi.createRun", "`custom_field` values are a 400 (not stored on runs)"],
-  ["v1 RunsApi.updateRun", "`custom_field` values are a 400 (not stored on runs)"],
-  ["v1 DefectsApi.createDefect", "`custom_field` values are a 400 (not stored on defects)"],
-  ["v1 DefectsApi.updateDefect", "`custom_field` values are a 400 (not stored on defects)"],
   ["v1 SearchApi.search", "a QQL subset: no aggregation (`SELECT`, `GROUP BY`), no `requirement` entity (docs/tms.md, Search)"],
   ["v1 ResultsApi.createResult", "custom result statuses are a 400"],
   ["v1 ResultsApi.createResultBulk", "custom result statuses are a 400"],

@@ -11028,6 +11028,7 @@ export interface operations {
                                     attachments: number[];
                                 }[];
                                 attachments: number[];
+                                /** @description The field's id and its value (a selectbox: the option's id); a deleted field's values are not shown */
                                 custom_fields: {
                                     id: number;
                                     value: string;
@@ -11759,6 +11760,7 @@ export interface operations {
                                 attachments: number[];
                             }[];
                             attachments: number[];
+                            /** @description The field's id and its value (a selectbox: the option's id); a deleted field's values are not shown */
                             custom_fields: {
                                 id: number;
                                 value: string;
@@ -14179,6 +14181,11 @@ export interface operations {
                                 }[];
                                 is_autotest: boolean;
                                 author_id: number | null;
+                                /** @description The field's id and its value (a selectbox: the option's id); a deleted field's values are not shown */
+                                custom_fields: {
+                                    id: number;
+                                    value: string;
+                                }[];
                             }[];
                         };
                     };
@@ -14542,6 +14549,11 @@ export interface operations {
                             }[];
                             is_autotest: boolean;
                             author_id: number | null;
+                            /** @description The field's id and its value (a selectbox: the option's id); a deleted field's values are not shown */
+                            custom_fields: {
+                                id: number;
+                                value: string;
+                            }[];
                         };
                     };
                 };
@@ -16074,6 +16086,11 @@ export interface operations {
                                 tags: {
                                     title: string;
                                 }[];
+                                /** @description The field's id and its value (a selectbox: the option's id); a deleted field's values are not shown */
+                                custom_fields: {
+                                    id: number;
+                                    value: string;
+                                }[];
                                 /** Format: date-time */
                                 resolved_at: string | null;
                                 author_id: number | null;
@@ -16286,6 +16303,11 @@ export interface operations {
                             results: string[];
                             tags: {
                                 title: string;
+                            }[];
+                            /** @description The field's id and its value (a selectbox: the option's id); a deleted field's values are not shown */
+                            custom_fields: {
+                                id: number;
+                                value: string;
                             }[];
                             /** Format: date-time */
                             resolved_at: string | null;

@@ -93,13 +93,41 @@ test("ProjectsApi.deleteProject removes the project and everything in it; its co
   expect((await h.api("DELETE", "/project/NOPE")).status).toBe(404);
 });
 
-test("custom field values on runs and defects are refused (400 naming custom_field), never silently dropped", async () => {
-  for (const [method, path, body] of [
-    ["POST", "/run/EP", { title: "r", custom_field: { "1": "x" } }],
-    ["POST", "/defect/EP", { title: "d", actual_result: "a", custom_field: { "1": "x" } }],
+test("custom field values on runs and defects are stored, validated and read back as Qase's CustomFieldValue (RunsApi, DefectsApi)", async () => {
+  const field = async (body: object) => (await h.api("POST", "/custom_field", body)).body.result.id as number;
+  const build = await field({ title: "Build", entity: "run", type: "number" });
+  const area = await field({ title: "Area", entity: "run", type: "selectbox", value: [{ title: "Web" }, { title: "API" }] });
+  const found = await field({ title: "Found in", entity: "defect", type: "string" });
+  const caseOnly = await field({ title: "Case only", entity: "case", type: "string" });
+  const runs = new RunsApi(v1);
+  const defects = new DefectsApi(v1);
+
+  const run = (await runs.createRun("EP", { title: "With fields", custom_field: { [build]: "42", [area]: "API" } })).data.result!.id!;
+  const option = (await h.api("GET", `/custom_field/${area}`)).body.result;
+  const api = (JSON.parse(option.value) as { id: number; title: string }[]).find((o) => o.title === "API")!.id;
+  expect((await runs.getRun("EP", run)).data.result!.custom_fields).toEqual([{ id: build, value: "42" }, { id: area, value: String(api) }]);
+  await runs.updateRun("EP", run, { custom_field: { [build]: "43", [area]: "" } }); // "" removes a value
+  expect((await runs.getRun("EP", run)).data.result!.custom_fields).toEqual([{ id: build, value: "43" }]);
+
+  const defect = (await defects.createDefect("EP", { title: "Crash", actual_result: "boom", severity: 3, custom_field: { [found]: "1.2.3" } })).data.result!.id!;
+  expect((await defects.getDefect("EP", defect)).data.result!.custom_fields).toEqual([{ id: found, value: "1.2.3" }]);
+  await defects.updateDefect("EP", defect, { custom_field: { [found]: "1.2.4" } });
+  expect((await h.api("GET", `/defect/EP/${defect}`)).body.result.custom_fields).toEqual([{ id: found, value: "1.2.4" }]);
+
+  // What a field does not take, or a field of another entity, is a 400 naming it, and nothing is written.
+  for (const [method, path, body, name] of [
+    ["POST", "/run/EP", { title: "r", custom_field: { [build]: "many" } }, `custom_field.${build}`],
+    ["POST", "/run/EP", { title: "r", custom_field: { [caseOnly]: "x" } }, `custom_field.${caseOnly}`],
+    ["PATCH", `/run/EP/${run}`, { title: "renamed", custom_field: { [area]: "Mobile" } }, `custom_field.${area}`],
+    ["POST", "/defect/EP", { title: "d", actual_result: "a", custom_field: { [build]: "1" } }, `custom_field.${build}`],
   ] as const) {
     const r = await h.api(method, path, body);
-    expect([r.status, r.body.error.field]).toEqual([400, "custom_field"]);
+    expect([r.status, r.body.error.field]).toEqual([400, name]);
   }
+  expect((await runs.getRun("EP", run)).data.result!.title).toBe("With fields");
+
+  // A deleted field's values stay stored but are not shown, as on cases.
+  await h.api("DELETE", `/custom_field/${build}`);
+  expect((await runs.getRun("EP", run)).data.result!.custom_fields).toEqual([]);
   expect((await h.api("POST", "/run/EP", { title: "r", custom_field: {} })).status).toBe(200);
 });

@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { CustomFieldValues } from "../custom-fields/model";
 import { FilterText } from "../shared/list-filters";
 import { Limit, Offset } from "../shared/envelope";
 import { AttachmentIds, Opt } from "../shared/envelope";
@@ -153,7 +154,7 @@ export const CaseView = t.Object({
     shared_hash: Nullable(t.String()), shared_step_hash: Nullable(t.String()), attachments: t.Array(t.Integer()),
   })),
   attachments: t.Array(t.Integer()),
-  custom_fields: t.Array(t.Object({ id: t.Integer(), value: t.String() })),
+  custom_fields: CustomFieldValues,
   created: Timestamp,
   updated: Timestamp,
   layer: EnumNumber(LAYER),

@@ -2,7 +2,7 @@ import { and, count, eq, inArray, isNull, max, or, type SQL } from "drizzle-orm"
 import type { Db } from "../../db/connection";
 import { ApiError, badRequest } from "../../http/errors";
 import { users } from "../../directory/tables";
-import { caseFieldsFor } from "../custom-fields/service";
+import { caseFieldsFor, customFieldValues, customFieldViews, liveFieldIds } from "../custom-fields/service";
 import { customFields as customFieldTable, type customFields } from "../custom-fields/tables";
 import { fastInserter } from "../../db/fast-insert";
 import type { ProjectRow } from "../projects/service";
@@ -60,8 +60,7 @@ export function caseView(c: CaseRow, author: CaseAuthor | null, numbers: Numbers
     is_flaky: c.isFlaky ? 1 : 0, automation, isManual: automation !== 2, isToBeAutomated: automation === 1,
     tags: c.tags.map((title) => ({ title })), params: c.params, parameters: caseParameterViews(c.parameters, shared),
     steps: c.steps.map((s) => ({ ...s, shared_step_hash: s.shared_hash })),
-    // A deleted field's values stay stored (the field is gone, the history is not) but are not shown.
-    custom_fields: c.customFields.filter((f) => !liveFields || liveFields.has(Number(f.field_id))).map((f) => ({ id: Number(f.field_id), value: f.value })),
+    custom_fields: customFieldViews(c.customFields, liveFields),
     author_id: c.authorId, author,
     created_at: c.created, updated_at: c.updated,
   };
@@ -75,12 +74,6 @@ function authorsOf(db: Reader, rows: CaseRow[]): Map<number, CaseAuthor> {
   return new Map(found.map((a) => [a.id, a]));
 }
 
-/** Which of the custom fields the cases hold values for still exist (one query). */
-function liveFieldsOf(db: Reader, rows: CaseRow[]): Set<number> {
-  const ids = [...new Set(rows.flatMap((c) => c.customFields.map((f) => Number(f.field_id))))].filter(Number.isSafeInteger);
-  if (ids.length === 0) return new Set();
-  return new Set(db.select({ id: customFieldTable.id }).from(customFieldTable).where(inArray(customFieldTable.id, ids)).all().map((f) => f.id));
-}
 
 /**
  * Views of many cases: one query for all their authors, one for the shared parameters they use,
@@ -90,7 +83,7 @@ function liveFieldsOf(db: Reader, rows: CaseRow[]): Set<number> {
 export function caseViews(db: Reader, rows: CaseRow[], opts: { externalIssues?: boolean } = {}) {
   const issues = opts.externalIssues ? externalIssuesOf(db, rows.map((c) => c.id)) : null;
   const authors = authorsOf(db, rows);
-  const liveFields = liveFieldsOf(db, rows);
+  const liveFields = liveFieldIds(db, rows.flatMap((c) => c.customFields));
   const numbers = Numbers.load(db, { suite: rows.map((c) => c.suiteId), milestone: rows.map((c) => c.milestoneId) });
   const shared = sharedParametersOf(db, rows);
   return rows.map((c) => caseView(c, c.authorId === null ? null : authors.get(c.authorId) ?? null, numbers, shared, liveFields, issues ? issues.get(c.id) ?? [] : undefined));
@@ -125,33 +118,6 @@ function buildSteps(tx: Reader, projectId: number, input: NonNullable<CaseCreate
   return steps.sort((a, b) => a.position - b.position);
 }
 
-/**
- * Validates `custom_field` ({ "<field id>": "<value>" }) against the case fields that apply to the
- * project: unknown fields, wrong types and unknown selectbox values are 400s naming the field;
- * required fields must be present (or have a default) on create.
- */
-function buildCustomFields(fields: CustomFieldRow[], input: Record<string, string> | null | undefined, previous: CaseCustomFieldValue[] | null): CaseCustomFieldValue[] {
-  const byId = new Map(fields.map((f) => [String(f.id), f]));
-  const values = new Map((previous ?? []).map((v) => [v.field_id, v.value]));
-  for (const [key, value] of Object.entries(input ?? {})) {
-    const f = byId.get(key.trim());
-    const field = `custom_field.${key}`;
-    if (!f) throw badRequest(`Custom field ${key} does not exist for test cases of this project`, field);
-    if (f.type === "number" && value !== "" && !Number.isFinite(Number(value))) throw badRequest(`Custom field ${key} takes a number`, field);
-    if (f.type === "checkbox" && !["", "0", "1", "true", "false"].includes(value)) throw badRequest(`Custom field ${key} takes 0/1 or true/false`, field);
-    if (f.type === "selectbox" && value !== "" && !f.options?.some((o) => String(o.id) === value || o.title === value))
-      throw badRequest(`Custom field ${key} takes the id of one of its values`, field);
-    const stored = f.type === "selectbox" ? String(f.options!.find((o) => String(o.id) === value || o.title === value)?.id ?? "") : value;
-    if (stored === "") values.delete(String(f.id));
-    else values.set(String(f.id), stored);
-  }
-  for (const f of fields) {
-    if (!f.isRequired || values.has(String(f.id))) continue;
-    if (previous === null && f.defaultValue) values.set(String(f.id), f.defaultValue);
-    else throw badRequest(`Custom field ${f.id} ("${f.title}") is required`, `custom_field.${f.id}`);
-  }
-  return [...values].map(([field_id, value]) => ({ field_id, value }));
-}
 
 /**
  * The automation state a request sets, if any. Qase: `isManual`/`isToBeAutomated` win over the
@@ -190,7 +156,7 @@ function columnsFrom(tx: Reader, project: ProjectRow, body: CaseCreateBody | Cas
   if (body.steps != null) c.steps = buildSteps(tx, project.id, body.steps);
   if (body.tags != null) c.tags = body.tags;
   if (body.parameters != null) c.parameters = buildCaseParameters(tx, project, body.parameters);
-  if (previous === null || body.custom_field != null) c.customFields = buildCustomFields(fields ?? caseFieldsFor(tx, project), body.custom_field, previous?.customFields ?? null);
+  if (previous === null || body.custom_field != null) c.customFields = customFieldValues(fields ?? caseFieldsFor(tx, project), body.custom_field, previous?.customFields ?? null, "case");
   return c;
 }
 

@@ -1,6 +1,7 @@
 import type { BEHAVIOR, CASE_STATUS, CASE_TYPE, LAYER, PRIORITY, SEVERITY } from "../../qase/enums";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { users } from "../../directory/tables";
+import type { StoredCustomFieldValue } from "../custom-fields/tables";
 import { milestones } from "../milestones/tables";
 import { projects } from "../projects/tables";
 import type { ParameterValues } from "../shared-parameters/tables";
@@ -14,7 +15,7 @@ export type CaseStep = {
   shared_hash: string | null;
   attachments: number[];
 };
-export type CaseCustomFieldValue = { field_id: string; value: string };
+export type CaseCustomFieldValue = StoredCustomFieldValue;
 /**
  * A case parameter (Qase `TestCaseParameterCreate`): a single parameter or a group kept in the
  * case, or a reference to a shared parameter of the workspace (answered with its current values).

@@ -42,6 +42,9 @@ export const CustomFieldListQuery = t.Object({
   type: FilterText(`Name or number: ${enumLegend(CUSTOM_FIELD_TYPE)}`),
 });
 
+/** Qase's `CustomFieldValue` list, as cases, runs and defects show their values. */
+export const CustomFieldValues = t.Array(t.Object({ id: t.Integer(), value: t.String() }), { description: "The field's id and its value (a selectbox: the option's id); a deleted field's values are not shown" });
+
 export const CustomFieldView = t.Object({
   id: t.Integer(),
   title: t.String(),

@@ -1,4 +1,4 @@
-import { and, count, eq } from "drizzle-orm";
+import { and, count, eq, inArray } from "drizzle-orm";
 import type { Db, Tx } from "../../db/connection";
 import { writeTransaction } from "../../db/transaction";
 import { badRequest, notFound } from "../../http/errors";
@@ -9,7 +9,8 @@ import type { Caller } from "../shared/auth";
 import { isoMicro } from "../shared/time";
 import { CUSTOM_FIELD_ENTITY, CUSTOM_FIELD_TYPE, enumName } from "../../qase/enums";
 import type { CustomFieldCreateBody, CustomFieldUpdateBody } from "./model";
-import { customFields } from "./tables";
+import { customFields, type StoredCustomFieldValue } from "./tables";
+import type { Reader } from "../shared/lookup";
 
 type Row = typeof customFields.$inferSelect;
 type Option = { id: number; title: string };
@@ -140,15 +141,56 @@ export function listCustomFields<V = ReturnType<typeof customFieldView>>(db: Db,
 }
 
 /** Case custom fields that apply to a project: its workspace's, enabled for all its projects or listing its code. */
-export function caseFieldsFor(db: Db | Tx, project: { code: string; workspaceId: number }): Row[] {
-  return db.select().from(customFields).where(and(eq(customFields.entity, "case"), eq(customFields.workspaceId, project.workspaceId))).all()
+/** The custom fields of `entity` that apply to the project (its workspace's, for all projects or listing it). */
+export function fieldsFor(db: Db | Tx, project: { code: string; workspaceId: number }, entity: "case" | "run" | "defect"): Row[] {
+  return db.select().from(customFields).where(and(eq(customFields.entity, entity), eq(customFields.workspaceId, project.workspaceId))).all()
     .filter((f) => f.isEnabledForAllProjects || f.projectCodes.includes(project.code));
 }
 
+export const caseFieldsFor = (db: Db | Tx, project: { code: string; workspaceId: number }) => fieldsFor(db, project, "case");
+
+const ENTITY_NAMES = { case: "test cases", run: "test runs", defect: "defects" } as const;
+
 /**
- * Run and defect custom field values are not stored (only test cases hold them): a request that
- * sends some is refused, naming `custom_field`, rather than answered 200 with the values lost.
+ * Validates `custom_field` ({ "<field id>": "<value>" }) against `fields` (those of the entity
+ * that apply to the project) and merges it into `previous` (null on create): unknown fields, wrong
+ * types and unknown selectbox values are 400s naming the field; an empty value removes one;
+ * required fields must be present (or have a default) on create. A selectbox stores its option's id.
  */
-export function refuseUnstoredCustomFields(values: Record<string, string> | null | undefined, what: "test runs" | "defects") {
-  if (values && Object.keys(values).length) throw badRequest(`Custom field values on ${what} are not stored (only test cases hold them); send the request without them`, "custom_field");
+export function customFieldValues(fields: Row[], input: Record<string, string> | null | undefined, previous: StoredCustomFieldValue[] | null, entity: "case" | "run" | "defect"): StoredCustomFieldValue[] {
+  const byId = new Map(fields.map((f) => [String(f.id), f]));
+  const values = new Map((previous ?? []).map((v) => [v.field_id, v.value]));
+  for (const [key, value] of Object.entries(input ?? {})) {
+    const f = byId.get(key.trim());
+    const field = `custom_field.${key}`;
+    if (!f) throw badRequest(`Custom field ${key} does not exist for ${ENTITY_NAMES[entity]} of this project`, field);
+    if (f.type === "number" && value !== "" && !Number.isFinite(Number(value))) throw badRequest(`Custom field ${key} takes a number`, field);
+    if (f.type === "checkbox" && !["", "0", "1", "true", "false"].includes(value)) throw badRequest(`Custom field ${key} takes 0/1 or true/false`, field);
+    if (f.type === "selectbox" && value !== "" && !f.options?.some((o) => String(o.id) === value || o.title === value))
+      throw badRequest(`Custom field ${key} takes the id of one of its values`, field);
+    const stored = f.type === "selectbox" ? String(f.options!.find((o) => String(o.id) === value || o.title === value)?.id ?? "") : value;
+    if (stored === "") values.delete(String(f.id));
+    else values.set(String(f.id), stored);
+  }
+  for (const f of fields) {
+    if (!f.isRequired || values.has(String(f.id))) continue;
+    if (previous === null && f.defaultValue) values.set(String(f.id), f.defaultValue);
+    else throw badRequest(`Custom field ${f.id} ("${f.title}") is required`, `custom_field.${f.id}`);
+  }
+  return [...values].map(([field_id, value]) => ({ field_id, value }));
+}
+
+/** Which of the custom fields these stored values name still exist (one query). */
+export function liveFieldIds(db: Reader, values: Iterable<StoredCustomFieldValue>): Set<number> {
+  const ids = [...new Set([...values].map((f) => Number(f.field_id)))].filter(Number.isSafeInteger);
+  if (ids.length === 0) return new Set();
+  return new Set(db.select({ id: customFields.id }).from(customFields).where(inArray(customFields.id, ids)).all().map((f) => f.id));
+}
+
+/**
+ * Qase's `CustomFieldValue` list of an entity: a deleted field's values stay stored (the field is
+ * gone, the history is not) but are not shown.
+ */
+export function customFieldViews(values: StoredCustomFieldValue[], live?: ReadonlySet<number>): { id: number; value: string }[] {
+  return values.filter((f) => !live || live.has(Number(f.field_id))).map((f) => ({ id: Number(f.field_id), value: f.value }));
 }

@@ -2,6 +2,9 @@ import { CUSTOM_FIELD_ENTITY, CUSTOM_FIELD_TYPE } from "../../qase/enums";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { users } from "../../directory/tables";
 
+/** A custom field's value as an entity (case, run, defect) stores it: the field's id and the value as text (a selectbox: the option's id). */
+export type StoredCustomFieldValue = { field_id: string; value: string };
+
 /**
  * Custom fields belong to a workspace (as projects do; Qase's are workspace-wide too) and apply to
  * all of its projects or to the ones listed by code. Migration 0018 gave the fields made before

@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { CustomFieldValues } from "../custom-fields/model";
 import { Limit, Offset } from "../shared/envelope";
 import { AttachmentIds, AuthorId, EntityNumber, Nullable, Opt, Tags, Timestamp } from "../shared/envelope";
 import { EnumInput, EnumSlug } from "../shared/enum-schemas";
@@ -56,6 +57,7 @@ export const DefectView = t.Object({
   runs: t.Array(EntityNumber("test run")),
   results: t.Array(t.String()),
   tags: Tags,
+  custom_fields: CustomFieldValues,
   resolved_at: Nullable(Timestamp),
   author_id: AuthorId,
   created: Timestamp,

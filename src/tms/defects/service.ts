@@ -11,7 +11,8 @@ import { enumName, enumSlug, SEVERITY } from "../../qase/enums";
 import type { Reader } from "../shared/lookup";
 import { nextNumber, Numbers, numbersIn, optRefId, requireNumbered } from "../shared/numbers";
 import { isoMicro } from "../shared/time";
-import { refuseUnstoredCustomFields } from "../custom-fields/service";
+import { customFieldValues, customFieldViews, fieldsFor, liveFieldIds } from "../custom-fields/service";
+import type { StoredCustomFieldValue } from "../custom-fields/tables";
 import { inProject, type ProjectWrite } from "../shared/write";
 import type { DefectCreateBody, DefectUpdateBody } from "./model";
 import { defects, type DefectStatus } from "./tables";
@@ -24,21 +25,22 @@ export type DefectInput = {
   caseId: number | null;
   /** Position of the failing step; 0 when not known. */
   step: number;
-  runId?: number | null; resultHash?: string | null; milestoneId?: number | null; attachments: number[]; tags?: string[];
+  runId?: number | null; resultHash?: string | null; milestoneId?: number | null; attachments: number[]; tags?: string[]; customFields?: StoredCustomFieldValue[];
 };
 
-/** The API view of a defect; `numbers` gives its case's, run's and milestone's. Pure. */
-export const defectView = (d: Row, numbers: Numbers) => ({
+/** The API view of a defect; `numbers` gives its case's, run's and milestone's, `liveFields` the custom fields that still exist. Pure. */
+export const defectView = (d: Row, numbers: Numbers, liveFields?: ReadonlySet<number>) => ({
   id: d.number, title: d.title, actual_result: d.actualResult, severity: enumSlug(SEVERITY, d.severity), status: d.status, case_id: numbers.of("case", d.caseId), step: d.step,
   milestone_id: numbers.of("milestone", d.milestoneId), attachments: d.attachments, runs: d.runId ? [numbers.of("run", d.runId)] : [], results: d.resultHash ? [d.resultHash] : [],
-  tags: d.tags.map((title) => ({ title })), resolved_at: d.resolvedAt, author_id: d.authorId,
+  tags: d.tags.map((title) => ({ title })), custom_fields: customFieldViews(d.customFields, liveFields), resolved_at: d.resolvedAt, author_id: d.authorId,
   created: d.created, updated: d.updated, created_at: d.created, updated_at: d.updated,
 });
 
-/** Views of many defects: their cases', runs' and milestones' numbers in one query each. */
+/** Views of many defects: their cases', runs' and milestones' numbers in one query each, and which of their custom fields exist in one. */
 export function defectViews(db: Reader, rows: Row[]) {
   const numbers = Numbers.load(db, { case: rows.map((d) => d.caseId), run: rows.map((d) => d.runId), milestone: rows.map((d) => d.milestoneId) });
-  return rows.map((d) => defectView(d, numbers));
+  const live = liveFieldIds(db, rows.flatMap((d) => d.customFields));
+  return rows.map((d) => defectView(d, numbers, live));
 }
 
 // Reporters file one defect per failed result: up to a row budget's worth in one request.
@@ -50,7 +52,7 @@ export function insertDefect({ tx, project: p, emit }: ProjectWrite, caller: Cal
   const d = insertDefectRow(tx, {
     projectId: p.id, number: nextNumber(tx, p.id, "defect"), title: v.title, actualResult: v.actualResult, severity: v.severity, caseId: v.caseId, step: v.step,
     runId: v.runId ?? null, resultHash: v.resultHash ?? null, milestoneId: v.milestoneId ?? null, attachments: v.attachments,
-    tags: v.tags ?? [], authorId: caller.userId, created: now, updated: now,
+    tags: v.tags ?? [], customFields: v.customFields ?? [], authorId: caller.userId, created: now, updated: now,
   });
   // `case_id` 0 = no case, as `step` 0 = no step: the payload keeps the integer spec §6 types it as.
   const caseNumber = v.caseId != null ? numbersIn(tx).of("case", v.caseId) ?? 0 : 0;
@@ -60,8 +62,8 @@ export function insertDefect({ tx, project: p, emit }: ProjectWrite, caller: Cal
 
 export function createDefect(db: Db, caller: Caller, p: ProjectRow, body: DefectCreateBody) {
   return inProject(db, p, (w) => {
-    refuseUnstoredCustomFields(body.custom_field, "defects");
     const { tx } = w;
+    const customFields = customFieldValues(fieldsFor(tx, p, "defect"), body.custom_field, null, "defect");
     // The case by the number the body names (a deleted case too: its defects stay filed).
     let c = body.case_id != null ? tx.select().from(cases).where(and(eq(cases.projectId, p.id), eq(cases.number, body.case_id))).get() : undefined;
     if (body.case_id != null && !c) throw badRequest(`Test case ${body.case_id} does not exist in this project`, "case_id");
@@ -83,7 +85,7 @@ export function createDefect(db: Db, caller: Caller, p: ProjectRow, body: Defect
     const milestoneId = optRefId(tx, "milestone", p.id, body.milestone_id, "milestone_id") ?? null;
     const d = insertDefect(w, caller, {
       title: body.title, actualResult: body.actual_result, severity: body.severity != null ? enumName(SEVERITY, body.severity) : "normal",
-      caseId: c?.id ?? null, step, runId, resultHash: body.result_hash ?? null, milestoneId, attachments: attachmentIds(body.attachments), tags: body.tags ?? [],
+      caseId: c?.id ?? null, step, runId, resultHash: body.result_hash ?? null, milestoneId, attachments: attachmentIds(body.attachments), tags: body.tags ?? [], customFields,
     });
     return { id: d.number };
   });
@@ -94,9 +96,9 @@ const requireDefect = (db: Reader, projectId: number, number: number) => require
 /** Qase's `PATCH /defect/{code}/{id}`: its texts, severity, milestone, attachments, tags. No event (the catalog has none for it). */
 export function updateDefect(db: Db, p: ProjectRow, number: number, body: DefectUpdateBody) {
   return inProject(db, p, ({ tx }) => {
-    refuseUnstoredCustomFields(body.custom_field, "defects");
     const d = requireDefect(tx, p.id, number);
     const set: Partial<Row> = {};
+    if (body.custom_field != null) set.customFields = customFieldValues(fieldsFor(tx, p, "defect"), body.custom_field, d.customFields, "defect");
     if (body.title != null) set.title = body.title;
     if (body.actual_result != null) set.actualResult = body.actual_result;
     if (body.severity != null) set.severity = enumName(SEVERITY, body.severity);

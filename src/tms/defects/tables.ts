@@ -1,6 +1,7 @@
 import type { SEVERITY } from "../../qase/enums";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { users } from "../../directory/tables";
+import type { StoredCustomFieldValue } from "../custom-fields/tables";
 import { cases } from "../cases/tables";
 import { milestones } from "../milestones/tables";
 import { projects } from "../projects/tables";
@@ -26,6 +27,8 @@ export const defects = sqliteTable("tms_defects", {
   milestoneId: integer("milestone_id").references(() => milestones.id, { onDelete: "set null" }),
   attachments: text("attachments", { mode: "json" }).$type<number[]>().notNull().default([]),
   tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default([]),
+  /** Values of the workspace's defect custom fields (`custom_field` on create and update). */
+  customFields: text("custom_fields", { mode: "json" }).$type<StoredCustomFieldValue[]>().notNull().default([]),
   authorId: integer("author_id").references(() => users.id),
   created: text("created").notNull(),
   updated: text("updated").notNull(),

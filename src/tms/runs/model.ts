@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { CustomFieldValues } from "../custom-fields/model";
 import { FilterText } from "../shared/list-filters";
 import { Limit, Offset } from "../shared/envelope";
 import { AttachmentIds, AuthorId, EntityNumber, EntityNumbers, Nullable, Opt, Tags, Timestamp } from "../shared/envelope";
@@ -207,6 +208,7 @@ export const RunView = t.Object({
   tags: Tags,
   is_autotest: t.Boolean(),
   author_id: AuthorId,
+  custom_fields: CustomFieldValues,
 });
 
 export const ResultView = t.Object({

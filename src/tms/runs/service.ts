@@ -16,7 +16,7 @@ import { attachmentIds } from "../shared/envelope";
 import type { Reader } from "../shared/lookup";
 import { findRowId, nextNumber, Numbers, optRefId, refId, refIds, requireNumbered } from "../shared/numbers";
 import { RowBudget } from "../shared/row-budget";
-import { refuseUnstoredCustomFields } from "../custom-fields/service";
+import { customFieldValues, customFieldViews, fieldsFor, liveFieldIds } from "../custom-fields/service";
 import { inProject, type ProjectWrite } from "../shared/write";
 import { isoMicro, secondsBetween } from "../shared/time";
 import { runCounts, type ResultStatus } from "./counts";
@@ -46,7 +46,7 @@ type RunEnvironment = { id: number | null; title: string; slug: string; descript
  * What a run's view reads beyond its row: its cases (their numbers, in run order, with their
  * latest status), time spent, environment, and its plan's and milestone's numbers.
  */
-type RunDetail = { cases: { caseNumber: number; status: string | null }[]; timeSpentMs: number; environment: RunEnvironment; plan: number | null; milestone: RunMilestone | null };
+type RunDetail = { cases: { caseNumber: number; status: string | null }[]; timeSpentMs: number; environment: RunEnvironment; plan: number | null; milestone: RunMilestone | null; liveFields: ReadonlySet<number> };
 /** Qase's RunMilestone (title, description) with the milestone's number. */
 type RunMilestone = { id: number; title: string; description: string | null };
 
@@ -72,8 +72,9 @@ export function runDetails(db: Reader, rows: RunRow[]): Map<number, RunDetail> {
     const m = r.milestoneId != null ? milestoneRows.get(r.milestoneId) : undefined;
     return m ? { id: m.number, title: m.title, description: m.description ?? null } : null;
   };
+  const liveFields = liveFieldIds(db, rows.flatMap((r) => r.customFields));
   const out = new Map<number, RunDetail>(rows.map((r) => [r.id, {
-    cases: [], timeSpentMs: 0, environment: environmentOf(r), plan: numbers.of("plan", r.planId), milestone: milestoneOf(r),
+    cases: [], timeSpentMs: 0, environment: environmentOf(r), plan: numbers.of("plan", r.planId), milestone: milestoneOf(r), liveFields,
   }]));
   const ids = rows.map((r) => r.id);
   if (ids.length === 0) return out;
@@ -120,13 +121,13 @@ export function runView(r: RunRow, d: RunDetail, baseUrl: string, projectCode: s
     configurations: r.configurations,
     external_issue: r.externalIssue ? { id: r.externalIssue.link, type: r.externalIssue.type, link: r.externalIssue.link } : null,
     milestone: d.milestone, milestone_id: d.milestone?.id ?? null, plan_id: d.plan, cases: rows.map((x) => x.caseNumber), tags: r.tags.map((title) => ({ title })),
-    is_autotest: r.isAutotest, author_id: r.authorId,
+    is_autotest: r.isAutotest, author_id: r.authorId, custom_fields: customFieldViews(r.customFields, d.liveFields),
   };
 }
 
 export function createRun(db: Db, caller: Caller, p: ProjectRow, body: RunCreateBody) {
   return inProject(db, p, ({ tx, emit }) => {
-    refuseUnstoredCustomFields(body.custom_field, "test runs");
+    const customFields = customFieldValues(fieldsFor(tx, p, "run"), body.custom_field, null, "run");
     let ids: number[] = [];
     const planId = optRefId(tx, "plan", p.id, body.plan_id, "plan_id") ?? null;
     if (planId !== null) ids.push(...casesOfPlan(tx, planId).map((c) => c.id));
@@ -141,7 +142,7 @@ export function createRun(db: Db, caller: Caller, p: ProjectRow, body: RunCreate
       projectId: p.id, number: nextNumber(tx, p.id, "run"), planId, milestoneId, title: body.title,
       description: body.description ?? "", environment: environment?.slug ?? null, environmentId: environment?.id ?? null,
       configurations: configurationIds, isAutotest: body.is_autotest ?? false,
-      tags: body.tags ?? [], authorId: caller.userId, startTime: isoMicro(),
+      tags: body.tags ?? [], customFields, authorId: caller.userId, startTime: isoMicro(),
     }).returning().get();
     addCasesToRun(tx, run.id, ids);
     emit("run.started", {
@@ -172,9 +173,9 @@ function runEnvironment(tx: Tx, projectId: number, body: { environment_id?: numb
  */
 export function updateRun(db: Db, p: ProjectRow, number: number, body: RunUpdateBody) {
   return inProject(db, p, ({ tx }) => {
-    refuseUnstoredCustomFields(body.custom_field, "test runs");
     const run = requireRun(tx, p.id, number);
     const set: Partial<RunRow> = {};
+    if (body.custom_field != null) set.customFields = customFieldValues(fieldsFor(tx, p, "run"), body.custom_field, run.customFields, "run");
     if (body.title != null) set.title = body.title;
     if (body.description != null) set.description = body.description;
     const environment = runEnvironment(tx, p.id, body);

@@ -1,6 +1,7 @@
 import type { ResultStatus } from "./counts";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { users } from "../../directory/tables";
+import type { StoredCustomFieldValue } from "../custom-fields/tables";
 import { cases } from "../cases/tables";
 import { environments } from "../environments/tables";
 import { milestones } from "../milestones/tables";
@@ -33,6 +34,8 @@ export const runs = sqliteTable("tms_runs", {
   /** The secret in the public report's address; a new one each time the report is made public, none while private. */
   publicToken: text("public_token"),
   tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default([]),
+  /** Values of the workspace's run custom fields (`custom_field` on create and update). */
+  customFields: text("custom_fields", { mode: "json" }).$type<StoredCustomFieldValue[]>().notNull().default([]),
   authorId: integer("author_id").references(() => users.id),
   startTime: text("start_time").notNull(),
   endTime: text("end_time"),
