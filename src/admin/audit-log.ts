@@ -23,16 +23,7 @@ export function auditAdminRoutes(ctx: AppContext) {
       "/audit-log/export",
       ({ query }) => {
         const { format, ...filters } = query;
-        const stream = exportAudit(ctx, filters, format);
-        const day = new Date().toISOString().slice(0, 10);
-        return new Response(stream, {
-          headers: {
-            "content-type": format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8",
-            "content-disposition": `attachment; filename="gatehouse-audit-${day}.${format}"`,
-            "cache-control": "no-store",
-            "x-content-type-options": "nosniff",
-          },
-        });
+        return exportAudit(ctx, filters, format);
       },
       {
         role: "operator",

@@ -1,6 +1,7 @@
-import { and, count, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, gte, lt, sql, type SQL } from "drizzle-orm";
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
+import { logExportResponse, type LogExportFormat } from "../http/log-export";
 import { clientAddressOf, requestIdOf } from "../http/request-info";
 import type { AuditEntry, AuditListQuery } from "./model";
 import { auditLog, type AuditRow } from "./tables";
@@ -208,41 +209,15 @@ export function listAudit(ctx: Pick<AppContext, "db">, q: AuditListQuery) {
   return { total, limit, offset, items: rows.map(toAuditEntry) };
 }
 
-const CSV_COLUMNS = ["id", "at", "actor_kind", "actor_name", "actor_role", "source_ip", "user_agent", "request_id", "action", "resource_type", "resource_id", "outcome", "detail", "summary"] as const;
-
-/** One CSV field (RFC 4180), with a leading = + - @ neutralised so a spreadsheet never runs it as a formula. */
-export function csvField(value: string | number | null): string {
-  if (value === null) return "";
-  let s = String(value);
-  if (/^[=+\-@\t\r]/.test(s) && typeof value === "string") s = "'" + s;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-function csvLine(r: AuditRow): string {
-  const cells = [r.id, iso(r.at), r.actorKind, r.actorName, r.actorRole, r.sourceIp, r.userAgent, r.requestId, r.action, r.resourceType, r.resourceId, r.outcome, r.detail, r.summary];
-  return cells.map(csvField).join(",") + "\r\n";
-}
-
-/**
- * The whole filtered log as CSV or NDJSON, oldest first, streamed in batches of 500 rows (keyset
- * by id, so a long export neither holds a read transaction open nor skips rows written meanwhile).
- */
-export function exportAudit(ctx: Pick<AppContext, "db">, q: Filters, format: "csv" | "ndjson"): ReadableStream<Uint8Array> {
-  const where = whereOf(q); // validates the time range before the answer starts
-  const encoder = new TextEncoder();
-  let afterId = 0;
-  let headerSent = format !== "csv";
-  return new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (!headerSent) {
-        headerSent = true;
-        controller.enqueue(encoder.encode(CSV_COLUMNS.join(",") + "\r\n"));
-        return;
-      }
-      const rows = ctx.db.select().from(auditLog).where(and(where, gte(auditLog.id, afterId + 1))).orderBy(auditLog.id).limit(500).all();
-      if (rows.length === 0) return controller.close();
-      afterId = rows[rows.length - 1]!.id;
-      controller.enqueue(encoder.encode(rows.map((r) => (format === "csv" ? csvLine(r) : JSON.stringify(toAuditEntry(r)) + "\n")).join("")));
-    },
+/** The audit log as a download (src/http/log-export.ts); the filters are checked before the answer starts. */
+export function exportAudit(ctx: Pick<AppContext, "db">, q: Filters, format: LogExportFormat): Response {
+  const where = whereOf(q);
+  return logExportResponse<AuditRow>({
+    format,
+    name: "audit",
+    columns: ["id", "at", "actor_kind", "actor_name", "actor_role", "source_ip", "user_agent", "request_id", "action", "resource_type", "resource_id", "outcome", "detail", "summary"],
+    rowsAfter: (afterId, limit) => ctx.db.select().from(auditLog).where(and(where, gt(auditLog.id, afterId))).orderBy(asc(auditLog.id)).limit(limit).all(),
+    cells: (r) => [r.id, iso(r.at), r.actorKind, r.actorName, r.actorRole, r.sourceIp, r.userAgent, r.requestId, r.action, r.resourceType, r.resourceId, r.outcome, r.detail, r.summary],
+    entry: toAuditEntry,
   });
 }

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { csvField, purgeAuditLog, redact } from "../../src/audit/service";
+import { purgeAuditLog, redact } from "../../src/audit/service";
+import { csvField } from "../../src/http/log-export";
 import { createTestApp } from "../helpers";
 
 const t = createTestApp();
