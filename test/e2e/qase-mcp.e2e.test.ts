@@ -89,3 +89,44 @@ test("qase_get reads a shared parameter by its UUID (SharedParametersApi.getShar
   expect(JSON.stringify(got)).toContain('"values":["chromium","firefox"]');
   expect(JSON.stringify(got)).toContain(id);
 }, 60_000);
+
+test("round two over stdio: automation by label or number, bulk create, a defect with no case and custom fields, results into a completed run, case external issues, QQL dates", async () => {
+  const api = (path: string, init: RequestInit = {}) => fetch(`${bin.url}/v1${path}`, { ...init, headers: { token, "content-type": "application/json" } }).then((r) => r.json() as Promise<any>);
+  await api("/project", { method: "POST", body: JSON.stringify({ code: "MC2", title: "Round two" }) });
+  const idOf = (answer: unknown) => Number(/"id":\s*(\d+)/.exec(JSON.stringify(answer))?.[1]);
+
+  // The tools map `automation` (a label or its number) to isManual/isToBeAutomated sent as numbers (0/1), which Qase takes.
+  const automated = idOf(await call("qase_case_upsert", { code: "MC2", title: "Automated", automation: "Automated" }));
+  const planned = idOf(await call("qase_case_upsert", { code: "MC2", title: "Planned", automation: "1" }));
+  expect((await api(`/case/MC2/${automated}`)).result).toMatchObject({ automation: 2, isManual: false });
+  expect((await api(`/case/MC2/${planned}`)).result).toMatchObject({ automation: 1, isManual: true, isToBeAutomated: true });
+  await call("qase_case_bulk_create", { code: "MC2", cases: [{ title: "Bulk manual", automation: "Manual" }, { title: "Bulk automated", automation: "2" }] });
+  expect((await api("/case/MC2?automation=automated")).result.entities.map((c: any) => c.title)).toEqual(["Automated", "Bulk automated"]);
+
+  // A defect names no case (Qase's DefectCreate has none) and keeps its custom field values.
+  const field = (await api("/custom_field", { method: "POST", body: JSON.stringify({ title: "Found in build", entity: "defect", type: "string" }) })).result.id;
+  const defect = idOf(await call("qase_defect_upsert", { code: "MC2", title: "Checkout hangs", actual_result: "spinner forever", severity: "critical", custom_field: { [field]: "1.4.2" } }));
+  expect((await api(`/defect/MC2/${defect}`)).result).toMatchObject({ title: "Checkout hangs", case_id: null, custom_fields: [{ id: field, value: "1.4.2" }] });
+
+  // Sharded CI: a result recorded into a run an earlier job completed is accepted.
+  const run = idOf(await call("qase_run_upsert", { code: "MC2", title: "Sharded", cases: [automated, planned] }));
+  await call("qase_run_complete", { code: "MC2", id: run });
+  await call("qase_result_record", { code: "MC2", run_id: run, results: [{ case_id: planned, status: "passed" }] });
+  expect((await api(`/result/MC2?run=${run}`)).result.entities).toMatchObject([{ case_id: planned, status: "passed" }]);
+
+  // Case external issues: attach, read back with include, detach.
+  await call("qase_external_issue_link", { code: "MC2", entity: "case", action: "attach", type: "jira-cloud", links: [{ id: automated, issues: ["SHOP-7"] }] });
+  expect((await api(`/case/MC2/${automated}?include=external_issues`)).result.external_issues).toEqual([{ type: "jira-cloud", issues: [{ id: "SHOP-7" }] }]);
+  expect((await api(`/case/MC2?${encodeURIComponent("external_issues[ids][]")}=SHOP-7`)).result.entities.map((c: any) => c.id)).toEqual([automated]);
+  await call("qase_external_issue_link", { code: "MC2", entity: "case", action: "detach", type: "jira-cloud", links: [{ id: automated, issues: ["SHOP-7"] }] });
+  expect((await api(`/case/MC2/${automated}?include=external_issues`)).result.external_issues).toEqual([]);
+
+  // qql_search answers a summary and the JSON it read; a date function and Qase's field names.
+  const text = (answer: unknown) => (typeof answer === "string" ? answer : JSON.stringify(answer));
+  const recent = text(await call("qql_search", { query: 'entity = "result" and project = "MC2" and status = "passed" and ended >= now("-7d")' }));
+  expect(recent).toContain('"total":1');
+  const manual = text(await call("qql_search", { query: 'entity = "case" and project = "MC2" and isManual = true order by id' }));
+  expect(manual).toContain('"title":"Planned"');
+  expect(manual).toContain('"title":"Bulk manual"');
+  expect(manual).not.toContain('"title":"Automated"');
+}, 120_000);
