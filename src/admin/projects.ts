@@ -1,7 +1,6 @@
-import { asc, eq } from "drizzle-orm";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
-import { projects } from "../tms/projects/tables";
+import { projectSummaries } from "../tms/projects/service";
 import { adminAccess } from "./access";
 import { adminResponses } from "./auth";
 
@@ -25,12 +24,7 @@ export function projectsAdminRoutes(ctx: AppContext) {
     .get(
       "/projects",
       ({ query }) => {
-        const items = ctx.db
-          .select({ code: projects.code, title: projects.title, workspaceId: projects.workspaceId })
-          .from(projects)
-          .where(query.workspaceId === undefined ? undefined : eq(projects.workspaceId, query.workspaceId))
-          .orderBy(asc(projects.code))
-          .all();
+        const items = projectSummaries(ctx.db, query.workspaceId);
         return { total: items.length, items };
       },
       {

@@ -1,9 +1,10 @@
-import { and, between, count, desc, eq, gte, lt, not } from "drizzle-orm";
+import { and, asc, between, count, desc, eq, gt, gte, lt, not } from "drizzle-orm";
 import type { AppContext } from "../../context";
 import { clientOf, type Connection } from "../../db/connection";
 import { containsText } from "../../db/dialect";
 import { immediateTransaction } from "../../db/transaction";
 import { badRequest } from "../../http/errors";
+import { logExportResponse, type LogExportFormat } from "../../http/log-export";
 import type { ActivityEntry, ActivityListQuery } from "./model";
 import { scimActivity, type ScimActivityRow } from "./tables";
 
@@ -137,4 +138,17 @@ export function listActivity(ctx: Pick<AppContext, "db">, q: ActivityListQuery) 
   const rows = ctx.db.select().from(a).where(where).orderBy(desc(a.id)).limit(limit).offset(offset).all();
   const total = ctx.db.select({ n: count() }).from(a).where(where).get()!.n;
   return { total, limit, offset, items: rows.map(toEntry) };
+}
+
+/** The provisioning log as a download (src/http/log-export.ts); the filters are checked before the answer starts. */
+export function exportActivity(ctx: Pick<AppContext, "db">, q: Omit<ActivityListQuery, "limit" | "offset">, format: LogExportFormat): Response {
+  const where = activityWhere(q);
+  return logExportResponse({
+    format,
+    name: "provisioning",
+    columns: ["id", "at", "token_id", "token_name", "operation", "resource_type", "resource_id", "resource_name", "status", "scim_type", "detail", "request_id"],
+    rowsAfter: (afterId, limit) => ctx.db.select().from(scimActivity).where(and(where, gt(scimActivity.id, afterId))).orderBy(asc(scimActivity.id)).limit(limit).all().map(toEntry),
+    cells: (e: ActivityEntry) => [e.id, e.at, e.token.id, e.token.name, e.operation, e.resourceType, e.resourceId, e.resourceName, e.status, e.scimType, e.detail, e.requestId],
+    entry: (e) => e,
+  });
 }

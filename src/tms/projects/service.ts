@@ -1,4 +1,4 @@
-import { and, count, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { cases } from "../cases/tables";
 import { defects } from "../defects/tables";
@@ -35,6 +35,16 @@ export function workspaceProjectCodes(db: Reader, workspaceId: number, codes: st
   const unknown = wanted.filter((c) => !known.has(c));
   if (unknown.length) throw badRequest(`Unknown project code${unknown.length > 1 ? "s" : ""} ${unknown.map((c) => `"${c}"`).join(", ")} in this workspace`, field);
   return wanted;
+}
+
+/** Every project's code, title and workspace, by code (the admin console's project picker). */
+export function projectSummaries(db: Db, workspaceId?: number): { code: string; title: string; workspaceId: number }[] {
+  return db
+    .select({ code: projects.code, title: projects.title, workspaceId: projects.workspaceId })
+    .from(projects)
+    .where(workspaceId === undefined ? undefined : eq(projects.workspaceId, workspaceId))
+    .orderBy(asc(projects.code))
+    .all();
 }
 
 export function createProject(db: Db, caller: Caller, body: ProjectCreateBody): { code: string } {
