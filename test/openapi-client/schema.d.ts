@@ -11204,6 +11204,8 @@ export interface operations {
                         data?: string | null;
                         position?: number | null;
                         attachments?: (number | string)[] | null;
+                        /** @description Nested steps (Qase's TestStepCreate.steps): not supported, a non-empty list is answered 400 */
+                        steps?: unknown[] | null;
                     }[] | null;
                     tags?: string[] | null;
                     params?: unknown;
@@ -11369,6 +11371,8 @@ export interface operations {
                             data?: string | null;
                             position?: number | null;
                             attachments?: (number | string)[] | null;
+                            /** @description Nested steps (Qase's TestStepCreate.steps): not supported, a non-empty list is answered 400 */
+                            steps?: unknown[] | null;
                         }[] | null;
                         tags?: string[] | null;
                         params?: unknown;
@@ -11990,6 +11994,8 @@ export interface operations {
                         data?: string | null;
                         position?: number | null;
                         attachments?: (number | string)[] | null;
+                        /** @description Nested steps (Qase's TestStepCreate.steps): not supported, a non-empty list is answered 400 */
+                        steps?: unknown[] | null;
                     }[] | null;
                     tags?: string[] | null;
                     params?: unknown;

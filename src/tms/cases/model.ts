@@ -37,6 +37,8 @@ export const StepInput = t.Object({
   data: Opt(t.String({ maxLength: 10000 })),
   position: Opt(t.Integer({ minimum: 1 })),
   attachments: AttachmentIds,
+  // Declared so a nested list reaches the service and is refused (400) instead of being stripped.
+  steps: Opt(t.Array(t.Unknown(), { description: "Nested steps (Qase's TestStepCreate.steps): not supported, a non-empty list is answered 400" })),
 });
 
 /** A flag Qase's clients send as a boolean or as 0/1 (@qase/mcp-server's automation mapping sends numbers). */

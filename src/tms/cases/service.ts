@@ -97,6 +97,7 @@ export function requireCase(db: Reader, projectId: number, number: number): Case
 function buildSteps(tx: Reader, projectId: number, input: NonNullable<CaseCreateBody["steps"]>): CaseStep[] {
   const steps = input.map((s, i) => {
     const field = `steps.${i}`;
+    if (s.steps?.length) throw badRequest("Nested case steps are not supported; send each as a top-level step", `${field}.steps`);
     let action = s.action ?? "";
     let expected = s.expected_result ?? "";
     let data = s.data ?? "";

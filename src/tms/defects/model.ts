@@ -40,7 +40,9 @@ export const DefectStatusBody = t.Object({ status: t.UnionEnum(DEFECT_STATUSES) 
 export const DefectListQuery = t.Object({
   limit: Limit,
   offset: Offset,
-  status: t.Optional(t.UnionEnum(DEFECT_STATUSES)),
+  // A union of literals, not t.UnionEnum: Elysia fills an absent optional UnionEnum query value
+  // with the enum's first member, which listed only open defects when no status was asked for.
+  status: t.Optional(t.Union(DEFECT_STATUSES.map((s) => t.Literal(s)))),
 });
 
 /** Qase's Defect declares `severity` and `status` as strings: Qase's spelling (`"blocker"`, `"critical"`…). */
