@@ -115,6 +115,13 @@ export type UserDbRow = { [C in UserColumnEntry as C["column"]]: C["kind"] exten
 /** The columns of `UserDbRow`, for a query that aliases `users` as `u`. */
 export const USER_COLUMNS = ["id", ...USER_COLUMN_MAP.map((c) => c.column), "display_name", "emails", "profile", "created_at", "updated_at"].map((c) => `u.${c}`).join(", ");
 
+/** What a response renders: each column attribute's rendered column (`display_name`, not the one the IdP sent). */
+const RESOURCE_COLUMN_NAMES = ["id", ...USER_COLUMN_MAP.map((c) => ("rendered" in c ? c.rendered : c.column)), "emails", "profile", "created_at", "updated_at"];
+/** A `users` row as a SCIM response reads it (`USER_RESOURCE_COLUMNS`): a page materialises 1000 of these, so no column more. */
+export type UserResourceRow = Omit<UserDbRow, "display_name_given">;
+/** The columns of `UserResourceRow`, for a query that aliases `users` as `u`. */
+export const USER_RESOURCE_COLUMNS = RESOURCE_COLUMN_NAMES.map((c) => `u.${c}`).join(", ");
+
 /** One entry of `users.emails`: a SCIM `emails` item as responses carry it. */
 type RenderedEmail = { value: string; type?: string; primary: boolean; display?: string };
 

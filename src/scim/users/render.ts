@@ -11,12 +11,12 @@
  * (docs/benchmarks/read-path.md). The generated source holds only the map's constant names.
  */
 import { USER_COLUMN_MAP } from "../../directory/user-columns";
-import type { UserDbRow } from "../../directory/users";
+import type { UserResourceRow } from "../../directory/users";
 import { resourceLocation, SCHEMA_ENTERPRISE_USER, SCHEMA_USER } from "../protocol";
 
 export type UserResource = Record<string, unknown> & { id: string };
 
-type ColumnsRenderer = (r: UserDbRow, out: UserResource) => Record<string, unknown>;
+type ColumnsRenderer = (r: UserResourceRow, out: UserResource) => Record<string, unknown>;
 
 /** `(row, out) => name`: writes the map's columns onto `out` in map order; returns the `name` object it put there. */
 function compileColumns(): ColumnsRenderer {
@@ -47,7 +47,7 @@ const renderColumns = compileColumns();
 export function userRenderer<S>(baseUrl: string, withManagerReference: (extension: Record<string, unknown>, scope: S) => Record<string, unknown>) {
   // `{base}/scim/v2/Users/`: a user's location is this and the integer id (1000 per page).
   const locationPrefix = resourceLocation(baseUrl, "Users", "");
-  return (r: UserDbRow, scope: S): UserResource => {
+  return (r: UserResourceRow, scope: S): UserResource => {
     const out: UserResource = { schemas: [SCHEMA_USER], id: String(r.id) };
     const name = renderColumns(r, out);
     if (r.emails !== "[]") out.emails = JSON.parse(r.emails);

@@ -9,7 +9,7 @@ import type { AppContext } from "../../context";
 import { clientOf } from "../../db/connection";
 import { inListText, listParam, queryText } from "../../db/dialect";
 import { caseFoldKey } from "../../directory/tables";
-import { createUserDirectory, USER_COLUMNS, validateUser, type UserDbRow, type UserState } from "../../directory/users";
+import { createUserDirectory, USER_RESOURCE_COLUMNS, validateUser, type UserResourceRow, type UserState } from "../../directory/users";
 import { notYours } from "../../directory/errors";
 import { homeWorkspace, joinWorkspace, leaveWorkspace, memberElsewhere, ORGANIZATION, type Scope } from "../../directory/workspaces";
 import { scimNotFound } from "../errors";
@@ -32,8 +32,8 @@ export function createUsersService(ctx: AppContext) {
   // tables.ts), so every read is one statement. (Outside a transaction each statement is its
   // own WAL read transaction — two fcntl locks and an fstat — and a second statement for the
   // e-mails measured as costly as the lookup itself.)
-  const byId = connection.query<UserDbRow, [number]>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ?`);
-  const byUserNameKey = connection.query<UserDbRow, [string]>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.user_name_key = ?`);
+  const byId = connection.query<UserResourceRow, [number]>(`SELECT ${USER_RESOURCE_COLUMNS} FROM users u WHERE u.id = ?`);
+  const byUserNameKey = connection.query<UserResourceRow, [string]>(`SELECT ${USER_RESOURCE_COLUMNS} FROM users u WHERE u.user_name_key = ?`);
   // List SQL varies with the filter's shape (values are bound): the connection keeps prepared
   // statements by SQL text (least recently used dropped, src/db/connection.ts), so repeated
   // shapes are prepared once and an IdP sending endless shapes cannot grow memory without bound.
@@ -151,9 +151,9 @@ export function createUsersService(ctx: AppContext) {
       // Every other filter is bounded before it runs (a running statement cannot be stopped).
       if (filter) assertFilterCost(filter, userRowsBound.get()!.n, isUserIndexProbe);
       const { countQuery, pageQuery } = userListQueries(params, filter, scope.workspaceId);
-      const pageRows = (): UserDbRow[] => statements(pageQuery.sql).all(...(pageQuery.params as never[])) as UserDbRow[];
+      const pageRows = (): UserResourceRow[] => statements(pageQuery.sql).all(...(pageQuery.params as never[])) as UserResourceRow[];
       const countAll = () => (statements(countQuery.sql).get(...(countQuery.params as never[])) as { n: number }).n;
-      let rows: UserDbRow[] = [];
+      let rows: UserResourceRow[] = [];
       let total: number;
       if (params.count > 0 && params.startIndex === 1) {
         // A first page that is not full already tells the total: skip the count query (the
@@ -234,6 +234,6 @@ export function userListQueries(params: ListParams, parsed?: FilterNode, workspa
     countQuery: { sql: `SELECT count(*) AS n FROM users u${whereClause}`, params: whereParams },
     // LIMIT is written as a literal (an integer 0…1000 from parseListParams): with a bound LIMIT,
     // SQLite cannot plan the top-N sort and an indexed one-row lookup costs several times more.
-    pageQuery: { sql: `SELECT ${USER_COLUMNS} FROM users u${whereClause} ORDER BY ${order} LIMIT ${Math.trunc(params.count)} OFFSET ?`, params: [...whereParams, params.startIndex - 1] },
+    pageQuery: { sql: `SELECT ${USER_RESOURCE_COLUMNS} FROM users u${whereClause} ORDER BY ${order} LIMIT ${Math.trunc(params.count)} OFFSET ?`, params: [...whereParams, params.startIndex - 1] },
   };
 }
