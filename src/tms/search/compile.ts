@@ -46,7 +46,7 @@ export const QQL_ENTITIES: Record<string, Entity> = {
     },
   },
   run: {
-    from: "tms_runs e JOIN tms_projects p ON p.id = e.project_id", base: "1", key: "e.id", order: "e.id",
+    from: "tms_runs e JOIN tms_projects p ON p.id = e.project_id", base: "1", key: "e.id", order: "e.id", customFields: "e.custom_fields",
     fields: {
       id: ["e.number", "number"], title: ["e.title", "text"], description: ["e.description", "text"], status: ["e.status", "runStatus"],
       environment: ["e.environment", "text"], started: ["e.start_time", "date"], ended: ["e.end_time", "date"], isstarted: ["(e.start_time IS NOT NULL)", "bool"],
@@ -66,7 +66,7 @@ export const QQL_ENTITIES: Record<string, Entity> = {
     },
   },
   defect: {
-    from: "tms_defects e JOIN tms_projects p ON p.id = e.project_id", base: "1", key: "e.id", order: "e.id",
+    from: "tms_defects e JOIN tms_projects p ON p.id = e.project_id", base: "1", key: "e.id", order: "e.id", customFields: "e.custom_fields",
     fields: {
       id: ["e.number", "number"], title: ["e.title", "text"], actual_result: ["e.actual_result", "text"], severity: ["e.severity", "enum", SEVERITY],
       status: ["e.status", "enum"], case_id: [numberSql("case", "e.case_id"), "number"], run_id: [numberSql("run", "e.run_id"), "number"],
@@ -94,7 +94,8 @@ export type QqlCustomField = { id: number; type: string; options: { id: number; 
 /**
  * What a query is evaluated against besides its text: the caller's workspace, the person behind
  * the token (`currentUser()`; null for a token of no one), the moment (date functions), and the
- * workspace's custom fields by lower-cased title (those the query names: `customFieldTitles`).
+ * workspace's custom fields of the searched entity by lower-cased title (those the query names:
+ * `customFieldTitles`).
  */
 export type QqlContext = { workspaceId: number; userId: number | null; now: Date; customFields: ReadonlyMap<string, QqlCustomField[]> };
 
@@ -140,7 +141,7 @@ export function compileQql(q: Query, workspaceId: number, context: Partial<Omit<
   const bindParam = (v: string | number) => (params.push(v), "?");
   const column = (name: string): Field => {
     const f = own(entity.fields, name);
-    if (!f) throw new QqlError(`Unknown field "${name}" for ${q.entity}: expected one of ${Object.keys(entity.fields).join(", ")}, or cf["Custom field title"]${entity.customFields ? "" : " (case only)"}`, 0);
+    if (!f) throw new QqlError(`Unknown field "${name}" for ${q.entity}: expected one of ${Object.keys(entity.fields).join(", ")}, or cf["Custom field title"]${entity.customFields ? "" : " (cases, runs and defects)"}`, 0);
     return f;
   };
 
@@ -210,9 +211,9 @@ export function compileQql(q: Query, workspaceId: number, context: Partial<Omit<
   const anyTag = (col: string, test: (tag: string) => string) => jsonArrayAny(col, (j) => test(`lower(${jsonElementText(j)})`));
 
   const customField = (title: string): { fields: QqlCustomField[]; col: string } => {
-    if (!entity.customFields) throw new QqlError(`Custom fields are searched on cases only, not on ${q.entity}`, 0);
+    if (!entity.customFields) throw new QqlError(`Custom fields are searched on cases, runs and defects, not on ${q.entity}`, 0);
     const fields = ctx.customFields.get(title.toLowerCase());
-    if (!fields?.length) throw new QqlError(`Unknown custom field "${title}": no test case field of this workspace has that title`, 0);
+    if (!fields?.length) throw new QqlError(`Unknown custom field "${title}": no ${q.entity} field of this workspace has that title`, 0);
     return { fields, col: entity.customFields };
   };
   /** The stored text a value of custom field `f` is compared with: a selectbox option's id, a checkbox's 1/0, else the text. */

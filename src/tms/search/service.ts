@@ -39,13 +39,13 @@ function render(db: Db, baseUrl: string, entity: string, keys: (string | number)
   }
 }
 
-/** The workspace's test case fields with the given lower-cased titles (titles compare ignoring case, beyond ASCII too). */
-function caseFieldsTitled(db: Db, workspaceId: number, titles: string[]): Map<string, QqlCustomField[]> {
+/** The workspace's fields of `entity` with the given lower-cased titles (titles compare ignoring case, beyond ASCII too). */
+function fieldsTitled(db: Db, workspaceId: number, entity: string, titles: string[]): Map<string, QqlCustomField[]> {
   const found = new Map<string, QqlCustomField[]>();
-  if (!titles.length) return found;
+  if (!titles.length || (entity !== "case" && entity !== "run" && entity !== "defect")) return found;
   const wanted = new Set(titles);
   const rows = db.select({ id: customFields.id, title: customFields.title, type: customFields.type, options: customFields.options }).from(customFields)
-    .where(and(eq(customFields.workspaceId, workspaceId), eq(customFields.entity, "case"))).all();
+    .where(and(eq(customFields.workspaceId, workspaceId), eq(customFields.entity, entity))).all();
   for (const f of rows) {
     const key = f.title.toLowerCase();
     if (wanted.has(key)) found.set(key, [...(found.get(key) ?? []), { id: f.id, type: f.type, options: f.options }]);
@@ -58,7 +58,7 @@ export function search(db: Db, baseUrl: string, caller: { workspaceId: number; u
   let c;
   try {
     const q = parseQql(query);
-    c = compileQql(q, caller.workspaceId, { userId: caller.userId, now: new Date(), customFields: caseFieldsTitled(db, caller.workspaceId, customFieldTitles(q)) });
+    c = compileQql(q, caller.workspaceId, { userId: caller.userId, now: new Date(), customFields: fieldsTitled(db, caller.workspaceId, q.entity, customFieldTitles(q)) });
   } catch (e) {
     if (e instanceof QqlError) throw badRequest(`Invalid QQL: ${e.message}`, "query");
     throw e;

@@ -122,7 +122,9 @@ test('custom fields by title: cf["…"] on text, selectbox (by option title), nu
   expect(await refused('entity = "case" and cf["Area"] = "Mobile"')).toContain('takes one of its values ("Web", "API")');
   expect(await refused('entity = "case" and cf["Points"] = "many"')).toContain("takes a number");
   expect(await refused('entity = "case" and cf["Ticket"] > "a"')).toContain("only number fields");
-  expect(await refused('entity = "run" and cf["Ticket"] = "x"')).toContain("cases only");
+  // A field is looked up among the searched entity's fields: "Ticket" is a case field.
+  expect(await refused('entity = "run" and cf["Ticket"] = "x"')).toContain('Unknown custom field "Ticket": no run field');
+  expect(await refused('entity = "plan" and cf["Ticket"] = "x"')).toContain("cases, runs and defects");
   expect(await refused('entity = "case" and cf[Ticket] = "x"')).toContain('cf["Title"]');
 });
 
@@ -142,4 +144,16 @@ test("a deleted custom field is not searchable, and another workspace's fields a
   const q = encodeURIComponent('entity = "case" and cf["Secret field"] is empty');
   expect((await call("GET", `/search?query=${q}`)).result.total).toBe(0);
   expect((await call("GET", `/search?query=${encodeURIComponent('entity = "case" and cf["Ticket"] = "JIRA-101"')}`)).error.message).toContain("Unknown custom field");
+});
+
+test("runs and defects are searched by their own custom fields", async () => {
+  const build = (await h.api("POST", "/custom_field", { title: "Build", entity: "run", type: "number" })).body.result.id;
+  const found = (await h.api("POST", "/custom_field", { title: "Found in", entity: "defect", type: "string" })).body.result.id;
+  await h.api("POST", "/run/QF", { title: "Build 7", custom_field: { [build]: "7" } });
+  await h.api("POST", "/run/QF", { title: "Build 12", custom_field: { [build]: "12" } });
+  await h.api("POST", "/defect/QF", { title: "Seen in beta", actual_result: "x", custom_field: { [found]: "Beta 2" } });
+  expect(await titles('entity = "run" and cf["Build"] >= 10')).toEqual(["Build 12"]);
+  expect(await titles('entity = "run" and cf["build"] is not empty')).toEqual(["Build 12", "Build 7"]);
+  expect(await titles('entity = "defect" and cf["Found in"] ~ "beta"')).toEqual(["Seen in beta"]);
+  expect(await refused('entity = "defect" and cf["Build"] = 7')).toContain('Unknown custom field "Build": no defect field');
 });
