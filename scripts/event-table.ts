@@ -1,7 +1,7 @@
 /**
  * Prints the README's event table from the webhook catalog (src/webhooks/catalog.ts), so the
  * table cannot drift from what `publish` validates: `bun scripts/event-table.ts`.
- * test/readme.test.ts fails when README.md does not contain this exact table.
+ * test/config-docs.test.ts fails when README.md does not contain this exact table.
  */
 import type { TSchema } from "@sinclair/typebox";
 import { EVENTS, EVENT_NAMES } from "../src/webhooks/catalog";

@@ -2,7 +2,7 @@
  * Writes the OpenAPI document the app serves at /openapi/json to a file (default
  * openapi.json), from an app over a throwaway data directory. .ci/run lints it with Redocly
  * (`npm run lint:openapi`); the generated client's types come from the same document
- * (test/openapi-client/generate.ts).
+ * (scripts/openapi-client.ts).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -25,7 +25,7 @@ export const ADMIN_MAX_BODY_BYTES = 64 * 1024;
  * in src/admin, and call the services the features keep in their folders (a feature never
  * imports the admin API, which stands above them all).
  *
- * To add an admin API: write `fooAdminRoutes(ctx)` in src/admin/foo.ts, returning
+ * To add an admin API: write `fooAdminRoutes(ctx)` in a file of src/admin/ (say `foo.ts`), returning
  * `new Elysia()` with paths relative to /api/admin (e.g. `.get("/foo", …)`) and no auth hook of
  * its own, then append it here. The guard below already covers it, before its body is read.
  */

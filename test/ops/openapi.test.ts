@@ -6,7 +6,7 @@ import { createTestApp } from "../helpers";
 const t = createTestApp();
 afterAll(() => t.close());
 
-/** Every absolute URL a browser would fetch for the page: src/href attributes, CSS url(), imports. */
+/** Every absolute URL a browser would fetch for the page: src and href attributes, CSS url(), imports. */
 function externalReferences(html: string): string[] {
   const refs = [...html.matchAll(/(?:src|href|action)\s*=\s*["']?([^"'\s>]+)/gi)].map((m) => m[1]!);
   refs.push(...[...html.matchAll(/url\(\s*["']?([^"')]+)/gi)].map((m) => m[1]!));
