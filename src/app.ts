@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { adminRoutes } from "./admin";
+import { consoleRoutes } from "./admin/console";
 import type { AppContext } from "./context";
 import { mapError } from "./http/error-mapping";
 import { noteWriteFailure } from "./db/readiness";
@@ -44,6 +45,7 @@ export function createApp(ctx: AppContext) {
     .use(opsRoutes(ctx))
     .use(scimRoutes(ctx))
     .use(adminRoutes(ctx))
+    .use(consoleRoutes(ctx))
     .use(signInRoutes(ctx))
     .use(tmsRoutes(ctx));
 }

@@ -4,7 +4,7 @@ declare module "*/standalone.js" {
   const path: string;
   export default path;
 }
-/** The console's browser modules (src/ops/console/*.mjs), embedded as text. */
+/** The console's browser modules (src/admin/console/*.mjs), embedded as text. */
 declare module "*.mjs" {
   const text: string;
   export default text;

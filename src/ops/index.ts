@@ -2,7 +2,6 @@ import { Elysia, t } from "elysia";
 import { ADMIN_GUARD_ERRORS, assertAdmin } from "../admin/auth";
 import { apiErrorAnswers, jsonResponses } from "../http/responses";
 import type { AppContext } from "../context";
-import { consoleRoutes } from "./console";
 import { metricsFor, PROMETHEUS_CONTENT_TYPE } from "../lib/metrics";
 import { isDirectLoopbackRequest } from "../http/request-info";
 import { openapiRoutes } from "./openapi";
@@ -24,11 +23,10 @@ const Build = t.Object({
   target: t.String(),
 });
 
-/** Health, readiness, metrics, OpenAPI docs and the admin console. */
+/** Health, readiness, metrics and the OpenAPI docs. */
 export function opsRoutes(ctx: AppContext) {
   return new Elysia({ name: "ops" })
     .use(openapiRoutes(ctx))
-    .use(consoleRoutes(ctx))
     .get("/healthz", () => ({ status: "ok" }), {
       response: { 200: Status },
       detail: { tags: ["Operations"], summary: "Process is up", description: "Answers 200 while the process runs; does not touch the database.", security: [] },

@@ -7,23 +7,23 @@
  */
 import { gzipSync } from "node:zlib";
 import { Elysia } from "elysia";
-import type { AppContext } from "../context";
-import pageTemplate from "./console/console.html" with { type: "text" };
-import css from "./console/console.css" with { type: "text" };
-import favicon from "./console/favicon.svg" with { type: "text" };
-import app from "./console/app.mjs" with { type: "text" };
-import apiModule from "./console/api.mjs" with { type: "text" };
-import dom from "./console/dom.mjs" with { type: "text" };
-import scim from "./console/scim.mjs" with { type: "text" };
-import provisioning from "./console/provisioning.mjs" with { type: "text" };
-import directory from "./console/directory.mjs" with { type: "text" };
-import apiTokens from "./console/api-tokens.mjs" with { type: "text" };
-import webhooks from "./console/webhooks.mjs" with { type: "text" };
-import deliveries from "./console/deliveries.mjs" with { type: "text" };
-import instance from "./console/instance.mjs" with { type: "text" };
-import workspaces from "./console/workspaces.mjs" with { type: "text" };
-import audit from "./console/audit.mjs" with { type: "text" };
-import adminTokens from "./console/admin-tokens.mjs" with { type: "text" };
+import type { AppContext } from "../../context";
+import pageTemplate from "./console.html" with { type: "text" };
+import css from "./console.css" with { type: "text" };
+import favicon from "./favicon.svg" with { type: "text" };
+import app from "./app.mjs" with { type: "text" };
+import apiModule from "./api.mjs" with { type: "text" };
+import dom from "./dom.mjs" with { type: "text" };
+import scim from "./scim.mjs" with { type: "text" };
+import provisioning from "./provisioning.mjs" with { type: "text" };
+import directory from "./directory.mjs" with { type: "text" };
+import apiTokens from "./api-tokens.mjs" with { type: "text" };
+import webhooks from "./webhooks.mjs" with { type: "text" };
+import deliveries from "./deliveries.mjs" with { type: "text" };
+import instance from "./instance.mjs" with { type: "text" };
+import workspaces from "./workspaces.mjs" with { type: "text" };
+import audit from "./audit.mjs" with { type: "text" };
+import adminTokens from "./admin-tokens.mjs" with { type: "text" };
 
 // The page may load and call nothing but this origin; no inline script or style at all.
 const CSP = [
