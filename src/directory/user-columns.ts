@@ -9,7 +9,30 @@
  * column beside the `user_emails` index rows) and the profile document are not scalars and are
  * handled beside this map. The order is `UserState`'s, and a resource renders them in it.
  */
-import type { UserState } from "./users";
+export const USER_TYPES = ["regular", "read-only", "billing"] as const;
+export type UserType = (typeof USER_TYPES)[number];
+
+export type EmailState = { value: string; type: string | null; primary: boolean; display?: string };
+
+/** A user as the directory holds it; the column map below names which fields are columns. */
+export type UserState = {
+  userName: string;
+  externalId: string | null;
+  givenName: string | null;
+  familyName: string | null;
+  formattedName: string | null;
+  displayNameGiven: string | null;
+  title: string | null;
+  userType: UserType;
+  active: boolean;
+  emails: EmailState[];
+  /**
+   * Every other attribute the IdP sent, in the SCIM shape (nickName, phoneNumbers, addresses,
+   * the enterprise extension under its URN, …). The directory stores and returns it as given;
+   * SCIM normalises it against the User schema (src/scim/users/schema.ts) before it gets here.
+   */
+  profile: Record<string, unknown>;
+};
 
 /** How a value is read from a request and stored: optional text, the seat type, or a boolean (0/1). */
 export type ColumnKind = "text" | "userType" | "boolean";

@@ -16,34 +16,16 @@ import { duplicate, invalidUser, noFreeSeat, notYours } from "./errors";
 import { removeUserFromAllGroups } from "./groups";
 import { isPlainText } from "./names";
 import { caseFoldKey, userEmails, users } from "./tables";
-import { MAX_TEXT, USER_COLUMN_MAP, type UserColumn, type UserColumnEntry } from "./user-columns";
+import { MAX_TEXT, USER_COLUMN_MAP, type EmailState, type UserColumn, type UserColumnEntry, type UserState, type UserType } from "./user-columns";
+
+// The state's types live with the column map that names their fields; re-exported for callers.
+export { USER_TYPES, type EmailState, type UserState, type UserType } from "./user-columns";
 import { ORGANIZATION, type Scope } from "./workspaces";
 
-export const USER_TYPES = ["regular", "read-only", "billing"] as const;
-export type UserType = (typeof USER_TYPES)[number];
 /** The profile document's largest JSON size: far above any real person, far below the body limit. */
 const MAX_PROFILE_JSON = 200_000;
 
-export type EmailState = { value: string; type: string | null; primary: boolean; display?: string };
 
-export type UserState = {
-  userName: string;
-  externalId: string | null;
-  givenName: string | null;
-  familyName: string | null;
-  formattedName: string | null;
-  displayNameGiven: string | null;
-  title: string | null;
-  userType: UserType;
-  active: boolean;
-  emails: EmailState[];
-  /**
-   * Every other attribute the IdP sent, in the SCIM shape (nickName, phoneNumbers, addresses,
-   * the enterprise extension under its URN, …). The directory stores and returns it as given;
-   * SCIM normalises it against the User schema (src/scim/users/schema.ts) before it gets here.
-   */
-  profile: Record<string, unknown>;
-};
 
 declare const checked: unique symbol;
 /**
