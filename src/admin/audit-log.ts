@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { adminAccess } from "./access";
 import type { AppContext } from "../context";
 import { apiErrorAnswers, queryParameters } from "../http/responses";
-import { ADMIN_GUARD_ERRORS, adminResponses } from "./auth";
+import { adminResponses, logExportDetail } from "./auth";
 import { AuditExportQuery, AuditListQuery, AuditPage } from "../audit/model";
 import { exportAudit, keepAuditFor, listAudit } from "../audit/service";
 
@@ -28,18 +28,7 @@ export function auditAdminRoutes(ctx: AppContext) {
       {
         role: "operator",
         query: AuditExportQuery,
-        detail: {
-          tags,
-          summary: "Export the filtered audit log, oldest first, as CSV or NDJSON (a download)",
-          parameters: queryParameters(AuditExportQuery),
-          responses: {
-            200: {
-              description: "The entries: CSV with a header row, or one JSON entry per line",
-              content: { "text/csv": { schema: { type: "string" } }, "application/x-ndjson": { schema: { type: "string" } } },
-            },
-            ...apiErrorAnswers([...ADMIN_GUARD_ERRORS, 400]),
-          },
-        },
+        detail: logExportDetail(tags, "Export the filtered audit log, oldest first, as CSV or NDJSON (a download)", AuditExportQuery),
       },
     );
 }

@@ -1,6 +1,6 @@
 import type { TSchema } from "elysia";
 import { ApiError } from "../http/errors";
-import { jsonResponses, type ErrorStatus } from "../http/responses";
+import { apiErrorAnswers, jsonResponses, queryParameters, type ErrorStatus } from "../http/responses";
 import { bearerToken, constantTimeEqual } from "../lib/tokens";
 import type { AppContext } from "../context";
 
@@ -40,3 +40,17 @@ export const ADMIN_BODY_ERRORS = [400, 413, 415] as const satisfies readonly Err
 /** The `response` option of an admin route: its success schemas, the guard's errors and its own. */
 export const adminResponses = <S extends Record<number, TSchema>, E extends ErrorStatus>(success: S, errors: readonly E[] = []) =>
   jsonResponses(success, [...ADMIN_GUARD_ERRORS, ...errors]);
+
+/** The OpenAPI detail of a log's download route (src/http/log-export.ts): its filters and the two formats. */
+export const logExportDetail = (tags: string[], summary: string, query: Parameters<typeof queryParameters>[0]) => ({
+  tags,
+  summary,
+  parameters: queryParameters(query),
+  responses: {
+    200: {
+      description: "The entries, oldest first: CSV with a header row, or one JSON entry per line (the list's entry shape)",
+      content: { "text/csv": { schema: { type: "string" as const } }, "application/x-ndjson": { schema: { type: "string" as const } } },
+    },
+    ...apiErrorAnswers([...ADMIN_GUARD_ERRORS, 400]),
+  },
+});

@@ -4,7 +4,7 @@ import { apiErrorAnswers, queryParameters } from "../http/responses";
 import { ActivityListQuery, ActivityPage } from "../scim/activity/model";
 import { exportActivity, listActivity } from "../scim/activity/service";
 import { adminAccess } from "./access";
-import { ADMIN_GUARD_ERRORS, adminResponses } from "./auth";
+import { adminResponses, logExportDetail } from "./auth";
 
 const tags = ["Admin: SCIM"];
 
@@ -36,18 +36,7 @@ export function provisioningLogAdminRoutes(ctx: AppContext) {
       {
         role: "viewer",
         query: ActivityExportQuery,
-        detail: {
-          tags,
-          summary: "Export the filtered provisioning log, oldest first, as CSV or NDJSON (a download)",
-          parameters: queryParameters(ActivityExportQuery),
-          responses: {
-            200: {
-              description: "The entries: CSV with a header row, or one JSON entry per line (the list's entry shape)",
-              content: { "text/csv": { schema: { type: "string" } }, "application/x-ndjson": { schema: { type: "string" } } },
-            },
-            ...apiErrorAnswers([...ADMIN_GUARD_ERRORS, 400]),
-          },
-        },
+        detail: logExportDetail(tags, "Export the filtered provisioning log, oldest first, as CSV or NDJSON (a download)", ActivityExportQuery),
       },
     );
 }

@@ -8908,7 +8908,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The entries: CSV with a header row, or one JSON entry per line (the list's entry shape) */
+            /** @description The entries, oldest first: CSV with a header row, or one JSON entry per line (the list's entry shape) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10523,7 +10523,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The entries: CSV with a header row, or one JSON entry per line */
+            /** @description The entries, oldest first: CSV with a header row, or one JSON entry per line (the list's entry shape) */
             200: {
                 headers: {
                     [name: string]: unknown;
