@@ -1,0 +1,99 @@
+/**
+ * A real PostgreSQL server for tests: the one `GATEHOUSE_TEST_DATABASE_URL` names (`.ci/run`
+ * starts one per run), or, when that is unset, one started here from Debian's `postgresql`
+ * binaries (initdb in a temp dir, a free port on 127.0.0.1, trust auth; as `nobody` when run as
+ * root, since PostgreSQL refuses to run as root) and stopped when the process exits.
+ * `freshDatabase()` gives each caller a database of its own.
+ */
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import postgres from "postgres";
+
+const BIN_DIRS = ["/usr/lib/postgresql/17/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/15/bin", "/usr/local/bin", "/usr/bin"];
+
+/** Directory of `initdb`/`pg_ctl`/`postgres`, or null when PostgreSQL is not installed. */
+export function postgresBinDir(): string | null {
+  return BIN_DIRS.find((d) => existsSync(join(d, "initdb")) && existsSync(join(d, "pg_ctl"))) ?? null;
+}
+
+export type PostgresServer = { url: string; port: number; dir: string; stop(): void };
+
+function freePort(): number {
+  const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = s.port!;
+  s.stop(true);
+  return port;
+}
+
+const asUser = process.getuid?.() === 0 ? ["runuser", "-u", "nobody", "--"] : [];
+
+function run(cmd: string[], what: string): void {
+  const r = spawnSync(asUser[0] ?? cmd[0]!, [...asUser.slice(1), ...(asUser.length ? cmd : cmd.slice(1))], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`${what} failed (${r.status}): ${r.stderr || r.stdout}`);
+}
+
+/**
+ * Starts a server of its own (a primary with `extra` settings, e.g. replication). The caller
+ * stops it; `stop` is also run at process exit.
+ */
+export function startPostgres(extra: string[] = []): PostgresServer {
+  const bin = postgresBinDir();
+  if (!bin) throw new Error("PostgreSQL is not installed (Debian: apt-get install postgresql)");
+  const dir = mkdtempSync(join(tmpdir(), "gatehouse-pg-"));
+  chmodSync(dir, 0o777);
+  const data = join(dir, "data");
+  run([join(bin, "initdb"), "-D", data, "-A", "trust", "-U", "gatehouse", "--no-sync", "-E", "UTF8", "--locale=C.UTF-8"], "initdb");
+  const port = freePort();
+  const options = [`-p ${port}`, `-k ${dir}`, "-c listen_addresses=127.0.0.1", "-c max_connections=300", "-c fsync=on", ...extra.map((e) => `-c ${e}`)].join(" ");
+  run([join(bin, "pg_ctl"), "-D", data, "-l", join(dir, "log"), "-w", "-o", options, "start"], "pg_ctl start");
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    try {
+      run([join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop"], "pg_ctl stop");
+    } catch {
+      /* already gone */
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once("exit", stop);
+  return { url: `postgres://gatehouse@127.0.0.1:${port}/postgres`, port, dir, stop };
+}
+
+let shared: string | null = null;
+
+/** The URL of the run's server (`GATEHOUSE_TEST_DATABASE_URL`, or one started on first use). */
+export function testServerUrl(): string {
+  shared ??= process.env.GATEHOUSE_TEST_DATABASE_URL || startPostgres().url;
+  return shared;
+}
+
+let counter = 0;
+
+/** A new, empty database on the run's server; its URL. Dropped by `drop()`. */
+export async function freshDatabase(prefix = "t"): Promise<{ url: string; drop(): Promise<void> }> {
+  const base = new URL(testServerUrl());
+  const name = `${prefix}_${process.pid}_${Date.now().toString(36)}_${counter++}`;
+  const admin = postgres(base.toString(), { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const a = postgres(base.toString(), { max: 1, onnotice: () => {} });
+      try {
+        await a.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await a.end();
+      }
+    },
+  };
+}
