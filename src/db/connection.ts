@@ -4,11 +4,10 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { GroupCommit, WalFile, type WalSync } from "./group-commit";
 import { runMigrations } from "./migrate";
+import { Mutex, routedHandle, storeOf, withinTransaction, type Db, type Store, type Tx, type WriteOptions } from "./store";
 
-export type Db = BunSQLiteDatabase;
-/** The transaction handle drizzle passes to `db.transaction(cb)`; `publish` takes it. */
-export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
-export type DbHandle = { sqlite: Connection; db: Db; file: string; groupCommit: GroupCommit };
+export type { Db, Tx } from "./store";
+export type DbHandle = { sqlite: Connection; db: Db; file: string; groupCommit: GroupCommit; store: SqliteStore };
 
 /** What the app context carries of an open database (src/context.ts). */
 export type Storage = Pick<DbHandle, "db" | "sqlite" | "groupCommit">;
@@ -21,8 +20,7 @@ export function storageOf(handle: DbHandle): Storage {
 /**
  * The engine's connection, for the few things drizzle's handle does not do (statements prepared
  * once, `immediateTransaction`): features name these types, never `bun:sqlite`. Its statements
- * run synchronously to completion — the reason a transaction body never awaits (one connection
- * carries every request's writes).
+ * run synchronously to completion.
  */
 export type Connection = Database;
 /** A statement prepared on a `Connection`: `get`/`all`/`run` with the positional parameters `?1`, `?2`… */
@@ -30,9 +28,20 @@ export type Statement<Row = unknown, Params extends SQLQueryBindings[] = any[]> 
 /** What a statement's `run` answers: rows changed, and the last inserted row's key. */
 export type RunResult = ReturnType<Statement["run"]>;
 
-/** The bun:sqlite connection under a drizzle handle: for a transaction, the same one, inside its BEGIN. */
+/**
+ * The bun:sqlite connection a query made through `db` right now runs on: inside a write
+ * transaction the writer (inside its BEGIN), else the reader (`PRAGMA query_only`).
+ */
 export function clientOf(db: Db | Tx): Connection {
   return (db as unknown as { session: { client: Connection } }).session.client;
+}
+
+/**
+ * The writer connection of `db`'s store, for background writers that prepare statements once and
+ * run them inside `immediateTransaction` (which takes the writer in turn).
+ */
+export function writerOf(db: Db): Connection {
+  return (storeOf(db) as SqliteStore).writer;
 }
 
 /** Whether every table in `names` exists (data steps that run on databases of any age). */
@@ -88,12 +97,112 @@ export function openDatabase(file: string, opts: OpenOptions = {}): DbHandle {
   // single-row lookups, and with the default most of them miss the cache (measured in
   // scripts/bench-scim.ts). Bounded, and the OS page cache still backs it.
   sqlite.exec("PRAGMA cache_size = -65536");
-  const db = drizzle(withStatementCache(sqlite));
-  (db as unknown as { $client: Database }).$client = sqlite;
-  if (opts.migrate !== false) runMigrations(db);
-  const handle: DbHandle = { sqlite, db, file, groupCommit: new GroupCommit(sqlite, null) };
+  const writerDb = drizzle(withStatementCache(sqlite));
+  (writerDb as unknown as { $client: Database }).$client = sqlite;
+  if (opts.migrate !== false) runMigrations(writerDb);
+  const store = new SqliteStore(sqlite, writerDb, file);
+  const handle: DbHandle = { sqlite, db: routedHandle(store), file, groupCommit: store.groupCommit, store };
   if (opts.groupCommit) useGroupCommit(handle, opts.groupCommit === true ? undefined : opts.groupCommit);
   return handle;
+}
+
+/**
+ * SQLite behind the seam: one writer connection that write transactions take in turn (a FIFO
+ * mutex — a body awaits between its statements, and SQLite has one writer anyway), and a second
+ * connection for every read outside a transaction, `query_only`, so a read never sees another
+ * task's uncommitted rows and never waits for the writer (WAL). An in-memory database is one
+ * connection (a second would be another database).
+ */
+export class SqliteStore implements Store {
+  readonly engine = "sqlite" as const;
+  readonly reader: Db;
+  groupCommit: GroupCommit;
+  private readonly mutex = new Mutex();
+  private readonly readerConnection: Database;
+  private depth = 0;
+
+  constructor(
+    readonly writer: Database,
+    private readonly writerDb: Db,
+    file: string,
+  ) {
+    this.groupCommit = new GroupCommit(writer, null);
+    if (file === ":memory:") {
+      this.readerConnection = writer;
+      this.reader = drizzle(withStatementCache(writer));
+    } else {
+      const reader = new Database(file, { strict: true });
+      reader.exec("PRAGMA busy_timeout = 5000");
+      reader.exec("PRAGMA cache_size = -65536");
+      reader.exec("PRAGMA query_only = ON");
+      this.readerConnection = reader;
+      this.reader = drizzle(withStatementCache(reader));
+    }
+  }
+
+  async begin<T>(work: (tx: Tx) => Promise<T>, options: WriteOptions): Promise<T> {
+    const release = await this.mutex.acquire();
+    try {
+      if (options.waitForLock === false) {
+        this.writer.exec("PRAGMA busy_timeout = 0");
+        try {
+          this.writer.exec("BEGIN IMMEDIATE");
+        } finally {
+          this.writer.exec("PRAGMA busy_timeout = 5000");
+        }
+      } else {
+        this.writer.exec("BEGIN IMMEDIATE");
+      }
+      try {
+        const out = await withinTransaction(this, this.writerDb, () => work(this.writerDb));
+        this.writer.exec("COMMIT");
+        return out;
+      } catch (e) {
+        if (this.writer.inTransaction) this.writer.exec("ROLLBACK");
+        throw e;
+      }
+    } finally {
+      // Between two transactions: the one moment a WAL sync may take its mark (group-commit.ts).
+      this.groupCommit.betweenTransactions();
+      release();
+    }
+  }
+
+  async savepoint<T>(tx: Tx, work: (tx: Tx) => Promise<T>): Promise<T> {
+    const name = `gatehouse_sp${++this.depth}`;
+    this.writer.exec(`SAVEPOINT ${name}`);
+    try {
+      const out = await work(tx);
+      this.writer.exec(`RELEASE ${name}`);
+      return out;
+    } catch (e) {
+      if (this.writer.inTransaction) {
+        this.writer.exec(`ROLLBACK TO ${name}`);
+        this.writer.exec(`RELEASE ${name}`);
+      }
+      throw e;
+    } finally {
+      this.depth--;
+    }
+  }
+
+  /** Whether a write transaction holds the writer or waits for it. */
+  get writing(): boolean {
+    return this.mutex.busy;
+  }
+
+  async close(): Promise<void> {
+    closeSqliteStore(this);
+  }
+
+  /** Closes the reader (the writer is closed by `closeDatabase`). */
+  closeReader(): void {
+    if (this.readerConnection !== this.writer) this.readerConnection.close();
+  }
+}
+
+function closeSqliteStore(store: SqliteStore): void {
+  store.closeReader();
 }
 
 /** Statements kept per connection for drizzle's queries (by SQL text, least recently used dropped). */
@@ -142,6 +251,7 @@ export function useGroupCommit(handle: DbHandle, wal?: WalSync): GroupCommit {
   // not: sync once, so everything this process starts from (events to deliver) is on disk.
   if (sync instanceof WalFile) sync.syncNow();
   handle.groupCommit = new GroupCommit(handle.sqlite, sync);
+  handle.store.groupCommit = handle.groupCommit;
   return handle.groupCommit;
 }
 
@@ -159,5 +269,6 @@ export function closeDatabase(h: DbHandle): void {
   } catch {
     /* closing anyway */
   }
+  h.store.closeReader();
   h.sqlite.close();
 }

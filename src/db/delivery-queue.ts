@@ -8,9 +8,8 @@
  *
  * Statements are prepared once, when the ledger (or a retention run) starts on a connection.
  */
-import type { Connection } from "./connection";
+import { writerOf, type Db } from "./connection";
 import { inListText, listParam } from "./dialect";
-import { withoutLockWait } from "./lock-wait";
 import { immediateTransaction } from "./transaction";
 
 /** An enabled subscription's row, as a tick reads them (in id order). */
@@ -33,7 +32,8 @@ export type DeliveryOutcome = {
   status: "pending" | "delivered" | "failed"; nextAttemptAt: number; statusCode: number | null; error: string | null; now: number; finishedAt: number | null; attemptId: number;
 };
 
-export function deliveryQueue(connection: Connection) {
+export function deliveryQueue(db: Db) {
+  const connection = writerOf(db);
   const subs = connection.query<QueuedSubscriptionRow, []>(
     "SELECT id, url, secret, previous_secret, previous_secret_expires_at FROM webhook_subscriptions WHERE enabled = 1 ORDER BY id",
   );
@@ -72,7 +72,7 @@ export function deliveryQueue(connection: Connection) {
 
   return {
     /** `body` bound as one write transaction (a tick): all of it commits, or none. */
-    transaction: <A extends unknown[], T>(body: (...args: A) => T) => immediateTransaction(connection, body),
+    transaction: <A extends unknown[], T>(body: (...args: A) => T) => immediateTransaction(db, body),
     enabledSubscriptions: (): QueuedSubscriptionRow[] => subs.all(),
     /** Up to `limit` deliveries of the subscription due at `now` and not leased, oldest due first. */
     due: (subscriptionId: number, now: number, limit: number): DueDeliveryRow[] => due.all(subscriptionId, now, limit),
@@ -100,7 +100,8 @@ export type DeliveryQueue = ReturnType<typeof deliveryQueue>;
  * write lock (it throws busy instead, and retention tries again on its next run), and answers the
  * rows it deleted; at most `batch` rows for the batched ones.
  */
-export function deliveryRetention(connection: Connection, batch: number) {
+export function deliveryRetention(db: Db, batch: number) {
+  const connection = writerOf(db);
   const nextDelivery = connection.query<{ id: number; created_at: number }, [number, number]>(
     "SELECT id, created_at FROM webhook_deliveries WHERE id > ?1 AND id < ?2 ORDER BY id LIMIT 1",
   );
@@ -111,7 +112,7 @@ export function deliveryRetention(connection: Connection, batch: number) {
     `DELETE FROM webhook_events WHERE id IN (SELECT e.id FROM webhook_events e WHERE e.created_at < ?1
        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id) LIMIT ${batch})`,
   );
-  const write = (run: () => number): number => withoutLockWait(connection, immediateTransaction(connection, run));
+  const write = (run: () => number): Promise<number> => immediateTransaction(db, run, { waitForLock: false })();
   return {
     subscriptionIds: (): number[] => subscriptionIds.all().map((s) => s.id),
     /** The first delivery with an id in (after, before), or null. */
@@ -120,10 +121,10 @@ export function deliveryRetention(connection: Connection, batch: number) {
       return row ? { id: row.id, createdAt: row.created_at } : null;
     },
     /** Deletes the delivered deliveries with ids in [from, to) finished before `cutoff`. */
-    deleteDeliveredSpan: (from: number, to: number, cutoff: number): number => write(() => deleteSpan.run(from, to, cutoff).changes),
+    deleteDeliveredSpan: (from: number, to: number, cutoff: number): Promise<number> => write(() => deleteSpan.run(from, to, cutoff).changes),
     /** Deletes up to `batch` attempts started before `cutoff`, oldest first. */
-    deleteAttemptsBefore: (cutoff: number): number => write(() => deleteAttempts.run(cutoff).changes),
+    deleteAttemptsBefore: (cutoff: number): Promise<number> => write(() => deleteAttempts.run(cutoff).changes),
     /** Deletes up to `batch` events created before `cutoff` that no delivery points at. */
-    deleteOrphanEventsBefore: (cutoff: number): number => write(() => deleteEvents.run(cutoff).changes),
+    deleteOrphanEventsBefore: (cutoff: number): Promise<number> => write(() => deleteEvents.run(cutoff).changes),
   };
 }

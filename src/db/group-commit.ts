@@ -12,9 +12,9 @@ import { dirname } from "node:path";
  * the disk. docs/storage.md gives the reasoning against SQLite's WAL and checkpoint rules.
  *
  * Progress is counted with SQLite's `total_changes()` (rows inserted, updated or deleted on this
- * connection, a monotonic 64-bit count): every write transaction changes at least one row, and
- * bun:sqlite transactions are synchronous, so between two JavaScript statements no transaction
- * is half done and every counted change is committed (or rolled back, which only costs a sync).
+ * connection, a monotonic 64-bit count): every write transaction changes at least one row, and a
+ * sync takes its mark only between two transactions of the one writer (never while one is open),
+ * so every change it counts is committed (or rolled back, which only costs a sync).
  */
 
 /** Forces the WAL to disk. `WalFile` in production; tests inject one whose syncs they hold or fail. */
@@ -53,6 +53,8 @@ export class GroupCommit {
   /** Callers waiting for a sync that starts after the running one. */
   private next: Waiters | null = null;
   private scheduled = false;
+  /** A sync is due but a transaction was open: it starts when that one ends (`betweenTransactions`). */
+  private awaitingGap = false;
   private failed: DurabilityError | null = null;
   private readonly failureListeners = new Set<(e: DurabilityError) => void>();
   private syncs = 0;
@@ -174,6 +176,13 @@ export class GroupCommit {
     this.wal?.close();
   }
 
+  /** The writer's transaction ended (committed or rolled back) and the next has not begun. */
+  betweenTransactions(): void {
+    if (!this.awaitingGap) return;
+    this.awaitingGap = false;
+    this.start();
+  }
+
   /**
    * Starts the next sync on the next turn of the event loop, so every request answered in this
    * turn joins it; while one runs, the next starts when it ends.
@@ -193,8 +202,13 @@ export class GroupCommit {
     if (this.closed) return w.reject(new DurabilityError("the database is closed"));
     let mark: number;
     try {
-      // Never inside a transaction: its changes are counted but not yet committed.
-      if (this.sqlite.inTransaction) return this.schedule();
+      // Never inside a transaction: its changes are counted but not yet committed. Write
+      // transactions await between statements and follow one another back to back, so the sync
+      // starts in the gap after the open one (`betweenTransactions`), not at a later turn.
+      if (this.sqlite.inTransaction) {
+        this.awaitingGap = true;
+        return;
+      }
       mark = this.mark();
     } catch (e) {
       this.next = null;

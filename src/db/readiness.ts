@@ -4,15 +4,15 @@
  * not writable, and each check probes with a small committed write until one succeeds again — so
  * readiness recovers by itself once space is freed, and a healthy instance never writes for a probe.
  */
-import { clientOf, type Connection, type Db } from "./connection";
-import { isLockBusy, isStorageFull, withoutLockWait } from "./lock-wait";
+import { clientOf, writerOf, type Connection, type Db } from "./connection";
+import { isLockBusy, isStorageFull } from "./lock-wait";
 import { immediateTransaction } from "./transaction";
 
 const fullSince = new WeakMap<Connection, number>();
 
 /** Called for every failed request: remembers a full database. */
 export function noteWriteFailure(db: Db, e: unknown): void {
-  if (isStorageFull(e)) fullSince.set(clientOf(db), Date.now());
+  if (isStorageFull(e)) fullSince.set(writerOf(db), Date.now());
 }
 
 /** A round trip to the database; throws when it does not answer. */
@@ -21,17 +21,15 @@ export function pingDatabase(db: Db): void {
 }
 
 /** False while the database is known full: probes with a committed one-row write first. */
-export function databaseWritable(db: Db): boolean {
-  const sqlite = clientOf(db);
+export async function databaseWritable(db: Db): Promise<boolean> {
+  const sqlite = writerOf(db);
   if (!fullSince.has(sqlite)) return true;
   try {
     // 1 MiB committed — a SCIM body's worth (800 000 bytes) of new pages in the file and frames
     // in the WAL, as a real write needs; then given back.
     const probe = sqlite.query("INSERT INTO settings (key, value) VALUES ('readyz.write_probe', ?1) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
-    withoutLockWait(sqlite, () => {
-      immediateTransaction(sqlite, () => probe.run("x".repeat(PROBE_BYTES)))();
-      immediateTransaction(sqlite, () => probe.run(new Date().toISOString()))();
-    });
+    await immediateTransaction(db, () => probe.run("x".repeat(PROBE_BYTES)), { waitForLock: false })();
+    await immediateTransaction(db, () => probe.run(new Date().toISOString()), { waitForLock: false })();
   } catch (e) {
     // Another writer holds the lock: that one is writing, so neither state is proven; keep it.
     if (isLockBusy(e) || isStorageFull(e)) return false;

@@ -1,21 +1,13 @@
-import type { Connection, Db, Tx } from "./connection";
+import { writeTransaction, type Db, type WriteOptions } from "./store";
+
+export { first, writeTransaction, type WriteOptions } from "./store";
 
 /**
- * Runs `work` as one write transaction and returns what it returns; a throw rolls everything
- * back. On SQLite it is BEGIN IMMEDIATE: the write lock is taken at BEGIN (waiting on
- * busy_timeout), so a transaction that reads and then writes cannot fail half way with
- * SQLITE_BUSY when it upgrades. Features open write transactions only through this.
+ * `work` bound once as a write transaction, for background writers that run statements prepared
+ * on the writer (`writerOf`) outside drizzle (activity rows, purges, delivery ticks, "last used"
+ * stamps). Like every write it takes the writer in turn; `work` itself runs to completion without
+ * awaiting.
  */
-export function writeTransaction<T>(db: Db, work: (tx: Tx) => T): T {
-  return db.transaction(work, { behavior: "immediate" });
-}
-
-/**
- * `work` bound once as a write transaction on the connection itself, for writers that run
- * prepared statements outside drizzle (background batches: activity rows, purges, delivery ticks,
- * "last used" stamps). Like `writeTransaction`, it takes the write lock at BEGIN.
- */
-export function immediateTransaction<A extends unknown[], T>(connection: Connection, work: (...args: A) => T): (...args: A) => T {
-  const transaction = connection.transaction(work);
-  return (...args) => transaction.immediate(...args);
+export function immediateTransaction<A extends unknown[], T>(db: Db, work: (...args: A) => T, options: WriteOptions = {}): (...args: A) => Promise<T> {
+  return (...args) => writeTransaction(db, () => work(...args), options);
 }

@@ -1,0 +1,52 @@
+/**
+ * A statement written once as SQL text with positional parameters `?1`, `?2`…, run on whichever
+ * connection `db` routes to now (the task's write transaction, else the reader). For hot paths
+ * that skip drizzle's query builder (token lookups, the fast insert, the outbox, numbering): on
+ * SQLite it is prepared once per connection; on PostgreSQL it is a named prepared statement
+ * (`$1`, `$2`…) of the pool's connections. Write the SQL in the part both engines speak, with the
+ * engine-specific fragments of `dialect.ts`.
+ */
+import { clientOf, perConnection, type Db } from "./connection";
+import { isPostgres } from "./engine";
+
+export type Param = string | number | bigint | boolean | Uint8Array | null;
+
+export type PreparedQuery<Row, P extends Param[]> = {
+  /** Every row. */
+  all(db: Db, ...params: P): Promise<Row[]>;
+  /** The first row, or undefined. */
+  get(db: Db, ...params: P): Promise<Row | undefined>;
+  /** Runs it; how many rows it changed. */
+  run(db: Db, ...params: P): Promise<{ changes: number }>;
+};
+
+/** `?N` → `$N` outside quoted strings and identifiers. */
+export function toNumberedParams(text: string): string {
+  return text.replace(/('(?:[^']|'')*'|"(?:[^"]|"")*")|\?(\d+)/g, (match, quoted: string | undefined, n: string | undefined) => (quoted ? match : `$${n}`));
+}
+
+type PostgresClient = { unsafe(query: string, params: unknown[], options: { prepare: boolean }): Promise<Record<string, unknown>[] & { count: number }> };
+
+function postgresClientOf(db: Db): PostgresClient {
+  return (db as unknown as { session: { client: PostgresClient } }).session.client;
+}
+
+export function preparedQuery<Row = Record<string, unknown>, P extends Param[] = Param[]>(text: string): PreparedQuery<Row, P> {
+  const onSqlite = perConnection((client) => client.query<Row, P>(text));
+  let numbered: string | null = null;
+  const onPostgres = async (db: Db, params: P) => postgresClientOf(db).unsafe((numbered ??= toNumberedParams(text)), params, { prepare: true });
+  return {
+    async all(db, ...params) {
+      if (isPostgres()) return (await onPostgres(db, params)) as unknown as Row[];
+      return onSqlite(db).all(...params);
+    },
+    async get(db, ...params) {
+      if (isPostgres()) return (await onPostgres(db, params))[0] as Row | undefined;
+      return onSqlite(db).get(...params) ?? undefined;
+    },
+    async run(db, ...params) {
+      if (isPostgres()) return { changes: (await onPostgres(db, params)).count };
+      return { changes: onSqlite(db).run(...params).changes };
+    },
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * The storage seam's one shape for both engines: a `Store` answers reads outside transactions and
+ * runs write transactions, and the `Db` handle features hold (`ctx.db`) routes each query to the
+ * write transaction its async task is inside, or to the store's reader when it is in none.
+ *
+ * Why routing by task rather than passing `tx` everywhere: a transaction's body awaits (on
+ * PostgreSQL every query is a network round trip), so other requests run in between; a query a
+ * body makes through `ctx.db` — a helper that reads, an audit entry — must run inside that
+ * transaction, and another request's query must not. `AsyncLocalStorage` follows the task across
+ * awaits; nested `writeTransaction` calls inside an open one become savepoints.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import type { Engine } from "./engine";
+
+/**
+ * The query builder every feature writes against. Its types are drizzle's SQLite ones (the
+ * tables are defined once, with sqlite-core); on PostgreSQL the handle is drizzle's postgres-js
+ * database, which builds the same queries over the same table objects. Features only `await`
+ * queries (never `.get()/.all()/.run()`, which are SQLite's synchronous calls) and take the first
+ * row with `first()`.
+ */
+export type Db = BunSQLiteDatabase;
+/** A write transaction's handle: the same query builder, bound to the transaction's connection. */
+export type Tx = Db;
+
+/** How a write transaction takes its locks. */
+export type WriteOptions = {
+  /**
+   * Wait for another process's write lock (SQLite: `busy_timeout`) — request writes do; background
+   * writes pass false and fail at once instead (`isLockBusy`), trying again later.
+   */
+  waitForLock?: boolean;
+  /**
+   * Names of the rules this transaction checks before it writes (seats, a workspace's userNames…):
+   * transactions naming the same key run one after another across every node. On SQLite the one
+   * writer already serializes them; on PostgreSQL each key is a transaction-scoped advisory lock.
+   */
+  serializeOn?: readonly string[];
+};
+
+export interface Store {
+  readonly engine: Engine;
+  /** The handle for reads outside a transaction (SQLite: the reader connection; PostgreSQL: the pool). */
+  readonly reader: Db;
+  /** Runs `work` as a top-level write transaction; commits when it resolves, rolls back when it throws. */
+  begin<T>(work: (tx: Tx) => Promise<T>, options: WriteOptions): Promise<T>;
+  /** Runs `work` as a savepoint of the open transaction `tx`. */
+  savepoint<T>(tx: Tx, work: (tx: Tx) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+type Open = { store: Store; tx: Tx };
+const openTransaction = new AsyncLocalStorage<Open>();
+const storeOfHandle = new WeakMap<object, Store>();
+
+/** Runs `work` with `tx` as its task's open transaction of `store` (the engines' `begin` call this). */
+export function withinTransaction<T>(store: Store, tx: Tx, work: () => Promise<T>): Promise<T> {
+  storeOfHandle.set(tx, store);
+  return openTransaction.run({ store, tx }, work);
+}
+
+/** The store behind a handle (the routed `ctx.db`, a transaction's `tx`, or the reader). */
+export function storeOf(db: Db): Store {
+  const store = storeOfHandle.get(db);
+  if (!store) throw new Error("not a storage handle: features get theirs from the app context");
+  return store;
+}
+
+/** The handle a query made through `db` right now runs on: the task's open transaction, or the reader. */
+export function currentHandle(db: Db): Db {
+  const store = storeOfHandle.get(db);
+  const open = openTransaction.getStore();
+  if (store && open && open.store === store) return open.tx;
+  return db === undefined || !store ? db : store.reader;
+}
+
+/** Whether the calling task is inside a write transaction of `db`'s store. */
+export function inTransaction(db: Db): boolean {
+  const open = openTransaction.getStore();
+  return !!open && open.store === storeOfHandle.get(db);
+}
+
+/**
+ * `ctx.db`: the store's handle that routes every property access (every query started from it)
+ * to the task's open transaction, else to the reader.
+ */
+export function routedHandle(store: Store): Db {
+  const handle = new Proxy(store.reader as object, {
+    get(reader, key) {
+      const open = openTransaction.getStore();
+      const target = open && open.store === store ? open.tx : reader;
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  }) as Db;
+  storeOfHandle.set(handle, store);
+  storeOfHandle.set(store.reader, store);
+  return handle;
+}
+
+/**
+ * Runs `work` as one write transaction and resolves to what it returns; a throw rolls everything
+ * back. Inside an open transaction of the same store it is a savepoint (a throw rolls back only
+ * `work`). On SQLite it is BEGIN IMMEDIATE on the one writer connection, taken in turn (an async
+ * mutex: the body awaits, and nothing else may write meanwhile); on PostgreSQL a READ COMMITTED
+ * transaction with the `serializeOn` advisory locks. Features open write transactions only
+ * through this.
+ */
+export async function writeTransaction<T>(db: Db, work: (tx: Tx) => T | Promise<T>, options: WriteOptions = {}): Promise<T> {
+  const store = storeOf(db);
+  const open = openTransaction.getStore();
+  if (open && open.store === store) return store.savepoint(open.tx, async (tx) => work(tx));
+  return store.begin(async (tx) => work(tx), options);
+}
+
+/** The first row of a query (or undefined): `await first(db.select()…where(…))`. */
+export async function first<T>(rows: PromiseLike<T[]>): Promise<T | undefined> {
+  return (await rows)[0];
+}
+
+/** A FIFO lock for the one SQLite writer: `acquire` resolves to its release. */
+export class Mutex {
+  private tail: Promise<void> = Promise.resolve();
+  private held = false;
+  private waiting = 0;
+
+  acquire(): Promise<() => void> {
+    let release!: () => void;
+    const next = new Promise<void>((resolve) => (release = resolve));
+    const before = this.tail;
+    this.tail = this.tail.then(() => next);
+    this.waiting++;
+    return before.then(() => {
+      this.waiting--;
+      this.held = true;
+      return () => {
+        this.held = false;
+        release();
+      };
+    });
+  }
+
+  /** Whether a transaction holds the writer, or one waits for it (for metrics and tests). */
+  get busy(): boolean {
+    return this.held || this.waiting > 0;
+  }
+}
