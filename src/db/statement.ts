@@ -32,7 +32,7 @@ function postgresClientOf(db: Db): PostgresClient {
 }
 
 export function preparedQuery<Row = Record<string, unknown>, P extends Param[] = Param[]>(text: string): PreparedQuery<Row, P> {
-  const onSqlite = perConnection((client) => client.query<Row, P>(text));
+  const onSqlite = perConnection((client) => client.query<Row, any[]>(text));
   let numbered: string | null = null;
   const onPostgres = async (db: Db, params: P) => postgresClientOf(db).unsafe((numbered ??= toNumberedParams(text)), params, { prepare: true });
   return {
