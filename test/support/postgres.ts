@@ -97,3 +97,26 @@ export async function freshDatabase(prefix = "t"): Promise<{ url: string; drop()
     },
   };
 }
+
+/**
+ * A new database migrated to this checkout's schema, made synchronously (a child process: see
+ * pg-fresh.ts), and a way to drop it once its pool is closed.
+ */
+export function freshDatabaseSync(prefix = "t"): { url: string; drop(): Promise<void> } {
+  const server = testServerUrl();
+  const r = spawnSync(process.execPath, [join(import.meta.dir, "pg-fresh.ts"), server, prefix], { encoding: "utf8", env: { ...process.env, BUN_BE_BUN: "1" } });
+  if (r.status !== 0) throw new Error(`creating a test database failed: ${r.stderr}`);
+  const url = r.stdout.trim();
+  const name = new URL(url).pathname.slice(1);
+  return {
+    url,
+    async drop() {
+      const a = postgres(server, { max: 1, onnotice: () => {} });
+      try {
+        await a.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await a.end();
+      }
+    },
+  };
+}
