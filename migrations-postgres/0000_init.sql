@@ -256,7 +256,8 @@ CREATE TABLE "tms_results" (
 	"client_id" text,
 	"unlinked_reason" text,
 	"author_id" bigint,
-	"created" text NOT NULL
+	"created" text NOT NULL,
+	"insertion_seq" bigint GENERATED ALWAYS AS IDENTITY (sequence name "tms_results_insertion_seq_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1)
 );
 --> statement-breakpoint
 CREATE TABLE "tms_run_cases" (
@@ -525,7 +526,7 @@ ALTER TABLE "workspace_members" ADD CONSTRAINT "workspace_members_user_id_users_
 CREATE UNIQUE INDEX "admin_sessions_id_hash_unique" ON "admin_sessions" USING btree ("id_hash");--> statement-breakpoint
 CREATE INDEX "admin_sessions_expires" ON "admin_sessions" USING btree ("expires_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "admin_tokens_token_hash_unique" ON "admin_tokens" USING btree ("token_hash");--> statement-breakpoint
-CREATE UNIQUE INDEX "admin_tokens_live_name_unique" ON "admin_tokens" USING btree (lower("name")) WHERE "admin_tokens"."revoked_at" IS NULL;--> statement-breakpoint
+CREATE UNIQUE INDEX "admin_tokens_live_name_unique" ON "admin_tokens" USING btree (lower("name" COLLATE "C")) WHERE "admin_tokens"."revoked_at" IS NULL;--> statement-breakpoint
 CREATE UNIQUE INDEX "api_tokens_token_hash_unique" ON "api_tokens" USING btree ("token_hash");--> statement-breakpoint
 CREATE INDEX "tms_attachments_project" ON "tms_attachments" USING btree ("project_id");--> statement-breakpoint
 CREATE INDEX "audit_log_at" ON "audit_log" USING btree ("at");--> statement-breakpoint
@@ -558,7 +559,7 @@ CREATE INDEX "tms_runs_plan" ON "tms_runs" USING btree ("plan_id","status");--> 
 CREATE UNIQUE INDEX "tms_runs_public_token" ON "tms_runs" USING btree ("public_token");--> statement-breakpoint
 CREATE INDEX "scim_activity_resource" ON "scim_activity" USING btree ("resource_type","resource_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "scim_tokens_token_hash_unique" ON "scim_tokens" USING btree ("token_hash");--> statement-breakpoint
-CREATE UNIQUE INDEX "scim_tokens_live_name_unique" ON "scim_tokens" USING btree (lower("name")) WHERE "scim_tokens"."revoked_at" IS NULL;--> statement-breakpoint
+CREATE UNIQUE INDEX "scim_tokens_live_name_unique" ON "scim_tokens" USING btree (lower("name" COLLATE "C")) WHERE "scim_tokens"."revoked_at" IS NULL;--> statement-breakpoint
 CREATE UNIQUE INDEX "tms_shared_parameters_uuid_unique" ON "tms_shared_parameters" USING btree ("uuid");--> statement-breakpoint
 CREATE INDEX "tms_shared_parameters_workspace" ON "tms_shared_parameters" USING btree ("workspace_id");--> statement-breakpoint
 CREATE INDEX "tms_shared_steps_project" ON "tms_shared_steps" USING btree ("project_id");--> statement-breakpoint
@@ -577,7 +578,8 @@ CREATE INDEX "webhook_deliveries_event" ON "webhook_deliveries" USING btree ("ev
 CREATE UNIQUE INDEX "webhook_events_uid" ON "webhook_events" USING btree ("uid");--> statement-breakpoint
 CREATE INDEX "webhook_events_created" ON "webhook_events" USING btree ("created_at");--> statement-breakpoint
 CREATE INDEX "workspace_members_user_id_idx" ON "workspace_members" USING btree ("user_id");--> statement-breakpoint
-CREATE UNIQUE INDEX "workspaces_name_key_unique" ON "workspaces" USING btree ("name_key");--> statement-breakpoint
+CREATE UNIQUE INDEX "workspaces_name_key_unique" ON "workspaces" USING btree ("name_key");
+--> statement-breakpoint
 -- Written by hand after drizzle-kit's DDL: the rows SQLite's migrations leave in a fresh database
 -- (0008: the default workspace, id 1), and the identity moved past the id given here.
 INSERT INTO "workspaces" ("id", "name", "name_key", "created_at", "updated_at") VALUES (1, 'Default', 'default', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'));--> statement-breakpoint

@@ -35,6 +35,13 @@ export const SQLITE_MIGRATION_DEFAULTS: ReadonlyMap<string, number | string> = n
   ["tms_defects.number", 0],
 ]);
 
+/**
+ * Tables whose rows some query orders by insertion (`insertionOrder`, src/db/dialect.ts) while
+ * their key is no sequence: SQLite's implicit rowid gives that order; on PostgreSQL an identity
+ * column `insertion_seq` that no query writes does.
+ */
+export const INSERTION_ORDER_TABLES: ReadonlySet<string> = new Set(["tms_results"]);
+
 type Found = { exportName: string; table: SQLiteTable; file: string };
 
 /** Every sqlite-core table exported by a `src/**\/tables.ts`, in file then export order. */
@@ -74,7 +81,9 @@ function renderSql(sqlObj: SQL, keyOf: Map<Column, string>, columnNames: Readonl
     else if (is(chunk, Column)) {
       const key = keyOf.get(chunk);
       if (!key || !columnNames.has(chunk.name)) throw new Error(`${where}: a column of another table in an index or check`);
-      text += `\${t.${key}}`;
+      // SQLite's lower()/upper() fold ASCII letters only; PostgreSQL's do the same under the C collation.
+      const folded = /\b(lower|upper)\(\s*$/i.test(text);
+      text += folded ? `\${t.${key}} COLLATE "C"` : `\${t.${key}}`;
     } else if (is(chunk, SQL)) text += renderSql(chunk, keyOf, columnNames, where);
     else throw new Error(`${where}: a bound value in an index or check (write it as SQL text)`);
   }
@@ -149,6 +158,10 @@ export function renderPostgresSchema(tables: Found[]): string {
       // A table referencing itself needs the column's type written out for TypeScript.
       const returns = target === tableVar ? ": AnyPgColumn" : "";
       defs.set(key, `${defs.get(key)}.references(()${returns} => ${target}.${keyOfColumn.get(to)}, { onDelete: ${JSON.stringify(onDelete)} })`);
+    }
+    if (INSERTION_ORDER_TABLES.has(config.name)) {
+      if (defs.has("insertionSeq") || columnNames.has("insertion_seq")) throw new Error(`${config.name}: already has insertion_seq`);
+      defs.set("insertionSeq", `bigint("insertion_seq", { mode: "number" }).generatedAlwaysAsIdentity()`);
     }
     out.push(`export const ${tableVar} = pgTable(`, `  ${JSON.stringify(config.name)},`, "  {");
     for (const [key, def] of defs) out.push(`    ${key}: ${def},`);

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import postgres from "postgres";
 import { EMBEDDED, renderEmbeddedMigrations } from "../../scripts/embed-migrations";
-import { featureTables, GENERATED_SCHEMA, renderPostgresSchema } from "../../scripts/postgres-schema";
+import { featureTables, GENERATED_SCHEMA, INSERTION_ORDER_TABLES, renderPostgresSchema } from "../../scripts/postgres-schema";
 import { closeDatabase, openDatabase } from "../../src/db/connection";
 import { migratePostgres } from "../../src/db/postgres/migrate";
 import { freshDatabase } from "../support/postgres";
@@ -52,6 +52,14 @@ function indexParts(definition: string): { on: string; where: string | null } {
   return { on: normalExpression(definition.slice(open + 1, close)), where: where ? normalExpression(where[1]!) : null };
 }
 
+/**
+ * An index expression of SQLite's as PostgreSQL spells the same meaning: SQLite's lower()/upper()
+ * fold ASCII letters only, PostgreSQL's do so under the C collation (scripts/postgres-schema.ts).
+ */
+function postgresSpelling(expression: string): string {
+  return expression.replace(/\b(lower|upper)\(([^()]*)\)/gi, '$1($2 COLLATE "C")');
+}
+
 function normalDefault(text: string | null): string | null {
   if (text === null) return null;
   const bare = text.replace(/::[a-z]+( [a-z]+)*$/i, "");
@@ -77,12 +85,14 @@ function sqliteSchema(file: string): Schema {
           default: c.name === rowid ? "identity" : normalDefault(c.dflt_value),
         };
       }
+      // PostgreSQL's stand-in for the implicit rowid that gives insertion order (src/db/dialect.ts insertionOrder).
+      if (INSERTION_ORDER_TABLES.has(name)) columns.insertion_seq = { type: "bigint", nullable: false, default: "identity" };
       const indexes: Record<string, Index> = {};
       for (const ix of q<{ name: string; unique: number; origin: string }>("SELECT * FROM pragma_index_list(?)", name)) {
         if (ix.origin === "pk") continue;
         const [{ sql: definition }] = q<{ sql: string | null }>("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", ix.name);
         if (!definition) throw new Error(`${name}: an index made by a UNIQUE constraint (${ix.name}); the generator writes unique indexes`);
-        indexes[ix.name] = { ...indexParts(definition), unique: ix.unique === 1 };
+        indexes[ix.name] = { ...indexParts(postgresSpelling(definition)), unique: ix.unique === 1 };
       }
       const fks = new Map<number, { table: string; from: string[]; to: (string | null)[]; onDelete: string; onUpdate: string }>();
       for (const fk of q<{ id: number; table: string; from: string; to: string | null; on_delete: string; on_update: string }>("SELECT * FROM pragma_foreign_key_list(?) ORDER BY id, seq", name)) {
@@ -171,7 +181,8 @@ test("a migrated PostgreSQL database has the schema a migrated SQLite database h
   expect(Object.keys(pg)).toEqual(Object.keys(lite));
   for (const name of Object.keys(lite)) expect({ [name]: pg[name] }).toEqual({ [name]: lite[name]! });
   // the comparison sees what matters (a comparison of nothing would pass too)
-  expect(lite.admin_tokens!.indexes.admin_tokens_live_name_unique).toEqual({ on: "lowername", unique: true, where: "revoked_atisnull" });
+  expect(lite.admin_tokens!.indexes.admin_tokens_live_name_unique).toEqual({ on: "lowernamecollatec", unique: true, where: "revoked_atisnull" });
+  expect(lite.tms_results!.columns.insertion_seq).toEqual({ type: "bigint", nullable: false, default: "identity" });
   expect(lite.webhook_deliveries!.indexes.webhook_deliveries_due).toEqual({ on: "subscription_id,next_attempt_at", unique: false, where: "status='pending'" });
   expect(lite.tms_runs!.foreignKeys).toContain("(environment_id) → tms_environments(id) ON DELETE set null ON UPDATE no action");
   expect(lite.tms_attachments!.columns.content).toEqual({ type: "bytea", nullable: false, default: null });
@@ -197,6 +208,33 @@ test("a fresh database of either engine holds the same rows: the default workspa
     expect(pgNext).toEqual({ id: 2 });
   } finally {
     closeDatabase(h);
+  }
+});
+
+test("a live token name is unique folding ASCII letters only, on both engines (as SQLite's lower())", async () => {
+  const h = openDatabase(join(dir, "names.db"));
+  try {
+    const now = new Date().toISOString();
+    const results: Record<string, string[]> = { sqlite: [], postgres: [] };
+    let n = 0;
+    for (const name of ["Build", "BUILD", "Äbc", "äbc", "ÄBC"]) {
+      const hash = `h${n++}`;
+      try {
+        h.sqlite.query("INSERT INTO scim_tokens (name, token_hash, created_at) VALUES (?, ?, ?)").run(name, hash, now);
+        results.sqlite!.push(name);
+      } catch {}
+      try {
+        await sql`INSERT INTO scim_tokens (name, token_hash, created_at) VALUES (${name}, ${hash}, ${now})`;
+        results.postgres!.push(name);
+      } catch (e) {
+        expect((e as { code?: string }).code).toBe("23505");
+      }
+    }
+    expect(results.sqlite).toEqual(["Build", "Äbc", "äbc"]);
+    expect(results.postgres).toEqual(results.sqlite!);
+  } finally {
+    closeDatabase(h);
+    await sql`DELETE FROM scim_tokens`;
   }
 });
 

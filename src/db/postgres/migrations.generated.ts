@@ -3,5 +3,5 @@
 import m0 from "../../../migrations-postgres/0000_init.sql" with { type: "text" };
 
 export const migrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
-  { tag: "0000_init", when: 1795787553143, breakpoints: true, sql: m0 },
+  { tag: "0000_init", when: 1795788635117, breakpoints: true, sql: m0 },
 ];

@@ -44,7 +44,7 @@ export const adminTokens = pgTable(
   },
   (t) => [
     uniqueIndex("admin_tokens_token_hash_unique").on(t.tokenHash),
-    uniqueIndex("admin_tokens_live_name_unique").on(sql`lower(${t.name})`).where(sql`${t.revokedAt} IS NULL`),
+    uniqueIndex("admin_tokens_live_name_unique").on(sql`lower(${t.name} COLLATE "C")`).where(sql`${t.revokedAt} IS NULL`),
   ],
 );
 
@@ -219,7 +219,7 @@ export const scimTokens = pgTable(
   },
   (t) => [
     uniqueIndex("scim_tokens_token_hash_unique").on(t.tokenHash),
-    uniqueIndex("scim_tokens_live_name_unique").on(sql`lower(${t.name})`).where(sql`${t.revokedAt} IS NULL`),
+    uniqueIndex("scim_tokens_live_name_unique").on(sql`lower(${t.name} COLLATE "C")`).where(sql`${t.revokedAt} IS NULL`),
   ],
 );
 
@@ -495,6 +495,7 @@ export const results = pgTable(
     unlinkedReason: text("unlinked_reason"),
     authorId: bigint("author_id", { mode: "number" }).references(() => users.id, { onDelete: "no action" }),
     created: text("created").notNull(),
+    insertionSeq: bigint("insertion_seq", { mode: "number" }).generatedAlwaysAsIdentity(),
   },
   (t) => [
     index("tms_results_run").on(t.runId, t.caseId),
