@@ -1,7 +1,7 @@
 /**
- * Prints the URL of a new database on the run's PostgreSQL server, created from a template
- * migrated to this checkout's schema (created once per schema, under an advisory lock, by whichever
- * test process needs it first). Run synchronously by `freshDatabaseSync` so a test app over
+ * Prints the name of a template database on the run's PostgreSQL server migrated to this
+ * checkout's schema, building it when absent (once per schema, under an advisory lock, by whichever
+ * test process needs it first). Run synchronously by `freshDatabaseSync`, so a test app over
  * PostgreSQL is built as synchronously as one over SQLite.
  */
 import { createHash } from "node:crypto";
@@ -10,7 +10,6 @@ import { migratePostgres } from "../../src/db/postgres/migrate";
 import { migrations } from "../../src/db/postgres/migrations.generated";
 
 const server = process.argv[2]!;
-const prefix = process.argv[3] ?? "t";
 const schema = createHash("sha256").update(migrations.map((m) => m.sql).join("\n")).digest("hex").slice(0, 12);
 const template = `gatehouse_template_${schema}`;
 const admin = postgres(server, { max: 1, onnotice: () => {} });
@@ -36,11 +35,7 @@ try {
   } finally {
     await admin`SELECT pg_advisory_unlock(4242)`;
   }
-  const name = `${prefix}_${process.ppid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  await admin.unsafe(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  process.stdout.write(url.toString());
+  process.stdout.write(template);
 } finally {
   await admin.end();
 }
