@@ -63,5 +63,5 @@ export async function rowsOf<Row>(db: Db, query: SQL): Promise<Row[]> {
 /** Runs a raw drizzle `sql` write; how many rows it changed. */
 export async function execute(db: Db, query: SQL): Promise<{ changes: number }> {
   if (isPostgres()) return { changes: (await (db as unknown as PostgresDb).execute(query)).count };
-  return { changes: db.run(query).changes };
+  return { changes: (db.run(query) as unknown as { changes: number }).changes };
 }

@@ -1,14 +1,14 @@
 /**
  * Teams of the organization (SCIM Groups) and their membership, as set-based statements whose
  * cost follows the request, not the team: adding 100 members to a 10 000-member team touches
- * 100 rows. Callers own the transaction (`BEGIN IMMEDIATE`).
+ * 100 rows. Callers own the write transaction (`writeTransaction`).
  */
 import { randomBytes } from "node:crypto";
 import { and, eq, ne, sql } from "drizzle-orm";
 import type { Tx } from "../db/connection";
 import { execute } from "../db/statement";
 import { first } from "../db/transaction";
-import { inList, listEntry, listTable, notInList } from "../db/dialect";
+import { inList, joinInOrder, listEntry, listTable, notInList } from "../db/dialect";
 import { duplicate } from "./errors";
 import { displayNameKey, groupMembers, groups, users, workspaceMembers } from "./tables";
 
@@ -42,8 +42,8 @@ export async function addMembers(tx: Tx, groupId: string, userIds: number[], wor
   if (userIds.length === 0) return;
   await execute(tx, sql`INSERT INTO ${groupMembers} (group_id, user_id)
     SELECT ${groupId}, ${users.id} FROM ${listTable(userIds, "j")}
-    CROSS JOIN ${users} ON ${users.id} = ${listEntry("j")}
-    CROSS JOIN ${workspaceMembers} wm ON wm.workspace_id = ${workspaceId} AND wm.user_id = ${users.id}
+    ${joinInOrder()} ${users} ON ${users.id} = ${listEntry("j")}
+    ${joinInOrder()} ${workspaceMembers} wm ON wm.workspace_id = ${workspaceId} AND wm.user_id = ${users.id}
     WHERE ${users.active} = 1
     ON CONFLICT DO NOTHING`);
 }
