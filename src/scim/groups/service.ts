@@ -111,7 +111,7 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
     if (!projection.attributes?.length && !projection.excludedAttributes?.length && !projection.echo?.display && !projection.echo?.ref) {
       const [{ ids }] = (await rowsOf<{ ids: string | null }>(
         reader,
-        sql`SELECT group_concat(user_id, ',' ORDER BY user_id) AS ids FROM ${groupMembers} WHERE group_id = ${row.id}`,
+        sql`SELECT string_agg(CAST(user_id AS TEXT), ',' ORDER BY user_id) AS ids FROM ${groupMembers} WHERE group_id = ${row.id}`,
       )) as [{ ids: string | null }];
       const members = ids === null ? "[]" : `[{"value":${ids.replaceAll(",", ',"type":"User"},{"value":')},"type":"User"}]`;
       const { meta, ...head } = render(row, undefined);

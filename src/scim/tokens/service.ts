@@ -25,6 +25,12 @@ const invalidateCaches = () => {
   generation++;
 };
 
+/** Whether `e` is the failure of unique index `index` (SQLite names it in the message; PostgreSQL's error, under drizzle's, in its own). */
+function violates(e: unknown, index: string): boolean {
+  for (let cause = e; cause instanceof Error; cause = cause.cause) if (cause.message.includes(index)) return true;
+  return false;
+}
+
 /** Public view of a token: never the token or its hash. */
 export type ScimTokenInfo = { id: number; name: string; workspaceId: number | null; createdAt: string; lastUsedAt: string | null; revokedAt: string | null };
 
@@ -49,7 +55,7 @@ export async function createScimToken(db: Db, name: string, workspaceId: number 
     });
   } catch (e) {
     // The unique index on live names decides, so two concurrent creates cannot both win.
-    if (e instanceof Error && e.message.includes("scim_tokens_live_name_unique"))
+    if (violates(e, "scim_tokens_live_name_unique"))
       throw new DirectoryError(409, `A live SCIM token is already named ${JSON.stringify(name)} (names are compared case-insensitively); choose another name or revoke that token first`, "uniqueness", "conflict");
     throw e;
   }
