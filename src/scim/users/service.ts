@@ -33,22 +33,15 @@ const byUserNameKey = preparedQuery<UserResourceRow, [string]>(`SELECT ${USER_RE
 // max(id) is a b-tree edge read, and never less than the number of users.
 const userRowsBound = preparedQuery<{ n: number }, []>("SELECT coalesce(max(id), 0) AS n FROM users");
 const memberOf = preparedQuery<{ one: number }, [number, number]>("SELECT 1 AS one FROM workspace_members WHERE workspace_id = ?1 AND user_id = ?2");
-/** Built on first use: its text holds dialect fragments, which follow the engine the process picked at start. */
-function onFirstUse<T>(make: () => T): () => T {
-  let made: T | undefined;
-  return () => (made ??= make());
-}
-
-// The display names of the users in list `?1` that scope `?2` sees (null: the organization, everyone).
-const managersSeen = onFirstUse(() => preparedQuery<{ id: number; display_name: string }, [string, number | null]>(
+// The display names of the users in list `?1` that scope `?2` sees (null: the organization,
+// everyone). Its text holds a dialect fragment, so it is built per use (and prepared per text).
+const managersSeenText = () =>
   `SELECT u.id, u.display_name FROM users u WHERE ${inListText("u.id", "?1")}
-   AND (CAST(?2 AS BIGINT) IS NULL OR u.id IN (SELECT wm.user_id FROM workspace_members wm WHERE wm.workspace_id = ?2))`,
-));
+   AND (CAST(?2 AS BIGINT) IS NULL OR u.id IN (SELECT wm.user_id FROM workspace_members wm WHERE wm.workspace_id = ?2))`;
 // `?2` null: the organization, every group; else the workspace's groups only.
-const groupsOf = onFirstUse(() => preparedQuery<{ user_id: number; id: string; display_name: string }, [string, number | null]>(
+const groupsOfText = () =>
   `SELECT gm.user_id, g.id, g.display_name FROM group_members gm JOIN groups g ON g.id = gm.group_id
-   WHERE ${inListText("gm.user_id", "?1")} AND (CAST(?2 AS BIGINT) IS NULL OR g.workspace_id = ?2) ORDER BY gm.user_id, g.display_name_key`,
-));
+   WHERE ${inListText("gm.user_id", "?1")} AND (CAST(?2 AS BIGINT) IS NULL OR g.workspace_id = ?2) ORDER BY gm.user_id, g.display_name_key`;
 
 /** Statements of list queries kept by SQL text, least recently used dropped. */
 const LIST_STATEMENTS = 256;
@@ -57,7 +50,7 @@ export function createUsersService(ctx: AppContext) {
   const { db, config } = ctx;
   // List SQL varies with the filter's shape (values are bound): statements are kept by SQL text,
   // so repeated shapes are prepared once and an IdP sending endless shapes cannot grow memory
-  // without bound.
+  // without bound. Statements whose text holds dialect fragments are kept here too.
   const listStatements = new Map<string, PreparedQuery<Record<string, unknown>, Param[]>>();
   const statement = (text: string) => {
     let q = listStatements.get(text);
@@ -84,7 +77,8 @@ export function createUsersService(ctx: AppContext) {
     const resources = rows.map(renderRow);
     const managed = resources.map(managerOf).filter((m) => m !== null);
     if (managed.length === 0) return resources;
-    const names = new Map((await managersSeen().all(db, listParam([...new Set(managed.map((m) => m.id))]), scope.workspaceId)).map((r) => [Number(r.id), r.display_name]));
+    const seen = (await statement(managersSeenText()).all(db, listParam([...new Set(managed.map((m) => m.id))]), scope.workspaceId)) as { id: number; display_name: string }[];
+    const names = new Map(seen.map((r) => [Number(r.id), r.display_name]));
     for (const { extension, manager, id } of managed) {
       const displayName = names.get(id);
       if (displayName !== undefined) extension.manager = { ...manager, $ref: resourceLocation(config.baseUrl, "Users", manager.value), displayName };
@@ -99,7 +93,8 @@ export function createUsersService(ctx: AppContext) {
   const present = async (resources: UserResource[], projection: Projection, scope: Scope): Promise<Record<string, unknown>[]> => {
     if (projection.attributes?.some(isGroupsPath) && resources.length) {
       const byUser = new Map<string, Record<string, unknown>[]>();
-      for (const g of await groupsOf().all(db, listParam(resources.map((r) => Number(r.id))), scope.workspaceId)) {
+      const rows = (await statement(groupsOfText()).all(db, listParam(resources.map((r) => Number(r.id))), scope.workspaceId)) as { user_id: number; id: string; display_name: string }[];
+      for (const g of rows) {
         const list = byUser.get(String(g.user_id)) ?? byUser.set(String(g.user_id), []).get(String(g.user_id))!;
         list.push({ value: g.id, $ref: resourceLocation(config.baseUrl, "Groups", g.id), display: g.display_name, type: "direct" });
       }

@@ -1,0 +1,87 @@
+/**
+ * The rules the directory checks before it writes — unique case-folded userNames, license seats,
+ * unique group displayNames per workspace — hold under concurrent transactions on PostgreSQL,
+ * where READ COMMITTED transactions really run at once (on SQLite the one writer serializes them
+ * anyway). Each write names its rule in `serializeOn`; without it, two creates would both pass the
+ * seat count, and a duplicate would fail on the unique index as a raw constraint error instead of
+ * the SCIM duplicate answer. Real services over a real server (test/support/postgres.ts).
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import postgres from "postgres";
+import { testConfig, type Config } from "../../src/config";
+import { useEngine } from "../../src/db/engine";
+import { migratePostgres } from "../../src/db/postgres/migrate";
+import { PostgresStore } from "../../src/db/postgres/store";
+import { routedHandle, type Db } from "../../src/db/store";
+import { DirectoryError } from "../../src/directory/errors";
+import { createGroupService } from "../../src/scim/groups/service";
+import { stateFromBody } from "../../src/scim/users/rules";
+import { createUsersService } from "../../src/scim/users/service";
+import { freshDatabase, testServerUrl } from "../support/postgres";
+
+let sql: postgres.Sql;
+let db: Db;
+let drop: () => Promise<void>;
+
+beforeAll(async () => {
+  testServerUrl(); // starts the run's server when there is none, outside any test's time limit
+  const fresh = await freshDatabase("rules");
+  drop = fresh.drop;
+  sql = postgres(fresh.url, { max: 10, onnotice: () => {}, types: { bigint: { to: 20, from: [20], serialize: String, parse: Number } } as never });
+  await migratePostgres(sql);
+  db = routedHandle(new PostgresStore(sql));
+  // Every pooled connection open before the races, so their transactions really overlap.
+  await Promise.all(Array.from({ length: 10 }, () => sql`SELECT pg_sleep(0.05)`));
+}, 120_000);
+
+afterAll(async () => {
+  useEngine("sqlite");
+  await sql?.end();
+  await drop?.();
+});
+
+const config = (overrides: Partial<Config> = {}) => testConfig({ dataDir: "/nonexistent", adminToken: "x".repeat(24), baseUrl: "https://gatehouse.test", ...overrides });
+const user = (userName: string) => stateFromBody({ schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName, name: { givenName: "G", familyName: "F" } }, { requireNames: true, activeWhenOmitted: true });
+
+/** Runs every write at once; the outcomes in order: "ok" or the DirectoryError's status (anything else is rethrown). */
+async function race(writes: (() => Promise<unknown>)[]): Promise<(string | number)[]> {
+  const settled = await Promise.allSettled(writes.map((w) => w()));
+  return settled.map((s) => {
+    if (s.status === "fulfilled") return "ok";
+    if (s.reason instanceof DirectoryError) return s.reason.status;
+    throw s.reason;
+  });
+}
+
+test("one userName, eight concurrent creates in different cases: one user, seven SCIM duplicates", async () => {
+  const users = createUsersService({ db, config: config() } as never);
+  const names = ["same@race.example", "SAME@race.example", "Same@Race.example", "same@RACE.EXAMPLE", "sAme@race.example", "samE@race.example", "SAME@RACE.EXAMPLE", "same@race.Example"];
+  const outcomes = await race(names.map((n) => () => users.create(user(n))));
+  expect(outcomes.filter((o) => o === "ok")).toHaveLength(1);
+  expect(outcomes.filter((o) => o === 400)).toHaveLength(7);
+  expect((await sql`SELECT count(*)::int AS n FROM users WHERE user_name_key = 'same@race.example'`)[0]!.n).toBe(1);
+});
+
+test("three seats, eight concurrent creates of regular users: three created, five refused 409, never a fourth seat", async () => {
+  const users = createUsersService({ db, config: config({ licenseSeats: 3 }) } as never);
+  await sql`UPDATE users SET active = 0`; // the previous test's user holds no seat
+  const outcomes = await race(Array.from({ length: 8 }, (_, i) => () => users.create(user(`seat${i}@race.example`))));
+  expect(outcomes.filter((o) => o === "ok")).toHaveLength(3);
+  expect(outcomes.filter((o) => o === 409)).toHaveLength(5);
+  expect((await sql`SELECT count(*)::int AS n FROM users WHERE active = 1 AND user_type = 'regular'`)[0]!.n).toBe(3);
+});
+
+test("group displayNames: concurrent creates and renames to one name in a workspace leave one group holding it", async () => {
+  const groups = createGroupService({ db, config: config() });
+  const created = await race(Array.from({ length: 6 }, (_, i) => () => groups.create({ displayName: i % 2 ? "Platform" : "PLATFORM" } as never)));
+  expect(created.filter((o) => o === "ok")).toHaveLength(1);
+  expect(created.filter((o) => o === 400)).toHaveLength(5);
+  const others = await Promise.all(["Web", "Mobile", "Data"].map((displayName) => groups.create({ displayName } as never)));
+  const renamed = await race(others.map(({ id }) => () => groups.patch(id, [{ op: "replace", path: "displayName", value: "Core" }] as never)));
+  expect(renamed.filter((o) => o === "ok")).toHaveLength(1);
+  expect(renamed.filter((o) => o === 400)).toHaveLength(2);
+  const keys = (await sql`SELECT display_name_key AS k FROM groups`).map((r) => r.k as string);
+  expect(keys).toHaveLength(4);
+  expect(keys.filter((k) => k === "platform")).toHaveLength(1);
+  expect(keys.filter((k) => k === "core")).toHaveLength(1);
+});
