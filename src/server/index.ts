@@ -10,7 +10,7 @@ import { resolve } from "node:path";
 import { createApp } from "../app";
 import type { Config } from "../config";
 import type { AppContext } from "../context";
-import { clientOf, closeDatabase, closeDatabaseDurably, openDatabase, storageOf, useGroupCommit, type DbHandle } from "../db/connection";
+import { closeDatabase, closeDatabaseDurably, openDatabase, storageOf, useGroupCommit, type DbHandle } from "../db/connection";
 import type { DurabilityError, WalSync } from "../db/group-commit";
 import { migrateDatabase } from "./migrate";
 import type { Logger } from "../log";
@@ -173,7 +173,7 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
     const loaded = loadSecretBox(config);
     secrets = loaded.box;
     if (loaded.created) log.warn("created the key that encrypts webhook signing secrets; back it up apart from the database (a restored database needs it)", { file: loaded.file });
-    const resealed = resealStoredSecrets(clientOf(handle.db), secrets);
+    const resealed = await resealStoredSecrets(handle.db, secrets);
     if (resealed > 0) log.info("webhook signing secrets encrypted with the current key", { secrets: resealed, keyId: secrets.keyId });
   } catch (e) {
     closeDatabase(handle);
