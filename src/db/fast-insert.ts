@@ -1,6 +1,7 @@
 import { getTableColumns, getTableName, is, SQL, type InferInsertModel, type InferSelectModel } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
-import { perConnection, type Tx } from "./connection";
+import type { Tx } from "./connection";
+import { preparedQuery, type Param } from "./statement";
 
 /**
  * Inserts one row through a statement prepared once per connection, for write paths that insert
@@ -10,7 +11,7 @@ import { perConnection, type Tx } from "./connection";
  * column names, defaults and encodings, and only skips the query builder.
  *
  * The answer is the row as drizzle would read it back: the given values over the columns'
- * defaults, with the generated integer primary key.
+ * defaults, with the generated integer primary key (from `RETURNING`, which both engines speak).
  */
 export function fastInserter<T extends SQLiteTable>(table: T) {
   type Row = InferSelectModel<T>;
@@ -21,10 +22,9 @@ export function fastInserter<T extends SQLiteTable>(table: T) {
   // A default that SQLite computes (an SQL expression) would not be known here without reading the row back.
   for (const { key, column } of written) if (is(column.default, SQL)) throw new Error(`${getTableName(table)}.${key} has an SQL default; fastInserter cannot know its value`);
   const sql = `INSERT INTO "${getTableName(table)}" (${written.map(({ column }) => `"${column.name}"`).join(", ")}) VALUES (${written.map((_, i) => `?${i + 1}`).join(", ")}) RETURNING "${primary.column.name}" AS id`;
-  const statementOn = perConnection((client) => client.query<{ id: number }, (string | number | bigint | boolean | Uint8Array | null)[]>(sql));
+  const insert = preparedQuery<{ id: number }>(sql);
 
-  return (tx: Tx, values: InferInsertModel<T>): Row => {
-    const statement = statementOn(tx);
+  return async (tx: Tx, values: InferInsertModel<T>): Promise<Row> => {
     const row: Record<string, unknown> = {};
     const params = written.map(({ key, column }) => {
       let value = (values as Record<string, unknown>)[key];
@@ -32,9 +32,9 @@ export function fastInserter<T extends SQLiteTable>(table: T) {
       // a JSON column's default ([] or {}) is one shared object: each row gets its own copy
       if (typeof value === "object" && value !== null) value = structuredClone(value);
       row[key] = value;
-      return value === null ? null : (column.mapToDriverValue(value) as string | number | bigint | boolean | Uint8Array | null);
+      return value === null ? null : (column.mapToDriverValue(value) as Param);
     });
-    row[primary.key] = statement.get(...params)!.id;
+    row[primary.key] = (await insert.get(tx, ...params))!.id;
     return row as Row;
   };
 }

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { and, eq, ne, sql } from "drizzle-orm";
 import type { Tx } from "../db/connection";
-import { inList, listEntry, listTable, notInList } from "../db/dialect";
+import { inList, joinInOrder, listEntry, listTable, notInList } from "../db/dialect";
 import { duplicate } from "./errors";
 import { displayNameKey, groupMembers, groups, users, workspaceMembers } from "./tables";
 
@@ -39,8 +39,8 @@ export function addMembers(tx: Tx, groupId: string, userIds: number[], workspace
   if (userIds.length === 0) return;
   tx.run(sql`INSERT INTO ${groupMembers} (group_id, user_id)
     SELECT ${groupId}, ${users.id} FROM ${listTable(userIds, "j")}
-    CROSS JOIN ${users} ON ${users.id} = ${listEntry("j")}
-    CROSS JOIN ${workspaceMembers} wm ON wm.workspace_id = ${workspaceId} AND wm.user_id = ${users.id}
+    ${joinInOrder()} ${users} ON ${users.id} = ${listEntry("j")}
+    ${joinInOrder()} ${workspaceMembers} wm ON wm.workspace_id = ${workspaceId} AND wm.user_id = ${users.id}
     WHERE ${users.active} = 1
     ON CONFLICT DO NOTHING`);
 }
