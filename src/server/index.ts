@@ -219,7 +219,7 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
   try {
     // SO_REUSEPORT would also let a second process (another organization's instance by mistake)
     // bind the same port silently: bind once without it first, so "address in use" still says so.
-    if (tls && config.port !== 0) Bun.serve({ ...serveOptions(null, config.port, false), fetch: () => new Response(null) }).stop(true);
+    if (tls && config.port !== 0) await Bun.serve({ ...serveOptions(null, config.port, false), fetch: () => new Response(null) }).stop(true);
     server = Bun.serve(serveOptions(tls, config.port, tls !== null));
   } catch (e) {
     closeDatabase(handle);
