@@ -113,7 +113,7 @@ test("0006: users provisioned before it answer exactly as before, and then store
   closeDatabase(h);
 
   const { createScimTestApp, json } = await import("../scim/helpers");
-  const t = createScimTestApp({ dataDir: dir }); // opens the file and applies the remaining migrations
+  const t = await createScimTestApp({ dataDir: dir }); // opens the file and applies the remaining migrations
   try {
     const old = await json(await t.scim("GET", "/Users/7"));
     expect(old).toEqual({
@@ -158,7 +158,7 @@ test("0008: everything before workspaces moves into the default workspace; exist
   closeDatabase(h);
 
   const { createScimTestApp, json } = await import("../scim/helpers");
-  const t = createScimTestApp({ dataDir: dir });
+  const t = await createScimTestApp({ dataDir: dir });
   try {
     expect(t.ctx.sqlite.query("SELECT id, name, archived_at FROM workspaces").all()).toEqual([{ id: 1, name: "Default", archived_at: null }]);
     expect(t.ctx.sqlite.query("SELECT workspace_id, user_id FROM workspace_members").all()).toEqual([{ workspace_id: 1, user_id: 3 }]);

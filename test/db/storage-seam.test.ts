@@ -46,6 +46,7 @@ const NOT_YET_MOVED = new Map<string, string>([
  */
 const SQLITE_DATA_STEPS = new Map<string, string>([
   ["src/tms/shared/repair-stored-names.ts", "rows stored with Object.prototype names (issue 23)"],
+  ["src/directory/refold.ts", "user keys folded by a JavaScript function (NFKC + full case folding), in a BEGIN IMMEDIATE of its own"],
 ]);
 
 function sourceFiles(dir: string): string[] {
