@@ -13,7 +13,7 @@ const tags = ["Admin: SCIM"];
 /** Admin API for SCIM, under /api/admin: bearer tokens for IdPs, the on/off switch and seat usage (services: src/scim/tokens). */
 export function scimAdminRoutes(ctx: AppContext) {
   const enabled = scimEnabledReader(ctx.db, ctx.config);
-  const settingsView = async () => ({ enabled: enabled(), seats: await seatUsage(ctx.db, ctx.config) });
+  const settingsView = async () => ({ enabled: await enabled(), seats: await seatUsage(ctx.db, ctx.config) });
   return new Elysia({ name: "scim-admin" })
     .use(adminAccess(ctx))
     .post("/scim-tokens", ({ body, set, audit }) => {
@@ -34,7 +34,7 @@ export function scimAdminRoutes(ctx: AppContext) {
     .get("/scim", () => settingsView(), { role: "viewer", response: adminResponses({ 200: ScimSettings }), detail: { tags, summary: "SCIM switch and seat usage" } })
     .patch("/scim", ({ body, audit }) =>
       audit(
-        { action: body.enabled ? "scim.enable" : "scim.disable", resource: { type: "scim" }, before: () => ({ enabled: enabled() }), after: (v) => ({ enabled: v.enabled }) },
+        { action: body.enabled ? "scim.enable" : "scim.disable", resource: { type: "scim" }, before: async () => ({ enabled: await enabled() }), after: (v) => ({ enabled: v.enabled }) },
         async () => {
           await setScimEnabled(ctx.db, body.enabled);
           return settingsView();
