@@ -34,6 +34,7 @@ import { webhookEvents } from "../src/webhooks/tables";
 import { inArray } from "drizzle-orm";
 import { numberArg } from "./args";
 import { addSubscriptions, enqueueEvents } from "./webhook-backlog";
+import { writeTransaction } from "../src/db/transaction";
 import { ephemeralSecretBox } from "../src/lib/secret-box";
 
 const now = () => performance.timeOrigin + performance.now();
@@ -187,8 +188,8 @@ async function baseline(rx: Receiver, requests: number) {
 
 async function throughput(rx: Receiver, subs: number, events: number) {
   const e = engine();
-  e.addSubscriptions(rx.url, subs);
-  e.enqueue(events);
+  await e.addSubscriptions(rx.url, subs);
+  await e.enqueue(events);
   // The enqueue is set-up: its garbage and its dirty pages are dealt with before the clock starts,
   // so the drain is not charged for them (the baseline has no set-up to pay for).
   await settle();
@@ -209,7 +210,7 @@ async function throughput(rx: Receiver, subs: number, events: number) {
 
 async function latency(rx: Receiver, rate: number, seconds: number) {
   const e = engine();
-  e.addSubscriptions(rx.url, 1);
+  await e.addSubscriptions(rx.url, 1);
   const loop = startDeliveryLoop(e.ctx);
   await rx.track();
   const commits = new Map<number, number>(); // event row id → commit time
@@ -222,7 +223,7 @@ async function latency(rx: Receiver, rate: number, seconds: number) {
     const wait = due - now();
     if (wait > 1) await Bun.sleep(wait);
     else if (i % 50 === 0) await new Promise((r) => setImmediate(r)); // stay fair to the loop when behind
-    e.ctx.db.transaction((tx) => publish(tx, "case.updated", { ...payload, id: i + 1 }), { behavior: "immediate" });
+    await writeTransaction(e.ctx.db, (tx) => publish(tx, "case.updated", { ...payload, id: i + 1 }));
     commits.set(i + 1, now());
   }
   const achieved = total / ((now() - start) / 1000);
@@ -250,8 +251,8 @@ async function latency(rx: Receiver, rate: number, seconds: number) {
 async function memory(rx: Receiver, deliveries: number) {
   const e = engine();
   const subs = 10;
-  e.addSubscriptions(rx.url, subs);
-  e.enqueue(Math.ceil(deliveries / subs));
+  await e.addSubscriptions(rx.url, subs);
+  await e.enqueue(Math.ceil(deliveries / subs));
   Bun.gc(true);
   const beforeLoop = process.memoryUsage.rss();
   const samples: { at: number; rss: number }[] = [];

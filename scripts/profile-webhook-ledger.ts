@@ -8,7 +8,7 @@
  *
  * Enqueues `events` × `subs` deliveries with `publish`, then drains them with ticks as the loop
  * runs them (`batch` successes recorded and `batch` claims per tick, 2 × batch leased, lazy
- * commits). Prints µs per delivery of the whole tick, of each statement, and of BEGIN + COMMIT
+ * commits). Prints µs per delivery of the whole tick, of each queue step, and of BEGIN + COMMIT
  * (the rest), then the WAL frames one commit writes, attributed to their table or index.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -28,27 +28,26 @@ const dir = mkdtempSync(join(tmpdir(), "gatehouse-ledger-"));
 const handle = openDatabase(join(dir, "gatehouse.db"), { groupCommit: true });
 const db = handle.sqlite;
 const url = "http://127.0.0.1:9/hook";
-addSubscriptions(handle.db, url, SUBS);
-enqueueEvents(handle.db, EVENTS_N);
+await addSubscriptions(handle.db, url, SUBS);
+await enqueueEvents(handle.db, EVENTS_N);
 db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
 Bun.gc(true);
 
-const ledger = new DeliveryLedger(db, { retrySchedule: [5_000], leaseMs: 35_000, perSubscriptionConcurrency: BATCH, secrets: ephemeralSecretBox() });
-// Time every statement the ledger runs (its prepared statements are private: reached on purpose here).
+const ledger = new DeliveryLedger(handle.db, { retrySchedule: [5_000], leaseMs: 35_000, perSubscriptionConcurrency: BATCH, secrets: ephemeralSecretBox() });
+// Time every step of the queue the ledger runs (its queue is private: reached on purpose here).
 const spent = new Map<string, number>();
-const statements = (ledger as unknown as { q: Record<string, Record<string, (...a: unknown[]) => unknown>> }).q;
-for (const [name, statement] of Object.entries(statements))
-  for (const method of ["run", "all", "get"] as const) {
-    const original = statement[method]!.bind(statement);
-    statement[method] = (...a: unknown[]) => {
-      const start = performance.now();
-      try {
-        return original(...a);
-      } finally {
-        spent.set(name, (spent.get(name) ?? 0) + performance.now() - start);
-      }
-    };
-  }
+const steps = (ledger as unknown as { q: Record<string, (...a: unknown[]) => unknown> }).q;
+for (const [name, step] of Object.entries(steps)) {
+  if (name === "transaction") continue;
+  steps[name] = async (...a: unknown[]) => {
+    const start = performance.now();
+    try {
+      return await step(...a);
+    } finally {
+      spent.set(name, (spent.get(name) ?? 0) + performance.now() - start);
+    }
+  };
+}
 
 const success = (c: LeasedDelivery, now: number): FinishedAttempt => ({
   deliveryId: c.id,
@@ -66,7 +65,7 @@ const success = (c: LeasedDelivery, now: number): FinishedAttempt => ({
 });
 
 /** Runs ticks until `limit` deliveries are recorded (or none are left); returns [deliveries, ticks, ms]. */
-function drain(limit: number, held: LeasedDelivery[], state: { finished: FinishedAttempt[] }): [number, number, number] {
+async function drain(limit: number, held: LeasedDelivery[], state: { finished: FinishedAttempt[] }): Promise<[number, number, number]> {
   let done = 0;
   let ticks = 0;
   const start = performance.now();
@@ -74,7 +73,7 @@ function drain(limit: number, held: LeasedDelivery[], state: { finished: Finishe
     const now = Date.now();
     const bySub: Record<number, number> = {};
     for (const c of held) bySub[c.subscriptionId] = (bySub[c.subscriptionId] ?? 0) + 1;
-    const r = ledger.tick({ now, finished: state.finished, released: [], claim: { budget: 2 * BATCH - held.length, held: bySub } });
+    const r = await ledger.tick({ now, finished: state.finished, released: [], claim: { budget: 2 * BATCH - held.length, held: bySub } });
     ticks++;
     done += state.finished.length;
     held.push(...r.claims);
@@ -87,13 +86,13 @@ function drain(limit: number, held: LeasedDelivery[], state: { finished: Finishe
 const held: LeasedDelivery[] = [];
 const state = { finished: [] as FinishedAttempt[] };
 const total = EVENTS_N * SUBS;
-drain(50 * BATCH, held, state); // warm-up
+await drain(50 * BATCH, held, state); // warm-up
 
 // WAL frames per commit, counted early in the drain (a page freed and reused within the window
 // counts for its owner at the end of it): no checkpoint meanwhile, then read the frame headers.
 db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
 db.exec("PRAGMA wal_autocheckpoint = 0");
-const [, countedTicks] = drain(Math.min(600 * BATCH, Math.floor(total / 4)), held, state);
+const [, countedTicks] = await drain(Math.min(600 * BATCH, Math.floor(total / 4)), held, state);
 const owner = new Map<number, string>();
 for (const r of db.query("SELECT name, pageno, pagetype FROM dbstat").all() as { name: string; pageno: number; pagetype: string }[])
   owner.set(r.pageno, `${r.name} (${r.pagetype})`);
@@ -112,11 +111,11 @@ db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
 
 // The rest of the drain, timed, with SQLite's default checkpoints as the loop runs.
 spent.clear();
-const [done, ticks, ms] = drain(Infinity, held, state);
+const [done, ticks, ms] = await drain(Infinity, held, state);
 const us = (x: number) => ((1000 * x) / done).toFixed(2);
 const inStatements = [...spent.values()].reduce((a, b) => a + b, 0);
 console.log(`ledger alone: ${done} deliveries × ${SUBS} subscription(s), ${(done / ticks).toFixed(1)} per tick`);
-console.log(`  tick: ${us(ms)} µs per delivery (statements ${us(inStatements)}, BEGIN + COMMIT and glue ${us(ms - inStatements)}; timers add ~0.1 per statement)`);
+console.log(`  tick: ${us(ms)} µs per delivery (steps ${us(inStatements)}, BEGIN + COMMIT and glue ${us(ms - inStatements)}; timers add ~0.1 per statement)`);
 for (const [name, t] of [...spent].sort((a, b) => b[1] - a[1])) console.log(`    ${name.padEnd(12)} ${us(t)}`);
 const all = [...frames.values()].reduce((a, b) => a + b, 0);
 console.log(`  WAL frames per commit: ${(all / commits).toFixed(1)} over ${commits} commits (${countedTicks} ticks)`);

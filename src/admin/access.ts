@@ -49,23 +49,23 @@ export function cookieValue(request: Request, name: string): string | null {
  * changes must carry its CSRF token in `x-csrf-token` (a cross-site page can make the browser send
  * the cookie, never read the token).
  */
-export function authenticateAdmin(ctx: AppContext, request: Request): AdminPrincipal {
+export async function authenticateAdmin(ctx: AppContext, request: Request): Promise<AdminPrincipal> {
   const given = bearerToken(request.headers.get("authorization"));
   if (given?.startsWith(ADMIN_TOKEN_PREFIX + "_")) {
-    const holder = authenticateAdminToken(ctx, given);
+    const holder = await authenticateAdminToken(ctx, given);
     if (!holder) throw unauthorized("This admin token is unknown, revoked or expired");
     return { kind: "admin-token", name: holder.name, role: holder.role, id: String(holder.id) };
   }
   if (!given && ctx.config.oidcIssuer) {
     const cookie = cookieValue(request, sessionCookieName(ctx));
     if (cookie) {
-      const session = findSession(ctx, cookie);
+      const session = await findSession(ctx, cookie);
       if (!session) throw unauthorized("Your session has ended (signed out, idle too long or past its time limit); sign in again");
       const principal: AdminPrincipal = { kind: "person", name: session.name, role: session.role, id: String(session.id), csrfToken: session.csrfToken };
       if (!SAFE_METHODS.has(request.method)) {
         const sent = request.headers.get("x-csrf-token");
         if (!sent || !constantTimeEqual(sent, session.csrfToken)) {
-          writeTransaction(ctx.db, () => writeAudit(ctx.db, actorOf(principal), request, { action: "access.csrf_refused", resource: { type: "route", id: `${request.method} ${pathOf(request.url)}` }, outcome: "denied", detail: "missing or wrong x-csrf-token" }));
+          await writeTransaction(ctx.db, () => writeAudit(ctx.db, actorOf(principal), request, { action: "access.csrf_refused", resource: { type: "route", id: `${request.method} ${pathOf(request.url)}` }, outcome: "denied", detail: "missing or wrong x-csrf-token" }));
           throw new ApiError(403, "csrf", "This change needs the console's CSRF token (x-csrf-token); reload the console");
         }
       }
@@ -110,13 +110,13 @@ const forbidden = (need: Role, have: Role) =>
  * route table). Runs before routing, parsing or validation, so a caller without the role gets
  * 403 and not one byte of its body is read. An unknown admin path passes on to the 404.
  */
-export function guardAdminRequest(ctx: AppContext, request: Request, roleOf: (method: string, path: string) => Role | null): AdminPrincipal {
-  const principal = authenticateAdmin(ctx, request);
+export async function guardAdminRequest(ctx: AppContext, request: Request, roleOf: (method: string, path: string) => Role | null): Promise<AdminPrincipal> {
+  const principal = await authenticateAdmin(ctx, request);
   const path = pathOf(request.url);
   const need = roleOf(request.method, path);
   if (need !== null && !roleAllows(principal.role, need)) {
     // A refused attempt is worth knowing about (a script with too small a role, or probing).
-    writeTransaction(ctx.db, () => writeAudit(ctx.db, actorOf(principal), request, { action: "access.denied", resource: { type: "route", id: `${request.method} ${path}` }, outcome: "denied", detail: `needs ${need}` }));
+    await writeTransaction(ctx.db, () => writeAudit(ctx.db, actorOf(principal), request, { action: "access.denied", resource: { type: "route", id: `${request.method} ${path}` }, outcome: "denied", detail: `needs ${need}` }));
     throw forbidden(need, principal.role);
   }
   principals.set(request, principal);
@@ -134,6 +134,6 @@ export const adminAccess = (ctx: Pick<AppContext, "db">) =>
     .macro({ role: (role: Role) => ({ detail: { [ROLE_KEY]: role } as {} }) })
     .derive({ as: "scoped" }, ({ request }) => {
       const admin = principalOf(request);
-      return { admin, audit: <T>(spec: AuditedAction<T>, run: () => T): T => audited(ctx, actorOf(admin), request, spec, run) };
+      return { admin, audit: <T>(spec: AuditedAction<T>, run: () => Promise<T>): Promise<T> => audited(ctx, actorOf(admin), request, spec, run) };
     });
 

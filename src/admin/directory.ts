@@ -4,6 +4,7 @@ import { adminResponses } from "./auth";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { containsText } from "../db/contains";
+import { first } from "../db/transaction";
 import { notFound } from "../http/errors";
 import { PageLimit, PageOffset } from "../http/paging";
 import { groupMembers, groups, userEmails, users, workspaceMembers, workspaces } from "../directory/tables";
@@ -59,10 +60,10 @@ const GroupDetail = t.Composite([GroupSummary, t.Object({ memberList: t.Array(t.
 const page = <T extends ReturnType<typeof t.Object>>(item: T) => t.Object({ total: t.Integer(), limit: t.Integer(), offset: t.Integer(), items: t.Array(item) });
 
 type UserRow = typeof users.$inferSelect;
-function emailsOf(ctx: AppContext, ids: number[]): Map<number, string[]> {
+async function emailsOf(ctx: AppContext, ids: number[]): Promise<Map<number, string[]>> {
   const out = new Map<number, string[]>();
   if (ids.length === 0) return out;
-  for (const e of ctx.db.select({ userId: userEmails.userId, value: userEmails.value }).from(userEmails).where(inArray(userEmails.userId, ids)).orderBy(userEmails.userId, userEmails.position).all())
+  for (const e of await ctx.db.select({ userId: userEmails.userId, value: userEmails.value }).from(userEmails).where(inArray(userEmails.userId, ids)).orderBy(userEmails.userId, userEmails.position))
     out.set(e.userId, [...(out.get(e.userId) ?? []), e.value]);
   return out;
 }
@@ -98,7 +99,7 @@ export function directoryAdminRoutes(ctx: AppContext) {
     .use(adminAccess(ctx))
     .get(
       "/users",
-      ({ query }) => {
+      async ({ query }) => {
         const limit = query.limit ?? 50;
         const offset = query.offset ?? 0;
         const where = and(
@@ -112,83 +113,79 @@ export function directoryAdminRoutes(ctx: AppContext) {
             ? exists(ctx.db.select({ one: sql`1` }).from(workspaceMembers).where(and(eq(workspaceMembers.userId, users.id), eq(workspaceMembers.workspaceId, query.workspaceId))))
             : undefined,
         );
-        const rows = ctx.db.select().from(users).where(where).orderBy(asc(users.id)).limit(limit).offset(offset).all();
-        const total = ctx.db.select({ n: count() }).from(users).where(where).get()!.n;
-        const emails = emailsOf(ctx, rows.map((r) => r.id));
+        const rows = await ctx.db.select().from(users).where(where).orderBy(asc(users.id)).limit(limit).offset(offset);
+        const total = (await first(ctx.db.select({ n: count() }).from(users).where(where)))!.n;
+        const emails = await emailsOf(ctx, rows.map((r) => r.id));
         return { total, limit, offset, items: rows.map((r) => userView(r, emails.get(r.id) ?? [])) };
       },
       { role: "viewer", query: UserListQuery, response: adminResponses({ 200: page(UserSummary) }, [400]), detail: { tags, summary: "Users (search by name or e-mail, filter by active and type, paging)" } },
     )
     .get(
       "/users/:id",
-      ({ params }) => {
-        const u = ctx.db.select().from(users).where(eq(users.id, params.id)).get();
+      async ({ params }) => {
+        const u = await first(ctx.db.select().from(users).where(eq(users.id, params.id)));
         if (!u) throw notFound(`User ${params.id}`);
-        return {
-          ...userView(u, emailsOf(ctx, [u.id]).get(u.id) ?? []),
-          workspaces: ctx.db
+        const [emails, memberOf, groupRows, tokens] = await Promise.all([
+          emailsOf(ctx, [u.id]),
+          ctx.db
             .select({ id: workspaces.id, name: workspaces.name })
             .from(workspaceMembers)
             .innerJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId))
             .where(eq(workspaceMembers.userId, u.id))
-            .orderBy(asc(workspaces.id))
-            .all(),
-          groups: ctx.db
+            .orderBy(asc(workspaces.id)),
+          ctx.db
             .select({ id: groups.id, displayName: groups.displayName, workspaceId: workspaces.id, workspaceName: workspaces.name })
             .from(groupMembers)
             .innerJoin(groups, eq(groups.id, groupMembers.groupId))
             .innerJoin(workspaces, eq(workspaces.id, groups.workspaceId))
             .where(eq(groupMembers.userId, u.id))
-            .orderBy(asc(groups.displayName))
-            .all()
-            .map(groupView),
-          apiTokens: ctx.db
+            .orderBy(asc(groups.displayName)),
+          ctx.db
             .select({ id: apiTokens.id, name: apiTokens.name, createdAt: apiTokens.createdAt, lastUsedAt: apiTokens.lastUsedAt, revokedAt: apiTokens.revokedAt })
             .from(apiTokens)
             .where(eq(apiTokens.userId, u.id))
-            .orderBy(asc(apiTokens.id))
-            .all(),
-        };
+            .orderBy(asc(apiTokens.id)),
+        ]);
+        return { ...userView(u, emails.get(u.id) ?? []), workspaces: memberOf, groups: groupRows.map(groupView), apiTokens: tokens };
       },
       { role: "viewer", params: t.Object({ id: t.Integer({ minimum: 1 }) }), response: adminResponses({ 200: UserDetail }, [400, 404]), detail: { tags, summary: "A user with their groups, API tokens and status" } },
     )
     .get(
       "/groups",
-      ({ query }) => {
+      async ({ query }) => {
         const limit = query.limit ?? 50;
         const offset = query.offset ?? 0;
         const where = and(
           query.q ? containsText(groups.displayName, query.q) : undefined,
           query.workspaceId !== undefined ? eq(groups.workspaceId, query.workspaceId) : undefined,
         );
-        const items = ctx.db
-          .select(groupColumns)
-          .from(groups)
-          .innerJoin(workspaces, eq(workspaces.id, groups.workspaceId))
-          .where(where)
-          .orderBy(asc(groups.displayNameKey), asc(groups.workspaceId))
-          .limit(limit)
-          .offset(offset)
-          .all()
-          .map(groupView);
-        const total = ctx.db.select({ n: count() }).from(groups).where(where).get()!.n;
+        const items = (
+          await ctx.db
+            .select(groupColumns)
+            .from(groups)
+            .innerJoin(workspaces, eq(workspaces.id, groups.workspaceId))
+            .where(where)
+            .orderBy(asc(groups.displayNameKey), asc(groups.workspaceId))
+            .limit(limit)
+            .offset(offset)
+        ).map(groupView);
+        const total = (await first(ctx.db.select({ n: count() }).from(groups).where(where)))!.n;
         return { total, limit, offset, items };
       },
       { role: "viewer", query: GroupListQuery, response: adminResponses({ 200: page(GroupSummary) }, [400]), detail: { tags, summary: "Groups (teams) with their member counts" } },
     )
     .get(
       "/groups/:id",
-      ({ params }) => {
-        const row = ctx.db.select(groupColumns).from(groups).innerJoin(workspaces, eq(workspaces.id, groups.workspaceId)).where(eq(groups.id, params.id)).get();
+      async ({ params }) => {
+        const row = await first(ctx.db.select(groupColumns).from(groups).innerJoin(workspaces, eq(workspaces.id, groups.workspaceId)).where(eq(groups.id, params.id)));
         if (!row) throw notFound(`Group ${params.id}`);
         const g = groupView(row);
-        const memberList = ctx.db
+        const memberList = await ctx.db
           .select({ id: users.id, userName: users.userName, displayName: users.displayName, active: users.active })
           .from(groupMembers)
           .innerJoin(users, eq(users.id, groupMembers.userId))
           .where(eq(groupMembers.groupId, g.id))
-          .orderBy(asc(users.userName))
-          .all();
+          .orderBy(asc(users.userName));
         return { ...g, memberList };
       },
       { role: "viewer", params: t.Object({ id: t.String({ maxLength: 200 }) }), response: adminResponses({ 200: GroupDetail }, [400, 404]), detail: { tags, summary: "A group with its members" } },

@@ -66,8 +66,8 @@ export function adminRoutes(ctx: AppContext) {
   let roleOf: (method: string, path: string) => Role | null = () => "owner";
   const home = new Elysia({ name: "admin", prefix: ADMIN_PREFIX })
     // onRequest hooks run for every request (there is no route yet), hence the path check.
-    .onRequest(({ request }) => {
-      if (isAdminPath(request.url)) guardAdminRequest(ctx, request, roleOf);
+    .onRequest(async ({ request }) => {
+      if (isAdminPath(request.url)) await guardAdminRequest(ctx, request, roleOf);
     })
     .onParse(({ request }) => readJsonApiBody(request, ADMIN_MAX_BODY_BYTES))
     // Never reached (the reader above always answers): the OpenAPI generator lists a body's

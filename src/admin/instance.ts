@@ -2,9 +2,10 @@ import { adminAccess } from "./access";
 import { adminResponses } from "./auth";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
-import { clientOf } from "../db/connection";
 import { footprintReader } from "../db/footprint";
+import { preparedQuery } from "../db/statement";
 import { SCHEMA_VERSION } from "../version";
+import { deliveryBacklog } from "../webhooks/delivery-metrics";
 
 const InstanceInfo = t.Object({
   version: t.String(),
@@ -24,28 +25,28 @@ const InstanceInfo = t.Object({
   links: t.Object({ openapi: t.String(), metrics: t.String() }),
 });
 
+const subscriptionCounts = preparedQuery<{ total: number; disabled: number }, []>(
+  "SELECT count(*) AS total, count(*) FILTER (WHERE enabled = 0) AS disabled FROM webhook_subscriptions",
+);
+
 /** GET /api/admin/instance: what the console's Instance page shows. */
 export function instanceAdminRoutes(ctx: AppContext) {
   const startedAt = Date.now() - Math.round(process.uptime() * 1000);
   const footprint = footprintReader(ctx.db);
-  const db = clientOf(ctx.db);
-  const subs = db.query<{ total: number; disabled: number }, []>("SELECT count(*) AS total, count(*) FILTER (WHERE enabled = 0) AS disabled FROM webhook_subscriptions");
-  // Counted through the partial index of pending deliveries; a count of all or failed ones would scan the table.
-  const pending = db.query<{ n: number }, []>("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'");
   return new Elysia({ name: "admin-instance" })
     .use(adminAccess(ctx))
     .get(
       "/instance",
-      () => {
-        const s = subs.get()!;
+      async () => {
+        const [s, backlog, database] = await Promise.all([subscriptionCounts.get(ctx.db), deliveryBacklog(ctx), footprint()]);
         return {
           version: ctx.version,
           schemaVersion: SCHEMA_VERSION,
           startedAt: new Date(startedAt).toISOString(),
           uptimeSeconds: Math.floor((Date.now() - startedAt) / 1000),
           baseUrl: ctx.config.baseUrl,
-          database: footprint(),
-          webhooks: { subscriptions: s.total, disabledSubscriptions: s.disabled, backlog: pending.get()!.n },
+          database,
+          webhooks: { subscriptions: s!.total, disabledSubscriptions: s!.disabled, backlog },
           links: { openapi: "/openapi", metrics: "/metrics" },
         };
       },

@@ -33,8 +33,8 @@ export function webhookAdminRoutes(ctx: AppContext) {
       response: adminResponses({ 200: m.EventCatalog }),
       detail: { tags, summary: "The event catalog: every event a subscription can choose, with when it is sent" },
     })
-    .get("/webhooks", () => {
-      const items = svc.listSubscriptions(ctx);
+    .get("/webhooks", async () => {
+      const items = await svc.listSubscriptions(ctx);
       return { total: items.length, items };
     }, { role: "viewer", response: adminResponses({ 200: m.SubscriptionList }), detail: { tags, summary: "List subscriptions" } })
     .get("/webhooks/:id", ({ params }) => svc.getSubscription(ctx, params.id), {
@@ -63,8 +63,8 @@ export function webhookAdminRoutes(ctx: AppContext) {
     })
     .delete(
       "/webhooks/:id",
-      ({ params, audit }) => {
-        audit({ action: "webhook.delete", resource: { type: "webhook", id: params.id }, before: () => svc.getSubscription(ctx, params.id), after: () => null }, () => svc.deleteSubscription(ctx, params.id));
+      async ({ params, audit }) => {
+        await audit({ action: "webhook.delete", resource: { type: "webhook", id: params.id }, before: () => svc.getSubscription(ctx, params.id), after: () => null }, () => svc.deleteSubscription(ctx, params.id));
         return new Response(null, { status: 204 });
       },
       { role: "operator", params: IdParam, response: adminResponses({ 204: NoContent }, [400, 404]), detail: { tags, summary: "Delete a subscription with its deliveries" } },

@@ -29,15 +29,15 @@ const MemberParams = t.Object({ id: t.Integer({ minimum: 1 }), userId: t.Integer
 export function workspacesAdminRoutes(ctx: AppContext) {
   return new Elysia({ name: "workspaces-admin" })
     .use(adminAccess(ctx))
-    .get("/workspaces", () => ({ items: listWorkspaces(ctx.db) }), { role: "viewer", response: adminResponses({ 200: t.Object({ items: t.Array(Workspace) }) }), detail: { tags, summary: "List workspaces" } })
+    .get("/workspaces", async () => ({ items: await listWorkspaces(ctx.db) }), { role: "viewer", response: adminResponses({ 200: t.Object({ items: t.Array(Workspace) }) }), detail: { tags, summary: "List workspaces" } })
     .post("/workspaces", ({ body, set, audit }) => {
       set.status = 201;
-      return audit({ action: "workspace.create", resource: { type: "workspace", id: (w) => w.id } }, () => createWorkspace(ctx.db, body.name));
+      return audit({ action: "workspace.create", resource: { type: "workspace", id: (w) => w.id } }, async () => createWorkspace(ctx.db, body.name));
     }, { role: "owner", body: t.Object({ name: Name }, { examples: [{ name: "Contractors" }] }), response: adminResponses({ 201: Workspace }, [...ADMIN_BODY_ERRORS, 409]), detail: { tags, summary: "Create a workspace" } })
-    .get("/workspaces/:id", ({ params }) => getWorkspace(ctx.db, params.id), { role: "viewer", params: IdParams, response: adminResponses({ 200: Workspace }, [400, 404]), detail: { tags, summary: "One workspace" } })
-    .patch("/workspaces/:id", ({ params, body, audit }) => {
+    .get("/workspaces/:id", async ({ params }) => getWorkspace(ctx.db, params.id), { role: "viewer", params: IdParams, response: adminResponses({ 200: Workspace }, [400, 404]), detail: { tags, summary: "One workspace" } })
+    .patch("/workspaces/:id", async ({ params, body, audit }) => {
       const action = body.archived === true ? "workspace.archive" : body.archived === false ? "workspace.restore" : "workspace.rename";
-      const updated = audit({ action, resource: { type: "workspace", id: params.id }, before: () => getWorkspace(ctx.db, params.id) }, () => updateWorkspace(ctx.db, params.id, body));
+      const updated = await audit({ action, resource: { type: "workspace", id: params.id }, before: () => getWorkspace(ctx.db, params.id) }, async () => updateWorkspace(ctx.db, params.id, body));
       invalidateScimCaches(); // an archived workspace's tokens stop at once
       return updated;
     }, {
@@ -50,15 +50,15 @@ export function workspacesAdminRoutes(ctx: AppContext) {
       response: adminResponses({ 200: Workspace }, [...ADMIN_BODY_ERRORS, 404, 409]),
       detail: { tags, summary: "Rename, archive or restore a workspace" },
     })
-    .put("/workspaces/:id/members/:userId", ({ params, set }) => {
-      addWorkspaceMember(ctx.db, params.id, params.userId);
+    .put("/workspaces/:id/members/:userId", async ({ params, set }) => {
+      await addWorkspaceMember(ctx.db, params.id, params.userId);
       set.status = 204;
     }, {
       role: "owner", params: MemberParams, response: adminResponses({ 204: NoContent }, [400, 404, 409]),
       detail: { tags, summary: "Put an existing user into a workspace", description: "The way a person comes to belong to several workspaces (a workspace's SCIM token cannot take over a person provisioned elsewhere). Idempotent. See docs/directory.md." },
     })
-    .delete("/workspaces/:id/members/:userId", ({ params, set }) => {
-      removeWorkspaceMember(ctx.db, params.id, params.userId);
+    .delete("/workspaces/:id/members/:userId", async ({ params, set }) => {
+      await removeWorkspaceMember(ctx.db, params.id, params.userId);
       set.status = 204;
     }, {
       role: "owner", params: MemberParams, response: adminResponses({ 204: NoContent }, [400, 404]),

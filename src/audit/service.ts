@@ -5,8 +5,9 @@ import { logExportResponse, type LogExportFormat } from "../http/log-export";
 import { clientAddressOf, requestIdOf } from "../http/request-info";
 import type { AuditEntry, AuditListQuery } from "./model";
 import { auditLog, type AuditRow } from "./tables";
-import { clientOf, type Connection } from "../db/connection";
-import { immediateTransaction, writeTransaction } from "../db/transaction";
+import { detached } from "../db/lock-wait";
+import { preparedQuery } from "../db/statement";
+import { first, writeTransaction } from "../db/transaction";
 
 /**
  * The audit log: recording an admin action in the same transaction as the action, reading it with
@@ -53,8 +54,9 @@ export function sourceOf(request: Request | null) {
 }
 
 /** Appends one entry. Call it inside the action's transaction, so both commit or neither does. */
-export function writeAudit(db: AppContext["db"], actor: AuditActor, request: Request | null, r: AuditRecord, at = Date.now()): void {
-  db.insert(auditLog)
+export async function writeAudit(db: AppContext["db"], actor: AuditActor, request: Request | null, r: AuditRecord, at = Date.now()): Promise<void> {
+  await db
+    .insert(auditLog)
     .values({
       at,
       actorKind: actor.kind,
@@ -67,8 +69,7 @@ export function writeAudit(db: AppContext["db"], actor: AuditActor, request: Req
       summary: summaryText(r.summary),
       outcome: r.outcome,
       detail: r.detail?.slice(0, 1000) ?? null,
-    })
-    .run();
+    });
   afterAuditWrite(db);
 }
 
@@ -78,7 +79,7 @@ export type AuditedAction<T> = {
   /** The resource; its id may come from the result (a create). */
   resource: { type: string; id?: string | number | null | ((result: T) => string | number) };
   /** The state before the action (read inside the same transaction). */
-  before?: () => unknown;
+  before?: () => unknown | Promise<unknown>;
   /** The state after; by default the action's result. */
   after?: (result: T) => unknown;
 };
@@ -90,30 +91,28 @@ const refusalStatus = (e: unknown): number | null => {
 };
 
 /**
- * Runs an admin action and records it in one immediate transaction: the entry commits with the
- * action or not at all. The services' own transactions nest inside (SQLite savepoints). When the
- * action refuses (a 4xx it threw: not found, conflict, invalid), the refusal is recorded as a
- * `failure` in a transaction of its own, and the error goes on to the caller.
+ * Runs an admin action and records it in one write transaction: the entry commits with the
+ * action or not at all. The services' own transactions nest inside (savepoints), and their reads
+ * through `ctx.db` run in it. When the action refuses (a 4xx it threw: not found, conflict,
+ * invalid), the refusal is recorded as a `failure` in a transaction of its own, and the error goes
+ * on to the caller.
  */
-export function audited<T>(ctx: Pick<AppContext, "db">, actor: AuditActor, request: Request | null, spec: AuditedAction<T>, run: () => T): T {
-  let before: unknown;
+export async function audited<T>(ctx: Pick<AppContext, "db">, actor: AuditActor, request: Request | null, spec: AuditedAction<T>, run: () => Promise<T>): Promise<T> {
   try {
-    return writeTransaction(ctx.db,
-      () => {
-        before = spec.before?.();
-        const result = run();
-        const id = typeof spec.resource.id === "function" ? spec.resource.id(result) : spec.resource.id;
-        const after = spec.after ? spec.after(result) : result;
-        writeAudit(ctx.db, actor, request, { action: spec.action, resource: { type: spec.resource.type, id }, outcome: "success", summary: { ...(spec.before ? { before } : {}), after } });
-        return result;
-      },
-    );
+    return await writeTransaction(ctx.db, async () => {
+      const before = await spec.before?.();
+      const result = await run();
+      const id = typeof spec.resource.id === "function" ? spec.resource.id(result) : spec.resource.id;
+      const after = spec.after ? spec.after(result) : result;
+      await writeAudit(ctx.db, actor, request, { action: spec.action, resource: { type: spec.resource.type, id }, outcome: "success", summary: { ...(spec.before ? { before } : {}), after } });
+      return result;
+    });
   } catch (e) {
     const status = refusalStatus(e);
     if (status !== null) {
       const id = typeof spec.resource.id === "function" ? null : spec.resource.id;
       try {
-        writeTransaction(ctx.db, () => writeAudit(ctx.db, actor, request, { action: spec.action, resource: { type: spec.resource.type, id }, outcome: "failure", detail: `${status}: ${(e as Error).message}` }));
+        await writeTransaction(ctx.db, () => writeAudit(ctx.db, actor, request, { action: spec.action, resource: { type: spec.resource.type, id }, outcome: "failure", detail: `${status}: ${(e as Error).message}` }));
       } catch {
         // the refusal is what the caller must see; a log write that fails here must not replace it
       }
@@ -126,32 +125,35 @@ export function audited<T>(ctx: Pick<AppContext, "db">, actor: AuditActor, reque
 
 const PURGE_EVERY_MS = 3_600_000;
 const PURGE_BATCH = 1000;
-const retention = new WeakMap<object, { days: number; lastPurge: number; client: Connection }>();
+const retention = new WeakMap<object, { days: number; lastPurge: number; db: AppContext["db"] }>();
 
 /** Registers the database's retention (days); the purge then runs at most hourly after a write. */
 export function keepAuditFor(db: AppContext["db"], days: number): void {
-  retention.set(db, { days, lastPurge: 0, client: clientOf(db) });
+  retention.set(db, { days, lastPurge: 0, db });
 }
 
 function afterAuditWrite(db: AppContext["db"]): void {
   const r = retention.get(db);
   if (!r || Date.now() - r.lastPurge < PURGE_EVERY_MS) return;
   r.lastPurge = Date.now();
-  // After the action's transaction, never inside it: a purge must not make an admin action wait.
-  setTimeout(() => {
-    try {
-      purgeAuditLog(r.client, Date.now() - r.days * 86_400_000);
-    } catch {
-      r.lastPurge = 0; // busy or closed: try again after the next write
-    }
-  }, 0).unref?.();
+  // After the action's transaction, never inside it (detached from its task): a purge must not make an admin action wait.
+  detached(() =>
+    setTimeout(() => {
+      void purgeAuditLog(r.db, Date.now() - r.days * 86_400_000).catch(() => {
+        r.lastPurge = 0; // busy or closed: try again after the next write
+      });
+    }, 0),
+  ).unref?.();
 }
 
-/** Deletes entries older than `cutoff`, oldest first, in batches; true when none is left. */
-export function purgeAuditLog(client: Connection, cutoff: number): boolean {
-  const del = client.query(`DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ?1 ORDER BY id LIMIT ${PURGE_BATCH})`);
-  const purgeBatch = immediateTransaction(client, () => del.run(cutoff).changes);
-  for (let i = 0; i < 10; i++) if (purgeBatch() < PURGE_BATCH) return true;
+const purgeAuditBatch = preparedQuery<unknown, [number]>(`DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ?1 ORDER BY id LIMIT ${PURGE_BATCH})`);
+
+/** Deletes entries older than `cutoff`, oldest first, in batches (a transaction each); true when none is left. */
+export async function purgeAuditLog(db: AppContext["db"], cutoff: number): Promise<boolean> {
+  for (let i = 0; i < 10; i++) {
+    const { changes } = await writeTransaction(db, (tx) => purgeAuditBatch.run(tx, cutoff), { waitForLock: false });
+    if (changes < PURGE_BATCH) return true;
+  }
   return false;
 }
 
@@ -200,12 +202,12 @@ function whereOf(q: Filters): SQL | undefined {
 }
 
 /** A page of the log, newest first. */
-export function listAudit(ctx: Pick<AppContext, "db">, q: AuditListQuery) {
+export async function listAudit(ctx: Pick<AppContext, "db">, q: AuditListQuery) {
   const limit = q.limit ?? 50;
   const offset = q.offset ?? 0;
   const where = whereOf(q);
-  const rows = ctx.db.select().from(auditLog).where(where).orderBy(desc(auditLog.id)).limit(limit).offset(offset).all();
-  const total = ctx.db.select({ n: count() }).from(auditLog).where(where).get()!.n;
+  const rows = await ctx.db.select().from(auditLog).where(where).orderBy(desc(auditLog.id)).limit(limit).offset(offset);
+  const total = (await first(ctx.db.select({ n: count() }).from(auditLog).where(where)))!.n;
   return { total, limit, offset, items: rows.map(toAuditEntry) };
 }
 
@@ -216,7 +218,7 @@ export function exportAudit(ctx: Pick<AppContext, "db">, q: Filters, format: Log
     format,
     name: "audit",
     columns: ["id", "at", "actor_kind", "actor_name", "actor_role", "source_ip", "user_agent", "request_id", "action", "resource_type", "resource_id", "outcome", "detail", "summary"],
-    rowsAfter: (afterId, limit) => ctx.db.select().from(auditLog).where(and(where, gt(auditLog.id, afterId))).orderBy(asc(auditLog.id)).limit(limit).all(),
+    rowsAfter: (afterId, limit) => ctx.db.select().from(auditLog).where(and(where, gt(auditLog.id, afterId))).orderBy(asc(auditLog.id)).limit(limit),
     cells: (r) => [r.id, iso(r.at), r.actorKind, r.actorName, r.actorRole, r.sourceIp, r.userAgent, r.requestId, r.action, r.resourceType, r.resourceId, r.outcome, r.detail, r.summary],
     entry: toAuditEntry,
   });

@@ -6,11 +6,13 @@
  * says how each step reads and writes rows, so a second engine claims with its own SQL (row
  * locks that skip what another node holds) behind the same functions.
  *
- * Statements are prepared once, when the ledger (or a retention run) starts on a connection.
+ * Statements are written once (`preparedQuery`) and run on whatever `db` routes to: inside a tick,
+ * the tick's transaction.
  */
-import { writerOf, type Db } from "./connection";
+import type { Db } from "./connection";
 import { inListText, listParam } from "./dialect";
-import { immediateTransaction } from "./transaction";
+import { preparedQuery, type PreparedQuery } from "./statement";
+import { writeTransaction } from "./transaction";
 
 /** An enabled subscription's row, as a tick reads them (in id order). */
 export type QueuedSubscriptionRow = { id: number; url: string; secret: string; previous_secret: string | null; previous_secret_expires_at: number | null };
@@ -32,68 +34,96 @@ export type DeliveryOutcome = {
   status: "pending" | "delivered" | "failed"; nextAttemptAt: number; statusCode: number | null; error: string | null; now: number; finishedAt: number | null; attemptId: number;
 };
 
-export function deliveryQueue(db: Db) {
-  const connection = writerOf(db);
-  const subs = connection.query<QueuedSubscriptionRow, []>(
-    "SELECT id, url, secret, previous_secret, previous_secret_expires_at FROM webhook_subscriptions WHERE enabled = 1 ORDER BY id",
-  );
-  const due = connection.query<DueDeliveryRow, [number, number, number]>(
-    `SELECT d.id, d.attempts, d.last_attempt_id, e.uid, e.name, e.payload, e.created_at, e.workspace_id, e.project_code
-       FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-      WHERE d.subscription_id = ?1 AND d.status = 'pending' AND d.next_attempt_at <= ?2
-        AND (d.locked_until IS NULL OR d.locked_until <= ?2)
-      ORDER BY d.next_attempt_at LIMIT ?3`,
-  );
-  // The lease touches only the row, not the due index (next_attempt_at stays): leased rows are
-  // skipped by the due query's locked_until test — at most 2 × the cap of them per subscription.
-  // One statement per subscription's claim (the ids bound as one list), not one per row: 0.5–1 µs
-  // less per delivery in a microbenchmark of 32-row claims.
-  const lease = connection.query<unknown, [string, number, number]>(`UPDATE webhook_deliveries SET locked_until = ?2, updated_at = ?3 WHERE ${inListText("id", "?1")}`);
-  // Appended at the end of the log (webhooks/tables.ts); `finish` then points the delivery at it.
-  const logAttempt = connection.query<unknown, [number, number | null, number, number, string, string | null, string | null, number | null, string | null, string | null, string | null, number]>(
-    `INSERT INTO webhook_attempts (delivery_id, previous_attempt_id, started_at, duration_ms, url, user_agent, signature, status_code, error, response_body, response_headers, cycle_attempt)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)`,
-  );
-  const unlogAttempt = connection.query<unknown, [number]>("DELETE FROM webhook_attempts WHERE id = ?1");
-  const finish = connection.query<unknown, [number, string, number, number | null, string | null, number, number | null, number]>(
-    `UPDATE webhook_deliveries SET status = ?2, attempts = attempts + 1, next_attempt_at = ?3, locked_until = NULL,
-            last_status_code = ?4, last_error = ?5, updated_at = ?6, finished_at = ?7, last_attempt_id = ?8
-      WHERE id = ?1`,
-  );
-  const release = connection.query<unknown, [number, number]>("UPDATE webhook_deliveries SET locked_until = NULL, updated_at = ?2 WHERE id = ?1 AND status = 'pending'");
-  // `last_success_at` is kept to the second: under load a subscription succeeds in every tick,
-  // and rewriting its row each time would add a page to every commit.
-  const subSuccess = connection.query<unknown, [number, number]>(
-    `UPDATE webhook_subscriptions SET failing_since = NULL, last_success_at = ?2
-      WHERE id = ?1 AND (failing_since IS NOT NULL OR last_success_at IS NULL OR last_success_at <= ?2 - 1000)`,
-  );
-  const subFailing = connection.query<{ failing_since: number }, [number, number]>("UPDATE webhook_subscriptions SET failing_since = coalesce(failing_since, ?2) WHERE id = ?1 RETURNING failing_since");
-  const subDisable = connection.query<unknown, [number, string, number]>("UPDATE webhook_subscriptions SET enabled = 0, disabled_reason = ?2, updated_at = ?3 WHERE id = ?1 AND enabled = 1");
+const enabledSubscriptions = preparedQuery<QueuedSubscriptionRow, []>(
+  "SELECT id, url, secret, previous_secret, previous_secret_expires_at FROM webhook_subscriptions WHERE enabled = 1 ORDER BY id",
+);
+const dueDeliveries = preparedQuery<DueDeliveryRow, [number, number, number]>(
+  `SELECT d.id, d.attempts, d.last_attempt_id, e.uid, e.name, e.payload, e.created_at, e.workspace_id, e.project_code
+     FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+    WHERE d.subscription_id = ?1 AND d.status = 'pending' AND d.next_attempt_at <= ?2
+      AND (d.locked_until IS NULL OR d.locked_until <= ?2)
+    ORDER BY d.next_attempt_at LIMIT ?3`,
+);
+// The lease touches only the row, not the due index (next_attempt_at stays): leased rows are
+// skipped by the due query's locked_until test — at most 2 × the cap of them per subscription.
+// One statement per subscription's claim (the ids bound as one list), not one per row: 0.5–1 µs
+// less per delivery in a microbenchmark of 32-row claims.
+const leaseDeliveries = preparedQuery<unknown, [string, number, number]>(`UPDATE webhook_deliveries SET locked_until = ?2, updated_at = ?3 WHERE ${inListText("id", "?1")}`);
+// Appended at the end of the log (webhooks/tables.ts); `finish` then points the delivery at it.
+const logAttempt = preparedQuery<{ id: number }, [number, number | null, number, number, string, string | null, string | null, number | null, string | null, string | null, string | null, number]>(
+  `INSERT INTO webhook_attempts (delivery_id, previous_attempt_id, started_at, duration_ms, url, user_agent, signature, status_code, error, response_body, response_headers, cycle_attempt)
+   VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) RETURNING id`,
+);
+const unlogAttempt = preparedQuery<unknown, [number]>("DELETE FROM webhook_attempts WHERE id = ?1");
+const finishDelivery = preparedQuery<unknown, [number, string, number, number | null, string | null, number, number | null, number]>(
+  `UPDATE webhook_deliveries SET status = ?2, attempts = attempts + 1, next_attempt_at = ?3, locked_until = NULL,
+          last_status_code = ?4, last_error = ?5, updated_at = ?6, finished_at = ?7, last_attempt_id = ?8
+    WHERE id = ?1`,
+);
+const releaseDelivery = preparedQuery<unknown, [number, number]>("UPDATE webhook_deliveries SET locked_until = NULL, updated_at = ?2 WHERE id = ?1 AND status = 'pending'");
+// `last_success_at` is kept to the second: under load a subscription succeeds in every tick,
+// and rewriting its row each time would add a page to every commit.
+const subscriptionSucceeded = preparedQuery<unknown, [number, number]>(
+  `UPDATE webhook_subscriptions SET failing_since = NULL, last_success_at = ?2
+    WHERE id = ?1 AND (failing_since IS NOT NULL OR last_success_at IS NULL OR last_success_at <= ?2 - 1000)`,
+);
+const subscriptionFailing = preparedQuery<{ failing_since: number }, [number, number]>(
+  "UPDATE webhook_subscriptions SET failing_since = coalesce(failing_since, ?2) WHERE id = ?1 RETURNING failing_since",
+);
+const disableSubscription = preparedQuery<unknown, [number, string, number]>("UPDATE webhook_subscriptions SET enabled = 0, disabled_reason = ?2, updated_at = ?3 WHERE id = ?1 AND enabled = 1");
 
+/**
+ * Claims up to `limit` deliveries of the subscription due at `now` and not leased, oldest due
+ * first: leases them until `leaseUntil` and answers them. The one step a second engine does its
+ * own way (rows another node holds skipped, not waited for: `FOR UPDATE SKIP LOCKED`); on SQLite
+ * the tick's transaction holds the one writer, so reading then leasing cannot race.
+ */
+async function claimDue(db: Db, subscriptionId: number, now: number, limit: number, leaseUntil: number): Promise<DueDeliveryRow[]> {
+  const rows = await dueDeliveries.all(db, subscriptionId, now, limit);
+  if (rows.length > 0) await leaseDeliveries.run(db, listParam(rows.map((r) => r.id)), leaseUntil, now);
+  return rows;
+}
+
+/** The queue's steps, each run on what `db` routes to (inside `transaction`'s body: the tick's transaction). */
+export function deliveryQueue(db: Db) {
   return {
-    /** `body` bound as one write transaction (a tick): all of it commits, or none. */
-    transaction: <A extends unknown[], T>(body: (...args: A) => T) => immediateTransaction(db, body),
-    enabledSubscriptions: (): QueuedSubscriptionRow[] => subs.all(),
-    /** Up to `limit` deliveries of the subscription due at `now` and not leased, oldest due first. */
-    due: (subscriptionId: number, now: number, limit: number): DueDeliveryRow[] => due.all(subscriptionId, now, limit),
-    lease: (ids: readonly number[], until: number, now: number): void => void lease.run(listParam(ids), until, now),
+    /**
+     * `body` as one write transaction (a tick): all of it commits, or none. It never waits for the
+     * write lock (another process may hold it for seconds): on busy it fails at once (`isLockBusy`)
+     * and the loop tries again at its next tick.
+     */
+    transaction: <T>(body: () => Promise<T>): Promise<T> => writeTransaction(db, body, { waitForLock: false }),
+    enabledSubscriptions: (): Promise<QueuedSubscriptionRow[]> => enabledSubscriptions.all(db),
+    /** Leases up to `limit` deliveries of the subscription due at `now` until `leaseUntil`, oldest due first (`claimDue`). */
+    claimDue: (subscriptionId: number, now: number, limit: number, leaseUntil: number): Promise<DueDeliveryRow[]> => claimDue(db, subscriptionId, now, limit, leaseUntil),
     /** Appends an attempt to the log; its id. */
-    logAttempt: (a: AttemptLogRow): number =>
-      Number(logAttempt.run(a.deliveryId, a.previousAttemptId, a.startedAt, a.durationMs, a.url, a.userAgent, a.signature, a.statusCode, a.error, a.responseBody, a.responseHeaders, a.cycleAttempt).lastInsertRowid),
-    unlogAttempt: (attemptId: number): void => void unlogAttempt.run(attemptId),
+    logAttempt: async (a: AttemptLogRow): Promise<number> =>
+      (await logAttempt.get(db, a.deliveryId, a.previousAttemptId, a.startedAt, a.durationMs, a.url, a.userAgent, a.signature, a.statusCode, a.error, a.responseBody, a.responseHeaders, a.cycleAttempt))!.id,
+    unlogAttempt: async (attemptId: number): Promise<void> => void (await unlogAttempt.run(db, attemptId)),
     /** Moves a delivery on after an attempt; false when it no longer exists. */
-    finish: (deliveryId: number, o: DeliveryOutcome): boolean => finish.run(deliveryId, o.status, o.nextAttemptAt, o.statusCode, o.error, o.now, o.finishedAt, o.attemptId).changes > 0,
+    finish: async (deliveryId: number, o: DeliveryOutcome): Promise<boolean> =>
+      (await finishDelivery.run(db, deliveryId, o.status, o.nextAttemptAt, o.statusCode, o.error, o.now, o.finishedAt, o.attemptId)).changes > 0,
     /** Gives a lease back without counting an attempt (a delivery no longer pending is left alone). */
-    release: (deliveryId: number, now: number): void => void release.run(deliveryId, now),
-    markSubscriptionSucceeded: (subscriptionId: number, now: number): void => void subSuccess.run(subscriptionId, now),
+    release: async (deliveryId: number, now: number): Promise<void> => void (await releaseDelivery.run(db, deliveryId, now)),
+    markSubscriptionSucceeded: async (subscriptionId: number, now: number): Promise<void> => void (await subscriptionSucceeded.run(db, subscriptionId, now)),
     /** Notes a failure; since when the subscription fails (null: it no longer exists). */
-    markSubscriptionFailing: (subscriptionId: number, now: number): number | null => subFailing.get(subscriptionId, now)?.failing_since ?? null,
+    markSubscriptionFailing: async (subscriptionId: number, now: number): Promise<number | null> => (await subscriptionFailing.get(db, subscriptionId, now))?.failing_since ?? null,
     /** Disables an enabled subscription; false when it was not (any more). */
-    disableSubscription: (subscriptionId: number, reason: string, now: number): boolean => subDisable.run(subscriptionId, reason, now).changes > 0,
+    disableSubscription: async (subscriptionId: number, reason: string, now: number): Promise<boolean> => (await disableSubscription.run(db, subscriptionId, reason, now)).changes > 0,
   };
 }
 
 export type DeliveryQueue = ReturnType<typeof deliveryQueue>;
+
+const nextDeliveryAfter = preparedQuery<{ id: number; created_at: number }, [number, number]>(
+  "SELECT id, created_at FROM webhook_deliveries WHERE id > ?1 AND id < ?2 ORDER BY id LIMIT 1",
+);
+const subscriptionIds = preparedQuery<{ id: number }, []>("SELECT id FROM webhook_subscriptions ORDER BY id");
+const deleteDeliveredSpan = preparedQuery<unknown, [number, number, number]>(
+  "DELETE FROM webhook_deliveries WHERE id >= ?1 AND id < ?2 AND status = 'delivered' AND finished_at < ?3",
+);
+/** The batched deletes, by batch size (written once per size). */
+const retentionBatches = new Map<number, { attempts: PreparedQuery<unknown, [number]>; events: PreparedQuery<unknown, [number]> }>();
 
 /**
  * Retention's reads and deletes. Each delete is its own short transaction that never waits for the
@@ -101,30 +131,31 @@ export type DeliveryQueue = ReturnType<typeof deliveryQueue>;
  * rows it deleted; at most `batch` rows for the batched ones.
  */
 export function deliveryRetention(db: Db, batch: number) {
-  const connection = writerOf(db);
-  const nextDelivery = connection.query<{ id: number; created_at: number }, [number, number]>(
-    "SELECT id, created_at FROM webhook_deliveries WHERE id > ?1 AND id < ?2 ORDER BY id LIMIT 1",
-  );
-  const subscriptionIds = connection.query<{ id: number }, []>("SELECT id FROM webhook_subscriptions ORDER BY id");
-  const deleteSpan = connection.query<unknown, [number, number, number]>("DELETE FROM webhook_deliveries WHERE id >= ?1 AND id < ?2 AND status = 'delivered' AND finished_at < ?3");
-  const deleteAttempts = connection.query<unknown, [number]>(`DELETE FROM webhook_attempts WHERE id IN (SELECT id FROM webhook_attempts WHERE started_at < ?1 ORDER BY id LIMIT ${batch})`);
-  const deleteEvents = connection.query<unknown, [number]>(
-    `DELETE FROM webhook_events WHERE id IN (SELECT e.id FROM webhook_events e WHERE e.created_at < ?1
-       AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id) LIMIT ${batch})`,
-  );
-  const write = (run: () => number): Promise<number> => immediateTransaction(db, run, { waitForLock: false })();
+  let batched = retentionBatches.get(batch);
+  if (!batched) {
+    batched = {
+      attempts: preparedQuery<unknown, [number]>(`DELETE FROM webhook_attempts WHERE id IN (SELECT id FROM webhook_attempts WHERE started_at < ?1 ORDER BY id LIMIT ${batch})`),
+      events: preparedQuery<unknown, [number]>(
+        `DELETE FROM webhook_events WHERE id IN (SELECT e.id FROM webhook_events e WHERE e.created_at < ?1
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id) LIMIT ${batch})`,
+      ),
+    };
+    retentionBatches.set(batch, batched);
+  }
+  const { attempts, events } = batched;
+  const write = (run: () => Promise<{ changes: number }>): Promise<number> => writeTransaction(db, async () => (await run()).changes, { waitForLock: false });
   return {
-    subscriptionIds: (): number[] => subscriptionIds.all().map((s) => s.id),
+    subscriptionIds: async (): Promise<number[]> => (await subscriptionIds.all(db)).map((s) => s.id),
     /** The first delivery with an id in (after, before), or null. */
-    nextDelivery: (after: number, before: number): { id: number; createdAt: number } | null => {
-      const row = nextDelivery.get(after, before);
+    nextDelivery: async (after: number, before: number): Promise<{ id: number; createdAt: number } | null> => {
+      const row = await nextDeliveryAfter.get(db, after, before);
       return row ? { id: row.id, createdAt: row.created_at } : null;
     },
     /** Deletes the delivered deliveries with ids in [from, to) finished before `cutoff`. */
-    deleteDeliveredSpan: (from: number, to: number, cutoff: number): Promise<number> => write(() => deleteSpan.run(from, to, cutoff).changes),
+    deleteDeliveredSpan: (from: number, to: number, cutoff: number): Promise<number> => write(() => deleteDeliveredSpan.run(db, from, to, cutoff)),
     /** Deletes up to `batch` attempts started before `cutoff`, oldest first. */
-    deleteAttemptsBefore: (cutoff: number): Promise<number> => write(() => deleteAttempts.run(cutoff).changes),
+    deleteAttemptsBefore: (cutoff: number): Promise<number> => write(() => attempts.run(db, cutoff)),
     /** Deletes up to `batch` events created before `cutoff` that no delivery points at. */
-    deleteOrphanEventsBefore: (cutoff: number): Promise<number> => write(() => deleteEvents.run(cutoff).changes),
+    deleteOrphanEventsBefore: (cutoff: number): Promise<number> => write(() => events.run(db, cutoff)),
   };
 }

@@ -1,5 +1,7 @@
-import { clientOf, perConnection, type Connection, type Db } from "./connection";
-import { withoutLockWait } from "./lock-wait";
+import type { Db } from "./connection";
+import { detached } from "./lock-wait";
+import { preparedQuery, type PreparedQuery } from "./statement";
+import { storeOf, writeTransaction, type Store } from "./store";
 
 /** The credentials whose use is stamped. */
 export type TokenTable = "api_tokens" | "scim_tokens" | "admin_tokens";
@@ -7,22 +9,30 @@ export type TokenTable = "api_tokens" | "scim_tokens" | "admin_tokens";
 /** How long "last used" stamps are gathered before one write records them. */
 const FLUSH_AFTER_MS = 50;
 
+const stampOf: Record<TokenTable, PreparedQuery<unknown, [string | number, number]>> = {
+  api_tokens: preparedQuery("UPDATE api_tokens SET last_used_at = ?1 WHERE id = ?2"),
+  scim_tokens: preparedQuery("UPDATE scim_tokens SET last_used_at = ?1 WHERE id = ?2"),
+  admin_tokens: preparedQuery("UPDATE admin_tokens SET last_used_at = ?1 WHERE id = ?2"),
+};
+
 /**
  * "Last used" of a credential is informational, so recording it never runs on the request path:
  * a use is noted in memory and written shortly after, in one transaction for all tokens, without
  * waiting for the write lock. A locked or full database loses the stamp (the next use notes it
  * again) and never fails or slows the request that used the token.
  */
-export function lastUsedRecorder(sqlite: Connection, table: TokenTable) {
-  const update = sqlite.query<unknown, [string | number, number]>(`UPDATE ${table} SET last_used_at = ?1 WHERE id = ?2`);
+export function lastUsedRecorder(db: Db, table: TokenTable) {
+  const update = stampOf[table];
   const pending = new Map<number, string | number>();
   let timer: ReturnType<typeof setTimeout> | null = null;
-  const flush = () => {
+  const flush = async () => {
     timer = null;
     const stamps = [...pending];
     pending.clear();
     try {
-      withoutLockWait(sqlite, () => sqlite.transaction(() => stamps.forEach(([id, at]) => update.run(at, id))).immediate());
+      await writeTransaction(db, async (tx) => {
+        for (const [id, at] of stamps) await update.run(tx, at, id);
+      }, { waitForLock: false });
     } catch {
       /* best effort: busy, full or closed */
     }
@@ -31,18 +41,21 @@ export function lastUsedRecorder(sqlite: Connection, table: TokenTable) {
   return (tokenId: number, at: string | number) => {
     pending.set(tokenId, at);
     if (!timer) {
-      timer = setTimeout(flush, FLUSH_AFTER_MS);
+      // Never inside the caller's transaction, if it is in one: the flush is a write of its own.
+      timer = detached(() => setTimeout(() => void flush(), FLUSH_AFTER_MS)); // flush settles on its own
       timer.unref?.();
     }
   };
 }
 
-const recordersOn = perConnection(() => new Map<TokenTable, ReturnType<typeof lastUsedRecorder>>());
+const recordersOf = new WeakMap<Store, Map<TokenTable, ReturnType<typeof lastUsedRecorder>>>();
 
-/** Notes a use of `tokenId` of `table` at `at` with the connection's one recorder for that table. */
+/** Notes a use of `tokenId` of `table` at `at` with the database's one recorder for that table. */
 export function noteTokenUse(db: Db, table: TokenTable, tokenId: number, at: string | number): void {
-  const recorders = recordersOn(db);
+  const store = storeOf(db);
+  let recorders = recordersOf.get(store);
+  if (!recorders) recordersOf.set(store, (recorders = new Map()));
   let record = recorders.get(table);
-  if (!record) recorders.set(table, (record = lastUsedRecorder(clientOf(db), table)));
+  if (!record) recorders.set(table, (record = lastUsedRecorder(db, table)));
   record(tokenId, at);
 }

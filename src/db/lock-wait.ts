@@ -1,21 +1,27 @@
-import type { Database } from "bun:sqlite";
+import { AsyncLocalStorage } from "node:async_hooks";
 
 /**
- * Background writes (the delivery loop's ticks, its retention purge, "last used" stamps) must
- * never make the only thread wait for the write lock: while another connection holds it (a CLI
- * `scim-token create` or `backup`, an operator's `sqlite3`), `busy_timeout` would freeze every
- * request for up to its 5 s. These run with busy_timeout 0 instead — they fail at once with
- * SQLITE_BUSY (`isLockBusy`) and their caller tries again later. Request writes keep waiting:
- * a request that must write has nothing better to do.
+ * Background writes (the delivery loop's ticks, its retention purge, "last used" stamps, the audit
+ * purge) must never make the only thread wait for the write lock: while another connection holds
+ * it (a CLI `scim-token create` or `backup`, an operator's `sqlite3`), `busy_timeout` would freeze
+ * every request for up to its 5 s. They open their transactions with `{ waitForLock: false }`
+ * instead — they fail at once with SQLITE_BUSY (`isLockBusy`) and their caller tries again later.
+ * Request writes keep waiting: a request that must write has nothing better to do.
  */
-export function withoutLockWait<T>(sqlite: Database, fn: () => T): T {
-  const previous = (sqlite.query("PRAGMA busy_timeout").get() as { timeout: number }).timeout;
-  sqlite.query("PRAGMA busy_timeout = 0").run();
-  try {
-    return fn();
-  } finally {
-    sqlite.query(`PRAGMA busy_timeout = ${previous}`).run();
-  }
+
+/** The async context this module was loaded in: no request, no open transaction. */
+const outsideEveryTask = AsyncLocalStorage.snapshot();
+
+/**
+ * Runs `fn` — and everything it schedules (timers, immediates, microtasks) — outside the calling
+ * task's write transaction. Background work is often scheduled from inside a transaction body (the
+ * delivery loop's wake after `publish`, the audit purge after an entry, a "last used" flush), and
+ * would otherwise inherit the body's async context: its own `writeTransaction` would then nest as
+ * a savepoint of a transaction that has ended by the time it runs, and its reads would be routed
+ * to that transaction's connection.
+ */
+export function detached<T>(fn: () => T): T {
+  return outsideEveryTask(fn);
 }
 
 /** The SQLite result code of an error (`SQLITE_BUSY`, `SQLITE_FULL`…), also when drizzle wrapped it. */

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Database } from "bun:sqlite";
-import type { BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { storeOf, type Db } from "./store";
 import { migrations } from "./migrations.generated";
 
 /**
@@ -20,7 +21,8 @@ export type DataStep = (sqlite: Database) => string[];
  * Then, once every migration is applied, the `dataSteps`; what they must leave for an admin to
  * resolve is passed to `report`, one line each.
  */
-export function runMigrations(db: BunSQLiteDatabase, upTo: number = migrations.length, report: (line: string) => void = () => {}, onApplied: (tags: string[]) => void = () => {}, dataSteps: readonly DataStep[] = []): number {
+export function runMigrations(handle: BunSQLiteDatabase, upTo: number = migrations.length, report: (line: string) => void = () => {}, onApplied: (tags: string[]) => void = () => {}, dataSteps: readonly DataStep[] = []): number {
+  const db = onWriter(handle);
   // `upTo` (a count of migrations) lets tests build a database as an older release left it, and
   // stands for an older binary that knows only those.
   const known = migrations.slice(0, upTo);
@@ -45,6 +47,24 @@ export function runMigrations(db: BunSQLiteDatabase, upTo: number = migrations.l
 }
 
 /**
+ * Migrations write: given an open database's handle (`ctx.db`, which reads through a `query_only`
+ * connection outside a transaction), they run on its store's writer connection. At start, before
+ * any transaction (or on the writer itself while `openDatabase` builds the store).
+ */
+function onWriter(db: BunSQLiteDatabase): BunSQLiteDatabase {
+  let writer: Database | undefined;
+  try {
+    writer = (storeOf(db) as unknown as { writer?: Database }).writer;
+  } catch {
+    return db; // not a store's handle: the writer's own drizzle database
+  }
+  if (!writer) return db;
+  const onIt = drizzle(writer);
+  (onIt as unknown as { $client: Database }).$client = writer;
+  return onIt;
+}
+
+/**
  * The database records a migration this binary does not carry: a newer Gatehouse migrated it
  * (an older binary started after an upgrade, or a rollback without restoring the backup).
  * Running on would mean serving a schema the code does not know; the CLI exits 2.
@@ -66,6 +86,16 @@ function refuseUnknownMigrations(db: BunSQLiteDatabase, known: number[]): void {
       `(the database records ${unknown.length} migration(s) from a newer Gatehouse). ` +
       `Run the newer version, or restore the backup taken before the upgrade; nothing was changed.`,
   );
+}
+
+/**
+ * The schema version the database behind a handle is at (for /version). SQLite: read from the
+ * handle's connection, as `databaseSchemaVersion`; PostgreSQL keeps its migrations its own way
+ * (its migrator, next).
+ */
+export async function schemaVersionOf(db: Db): Promise<number | null> {
+  // The connection the handle routes to now (the reader outside a transaction), as `clientOf` finds it.
+  return databaseSchemaVersion((db as unknown as { session: { client: Database } }).session.client);
 }
 
 /** The schema version a database is at (its count of recorded migrations − 1), or null before any migration. */

@@ -22,7 +22,7 @@ export type LogExport<Row extends { id: number }> = {
   name: string;
   columns: readonly string[];
   /** Up to `limit` rows with an id above `afterId`, by id ascending. */
-  rowsAfter(afterId: number, limit: number): Row[];
+  rowsAfter(afterId: number, limit: number): Promise<Row[]>;
   /** A row's CSV cells, in `columns`' order. */
   cells(row: Row): (string | number | null)[];
   /** A row as its NDJSON entry (the shape the list endpoint answers). */
@@ -36,13 +36,13 @@ export function logExportResponse<Row extends { id: number }>(log: LogExport<Row
   let afterId = 0;
   let headerSent = log.format !== "csv";
   const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
+    async pull(controller) {
       if (!headerSent) {
         headerSent = true;
         controller.enqueue(encoder.encode(log.columns.join(",") + "\r\n"));
         return;
       }
-      const rows = log.rowsAfter(afterId, BATCH);
+      const rows = await log.rowsAfter(afterId, BATCH);
       if (rows.length === 0) return controller.close();
       afterId = rows[rows.length - 1]!.id;
       controller.enqueue(encoder.encode(rows.map(line).join("")));

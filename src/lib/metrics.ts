@@ -173,7 +173,7 @@ export class Histogram<L extends string = never> extends Metric<L> {
 
 export class MetricsRegistry {
   private readonly metrics = new Map<string, Metric<string>>();
-  private readonly collectors: (() => void)[] = [];
+  private readonly collectors: (() => void | Promise<void>)[] = [];
 
   counter<L extends string = never>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
     return this.register(name, "counter", () => new Counter<L>(name, help, labelNames)) as Counter<L>;
@@ -187,15 +187,16 @@ export class MetricsRegistry {
 
   /**
    * Runs `fn` right before every scrape: the place to set gauges whose value is read from
-   * somewhere else (memory, queue depth via a COUNT query, …). Keep it cheap.
+   * somewhere else (memory, queue depth via a COUNT query, …). Keep it cheap; a query's is awaited
+   * (the collectors run together).
    */
-  onCollect(fn: () => void): void {
+  onCollect(fn: () => void | Promise<void>): void {
     this.collectors.push(fn);
   }
 
   /** The whole registry in Prometheus text format. */
-  render(): string {
-    for (const c of this.collectors) c();
+  async render(): Promise<string> {
+    await Promise.all(this.collectors.map((c) => c()));
     const out: string[] = [];
     for (const m of this.metrics.values()) out.push(...m.header(), ...m.lines());
     return out.join("\n") + "\n";

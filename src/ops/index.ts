@@ -7,8 +7,7 @@ import { isDirectLoopbackRequest } from "../http/request-info";
 import { openapiRoutes } from "./openapi";
 import { diskShortfall, freeBytes } from "./storage";
 import { buildInfo } from "../version";
-import { clientOf } from "../db/connection";
-import { databaseSchemaVersion } from "../db/migrate";
+import { schemaVersionOf } from "../db/migrate";
 import { databaseWritable, pingDatabase } from "../db/readiness";
 
 const Status = t.Object({ status: t.String() });
@@ -33,10 +32,10 @@ export function opsRoutes(ctx: AppContext) {
     })
     .get(
       "/version",
-      ({ request }) => {
+      async ({ request }) => {
         // The exact commit tells an attacker which fixes are missing: same access as /metrics.
         if (!ctx.config.metricsPublic && !isDirectLoopbackRequest(request)) assertAdmin(ctx, request);
-        return { ...buildInfo(), databaseSchemaVersion: databaseSchemaVersion(clientOf(ctx.db)) };
+        return { ...buildInfo(), databaseSchemaVersion: await schemaVersionOf(ctx.db) };
       },
       {
         response: jsonResponses({ 200: Build }, ADMIN_GUARD_ERRORS),
@@ -50,14 +49,14 @@ export function opsRoutes(ctx: AppContext) {
     )
     .get(
       "/readyz",
-      ({ set }) => {
+      async ({ set }) => {
         try {
-          pingDatabase(ctx.db);
+          await pingDatabase(ctx.db);
         } catch {
           set.status = 503;
           return { status: "unavailable" };
         }
-        if (!databaseWritable(ctx.db)) {
+        if (!(await databaseWritable(ctx.db))) {
           set.status = 503;
           return { status: "unavailable", database: "not writable: the database or its disk is full" };
         }
@@ -80,11 +79,11 @@ export function opsRoutes(ctx: AppContext) {
     )
     .get(
       "/metrics",
-      ({ request }) => {
+      async ({ request }) => {
         // Loopback scrapes (a node exporter or Prometheus on the same host) need no token;
         // anything else, including requests relayed by a local reverse proxy, needs the admin token.
         if (!ctx.config.metricsPublic && !isDirectLoopbackRequest(request)) assertAdmin(ctx, request);
-        return new Response(metricsFor(ctx).render(), { headers: { "content-type": PROMETHEUS_CONTENT_TYPE } });
+        return new Response(await metricsFor(ctx).render(), { headers: { "content-type": PROMETHEUS_CONTENT_TYPE } });
       },
       {
         detail: {

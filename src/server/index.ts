@@ -10,7 +10,7 @@ import { resolve } from "node:path";
 import { createApp } from "../app";
 import type { Config } from "../config";
 import type { AppContext } from "../context";
-import { clientOf, closeDatabase, closeDatabaseDurably, openDatabase, storageOf, useGroupCommit, type DbHandle } from "../db/connection";
+import { closeDatabase, closeDatabaseDurably, openDatabase, storageOf, useGroupCommit, type DbHandle } from "../db/connection";
 import type { DurabilityError, WalSync } from "../db/group-commit";
 import { migrateDatabase } from "./migrate";
 import type { Logger } from "../log";
@@ -173,7 +173,7 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
     const loaded = loadSecretBox(config);
     secrets = loaded.box;
     if (loaded.created) log.warn("created the key that encrypts webhook signing secrets; back it up apart from the database (a restored database needs it)", { file: loaded.file });
-    const resealed = resealStoredSecrets(clientOf(handle.db), secrets);
+    const resealed = await resealStoredSecrets(handle.db, secrets);
     if (resealed > 0) log.info("webhook signing secrets encrypted with the current key", { secrets: resealed, keyId: secrets.keyId });
   } catch (e) {
     closeDatabase(handle);
@@ -219,7 +219,7 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
   try {
     // SO_REUSEPORT would also let a second process (another organization's instance by mistake)
     // bind the same port silently: bind once without it first, so "address in use" still says so.
-    if (tls && config.port !== 0) Bun.serve({ ...serveOptions(null, config.port, false), fetch: () => new Response(null) }).stop(true);
+    if (tls && config.port !== 0) await Bun.serve({ ...serveOptions(null, config.port, false), fetch: () => new Response(null) }).stop(true);
     server = Bun.serve(serveOptions(tls, config.port, tls !== null));
   } catch (e) {
     closeDatabase(handle);

@@ -1,15 +1,15 @@
 import type { AppContext } from "../context";
-import { perConnection } from "../db/connection";
+import { preparedQuery } from "../db/statement";
 import { DEFAULT_BUCKETS, metricsFor } from "../lib/metrics";
 import type { FinishedAttempt, TickResult } from "./ledger";
 
 /** The delivery loop's Prometheus series, counted once per committed tick. */
 
 // The literal 'pending' lets the count use the partial index of pending deliveries.
-const pendingCount = perConnection((client) => client.query<{ n: number }, []>("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'"));
+const pendingCount = preparedQuery<{ n: number }, []>("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'");
 
-export function deliveryBacklog(ctx: Pick<AppContext, "db">): number {
-  return pendingCount(ctx.db).get()!.n;
+export async function deliveryBacklog(ctx: Pick<AppContext, "db">): Promise<number> {
+  return (await pendingCount.get(ctx.db))!.n;
 }
 
 export class DeliveryMetrics {
@@ -25,10 +25,10 @@ export class DeliveryMetrics {
     this.disabled = registry.counter("gatehouse_webhook_subscriptions_disabled_total", "Subscriptions disabled by the engine (410 Gone or 5 days failing).");
     const inFlightGauge = registry.gauge("gatehouse_webhook_in_flight", "Webhook HTTP requests in flight.");
     const backlog = registry.gauge("gatehouse_webhook_backlog", "Pending webhook deliveries (due, scheduled for retry or in flight).");
-    registry.onCollect(() => {
+    registry.onCollect(async () => {
       inFlightGauge.set(undefined, inFlight());
       try {
-        backlog.set(undefined, deliveryBacklog(ctx));
+        backlog.set(undefined, await deliveryBacklog(ctx));
       } catch {
         /* database closed: keep the last value */
       }

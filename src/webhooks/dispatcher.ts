@@ -1,6 +1,5 @@
 import type { AppContext } from "../context";
-import { clientOf, type Connection } from "../db/connection";
-import { isLockBusy, withoutLockWait } from "../db/lock-wait";
+import { isLockBusy } from "../db/lock-wait";
 import { DeliveryMetrics } from "./delivery-metrics";
 import { DeliveryLedger, type FinishedAttempt, type LeasedDelivery, type SubscriptionTarget, type TickResult } from "./ledger";
 import { DeliveryPacer, perSubscriptionCap } from "./pacing";
@@ -44,6 +43,12 @@ class DeliveryLoop {
   private readonly cfg;
   private stopping = false;
   private tickQueued = false;
+  /** The tick running now (one at a time: a tick's transaction awaits, and attempts finish meanwhile). */
+  private ticking: Promise<void> | null = null;
+  /** A tick was requested while one ran: it runs again right after. */
+  private tickAgain = false;
+  /** Outcomes the running tick records: sent but not yet recorded, like `finished` (see `pump`). */
+  private recording = 0;
   private pollTimer: ReturnType<typeof setInterval> | null = null;
   private retention: { stop(): void } | null = null;
   private unsubscribe: (() => void) | null = null;
@@ -70,7 +75,6 @@ class DeliveryLoop {
   /** Set once a WAL sync failed: nothing more is sent (the process is stopping; see `serve`). */
   private syncFailed = false;
   private readonly perSubscriptionCap: number;
-  private readonly connection: Connection;
   private readonly ledger: DeliveryLedger;
   private readonly sender: DeliverySender;
   private readonly pacer: DeliveryPacer;
@@ -79,8 +83,7 @@ class DeliveryLoop {
   constructor(private readonly ctx: AppContext) {
     this.cfg = ctx.config;
     this.perSubscriptionCap = perSubscriptionCap(ctx.config);
-    this.connection = clientOf(ctx.db);
-    this.ledger = new DeliveryLedger(this.connection, {
+    this.ledger = new DeliveryLedger(ctx.db, {
       retrySchedule: ctx.config.webhookRetrySchedule,
       // A claim may wait in `ready` behind one attempt of its subscription, then run its own: 2 × timeout.
       leaseMs: 2 * ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS,
@@ -120,7 +123,8 @@ class DeliveryLoop {
     await this.ctx.groupCommit.durable().catch(() => {});
     for (const claims of this.awaitingSync) this.enqueue(claims);
     this.awaitingSync.clear();
-    this.tick();
+    while (this.ticking) await this.ticking;
+    await this.runTick();
     await this.ctx.groupCommit.durable().catch(() => {}); // the last outcomes, on disk before the database closes
   }
 
@@ -130,11 +134,31 @@ class DeliveryLoop {
     // setImmediate: every attempt that finished in this turn of the event loop joins one commit.
     setImmediate(() => {
       this.tickQueued = false;
-      this.tick();
+      if (this.ticking) this.tickAgain = true;
+      else void this.runTick(); // settles on its own: it logs its errors
     });
   }
 
-  private tick(): void {
+  /** Runs one tick, then another if one was requested meanwhile. */
+  private runTick(): Promise<void> {
+    const running = (async () => {
+      try {
+        await this.tick();
+      } catch (e) {
+        this.ctx.log.error("webhook delivery tick failed", { error: String((e as Error)?.message ?? e) });
+      } finally {
+        this.ticking = null;
+      }
+      if (this.tickAgain) {
+        this.tickAgain = false;
+        this.requestTick();
+      }
+    })();
+    this.ticking = running;
+    return running;
+  }
+
+  private async tick(): Promise<void> {
     const { finished, released } = this;
     if (this.stopping && finished.length === 0 && released.length === 0 && this.readyTotal === 0) return;
     if (this.stopping) {
@@ -147,19 +171,24 @@ class DeliveryLoop {
     if (finished.length === 0 && released.length === 0 && !claim) return;
     let result: TickResult;
     const eventsMark = this.eventsMark;
+    // Attempts that finish while the tick's transaction runs queue up for the next tick.
+    this.finished = [];
+    this.released = [];
+    this.recording = finished.length;
     try {
       // Never waits for the write lock (another process may hold it for seconds): on busy the
       // tick fails at once, and the outcomes stay queued for the next poll.
-      result = withoutLockWait(this.connection, () => this.ledger.tick({ now: Date.now(), finished, released, claim }));
+      result = await this.ledger.tick({ now: Date.now(), finished, released, claim });
     } catch (e) {
-      // Busy or I/O error: nothing was committed; outcomes stay queued and the poll retries.
+      // Busy or I/O error: nothing was committed; outcomes go back in front of the queue and the poll retries.
+      this.finished = finished.concat(this.finished);
+      this.released = released.concat(this.released);
       if (isLockBusy(e)) this.ctx.log.debug("webhook delivery tick deferred: the database is locked by another connection");
       else this.ctx.log.error("webhook delivery tick failed", { error: String((e as Error)?.message ?? e) });
       return;
+    } finally {
+      this.recording = 0;
     }
-    // The tick is synchronous: nothing was appended meanwhile.
-    this.finished = [];
-    this.released = [];
     if (finished.length > 0) this.awaitSync(finished.length);
     this.metrics.committed(result, finished); // only after the commit
     for (const d of result.disabled) {
@@ -271,10 +300,11 @@ class DeliveryLoop {
     // throughput, as a flush takes 1–2 ms under load.) After a power loss, duplicates are therefore
     // bounded by 4 × concurrency; after a kill -9 by 2 × concurrency, as before.
     const unrecordedLimit = this.syncFailed || this.unsynced >= 2 * concurrency ? 0 : 2 * concurrency;
-    while (progressed && this.readyTotal > 0 && sender.inFlight < concurrency && sender.inFlight + this.finished.length < unrecordedLimit) {
+    const unrecorded = () => sender.inFlight + this.finished.length + this.recording;
+    while (progressed && this.readyTotal > 0 && sender.inFlight < concurrency && unrecorded() < unrecordedLimit) {
       progressed = false;
       for (const [subId, queue] of this.ready) {
-        if (sender.inFlight >= concurrency || sender.inFlight + this.finished.length >= unrecordedLimit) break;
+        if (sender.inFlight >= concurrency || unrecorded() >= unrecordedLimit) break;
         if (sender.inFlightFor(subId) >= cap) continue;
         const c = queue.shift()!;
         if (queue.length === 0) this.ready.delete(subId);

@@ -1,4 +1,4 @@
-import type { Connection } from "../db/connection";
+import type { Db } from "../db/connection";
 import { deliveryQueue, type DeliveryQueue } from "../db/delivery-queue";
 import { decide, shouldDisable, type AttemptResult, type Verdict } from "./retry";
 import type { DeliveryStatus } from "./tables";
@@ -6,7 +6,7 @@ import type { SecretBox } from "../lib/secret-box";
 
 /**
  * The delivery loop's database side: the state machine over `webhook_deliveries`
- * (pending → delivered | failed), one short `BEGIN IMMEDIATE` transaction ("tick") at a time. A
+ * (pending → delivered | failed), one short write transaction ("tick") at a time. A
  * tick (1) records the attempts that finished since the last tick, (2) gives back leases of claims
  * that will not be sent, and (3) claims due deliveries up to the budget the HTTP side has room for,
  * subscription by subscription.
@@ -90,37 +90,36 @@ export type LedgerOptions = {
 export class DeliveryLedger {
   private rotate = 0;
   private readonly q: DeliveryQueue;
-  private readonly transaction: (req: TickRequest) => TickResult;
 
   constructor(
-    connection: Connection,
+    db: Db,
     private readonly options: LedgerOptions,
   ) {
-    this.q = deliveryQueue(connection);
-    this.transaction = this.q.transaction((req: TickRequest) => this.body(req));
+    this.q = deliveryQueue(db);
   }
 
   /**
-   * Runs one tick in its own `BEGIN IMMEDIATE` transaction. Throws (nothing committed) on busy or I/O errors.
-   * The commit is durable once the connection's group commit says so (dispatcher.ts waits for it).
+   * Runs one tick in its own write transaction, which never waits for another process's write
+   * lock. Rejects (nothing committed) on busy or I/O errors. The commit is durable once the
+   * process's group commit says so (dispatcher.ts waits for it). The loop runs one tick at a time.
    */
-  tick(req: TickRequest): TickResult {
-    return this.transaction(req);
+  tick(req: TickRequest): Promise<TickResult> {
+    return this.q.transaction(() => this.body(req));
   }
 
-  private body(req: TickRequest): TickResult {
+  private async body(req: TickRequest): Promise<TickResult> {
     const { now } = req;
     // Built inside the body: a rolled-back attempt must not leave half a result behind.
     const result: TickResult = { claims: [], subscriptions: null, verdicts: {}, disabled: [] };
     const succeeded = new Set<number>();
     for (const f of req.finished) {
-      const verdict = this.record(f, now, succeeded, result.disabled);
+      const verdict = await this.record(f, now, succeeded, result.disabled);
       result.verdicts[verdict] = (result.verdicts[verdict] ?? 0) + 1;
     }
-    for (const subId of succeeded) this.q.markSubscriptionSucceeded(subId, now);
-    for (const id of req.released) this.q.release(id, now);
+    for (const subId of succeeded) await this.q.markSubscriptionSucceeded(subId, now);
+    for (const id of req.released) await this.q.release(id, now);
     if (req.claim) {
-      const subs = this.q.enabledSubscriptions().map(
+      const subs = (await this.q.enabledSubscriptions()).map(
         (s): SubscriptionTarget => ({
           id: s.id,
           url: s.url,
@@ -128,7 +127,7 @@ export class DeliveryLedger {
         }),
       );
       result.subscriptions = subs;
-      result.claims = this.claim(subs, req.claim.budget, req.claim.held, now);
+      result.claims = await this.claim(subs, req.claim.budget, req.claim.held, now);
     }
     return result;
   }
@@ -140,7 +139,7 @@ export class DeliveryLedger {
    * commit. Claims that are leased but not yet sent cannot become duplicates after a crash; they
    * are simply due again when the lease passes.
    */
-  private claim(subs: SubscriptionTarget[], budget: number, held: Record<number, number>, now: number): LeasedDelivery[] {
+  private async claim(subs: SubscriptionTarget[], budget: number, held: Record<number, number>, now: number): Promise<LeasedDelivery[]> {
     const claims: LeasedDelivery[] = [];
     if (subs.length === 0 || budget <= 0) return claims;
     const cap = this.options.perSubscriptionConcurrency;
@@ -162,9 +161,8 @@ export class DeliveryLedger {
         const taken = (held[sub.id] ?? 0) + (claimedBySub.get(sub.id) ?? 0);
         const room = Math.min(budget, 2 * cap - taken, pass);
         if (room <= 0) continue;
-        const rows = this.q.due(sub.id, now, room);
+        const rows = await this.q.claimDue(sub.id, now, room, leaseUntil);
         if (rows.length < room) exhausted.add(sub.id);
-        if (rows.length > 0) this.q.lease(rows.map((r) => r.id), leaseUntil, now);
         for (const row of rows) {
           claims.push({
             id: row.id,
@@ -190,19 +188,19 @@ export class DeliveryLedger {
    * Records one attempt and moves its delivery on; returns the verdict. Successes only mark
    * `succeeded` (one subscription update per tick, not per delivery).
    */
-  private record(f: FinishedAttempt, now: number, succeeded: Set<number>, disabled: TickResult["disabled"]): Verdict["next"] {
+  private async record(f: FinishedAttempt, now: number, succeeded: Set<number>, disabled: TickResult["disabled"]): Promise<Verdict["next"]> {
     const r = f.result;
     const status = r.kind === "response" ? r.status : null;
     const error = r.kind === "error" ? r.error : status !== null && (status < 200 || status >= 300) ? `HTTP ${status}` : null;
     const verdict = decide(r, f.attemptsBefore + 1, this.options.retrySchedule, now);
     const subId = f.subscriptionId;
-    if (verdict.next !== "delivered" && succeeded.delete(subId)) this.q.markSubscriptionSucceeded(subId, now); // keep the order within the batch
+    if (verdict.next !== "delivered" && succeeded.delete(subId)) await this.q.markSubscriptionSucceeded(subId, now); // keep the order within the batch
     const [rowStatus, nextAttemptAt, rowError, finishedAt]: [DeliveryStatus, number, string | null, number | null] =
       verdict.next === "delivered" ? ["delivered", now, null, now]
       : verdict.next === "gone" ? ["failed", now, "endpoint answered 410 Gone", now]
       : verdict.next === "retry" ? ["pending", verdict.at, error, null]
       : ["failed", now, error, now];
-    const attemptId = this.q.logAttempt({
+    const attemptId = await this.q.logAttempt({
       deliveryId: f.deliveryId,
       previousAttemptId: f.previousAttemptId,
       startedAt: f.startedAt,
@@ -217,22 +215,22 @@ export class DeliveryLedger {
       cycleAttempt: f.attemptsBefore + 1,
     });
     // A delivery deleted meanwhile (its subscription was) has nothing to log the attempt against.
-    if (!this.q.finish(f.deliveryId, { status: rowStatus, nextAttemptAt, statusCode: status, error: rowError, now, finishedAt, attemptId })) this.q.unlogAttempt(attemptId);
+    if (!(await this.q.finish(f.deliveryId, { status: rowStatus, nextAttemptAt, statusCode: status, error: rowError, now, finishedAt, attemptId }))) await this.q.unlogAttempt(attemptId);
     if (verdict.next === "delivered") {
       succeeded.add(subId);
       return verdict.next;
     }
     if (verdict.next === "gone") {
-      this.disable(subId, "The endpoint answered 410 Gone", now, disabled);
+      await this.disable(subId, "The endpoint answered 410 Gone", now, disabled);
       return verdict.next;
     }
-    const failingSince = this.q.markSubscriptionFailing(subId, now);
+    const failingSince = await this.q.markSubscriptionFailing(subId, now);
     if (failingSince !== null && shouldDisable(failingSince, now))
-      this.disable(subId, `No successful delivery since ${new Date(failingSince).toISOString()} (5 days of failures)`, now, disabled);
+      await this.disable(subId, `No successful delivery since ${new Date(failingSince).toISOString()} (5 days of failures)`, now, disabled);
     return verdict.next;
   }
 
-  private disable(subId: number, reason: string, now: number, disabled: TickResult["disabled"]): void {
-    if (this.q.disableSubscription(subId, reason, now)) disabled.push({ subscriptionId: subId, reason });
+  private async disable(subId: number, reason: string, now: number, disabled: TickResult["disabled"]): Promise<void> {
+    if (await this.q.disableSubscription(subId, reason, now)) disabled.push({ subscriptionId: subId, reason });
   }
 }

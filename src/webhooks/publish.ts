@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { perConnection, type Statement, type Tx } from "../db/connection";
+import type { Tx } from "../db/connection";
+import { preparedQuery } from "../db/statement";
 import { assertValidPayload, type EventName, type EventPayload } from "./catalog";
 import { deliveryId } from "./tables";
 import { wakeAfterCommit } from "./wake";
@@ -36,53 +37,46 @@ export function subscriptionMatches(sub: { events: string[]; projectCode: string
  * Throws `InvalidEventError` for an unknown event or a payload that does not match the catalog:
  * that is a programming error, and throwing rolls the caller's transaction back.
  */
-export function publish<E extends EventName>(tx: Tx, event: E, payload: EventPayload<E>, opts?: PublishOptions): void;
-export function publish(tx: Tx, event: string, payload: unknown, opts?: PublishOptions): void;
-export function publish(tx: Tx, event: string, payload: unknown, opts: PublishOptions = {}): void {
+export function publish<E extends EventName>(tx: Tx, event: E, payload: EventPayload<E>, opts?: PublishOptions): Promise<void>;
+export function publish(tx: Tx, event: string, payload: unknown, opts?: PublishOptions): Promise<void>;
+export async function publish(tx: Tx, event: string, payload: unknown, opts: PublishOptions = {}): Promise<void> {
   assertValidPayload(event, payload);
   const projectCode = opts.projectCode ?? null;
-  const q = statementsFor(tx);
   // the event's workspace is its project's; an event of no project belongs to the one it names, if any
-  const workspaceId = opts.workspaceId != null || projectCode === null ? (opts.workspaceId ?? null) : (q.projectWorkspace.get(projectCode.toUpperCase())?.workspace_id ?? null);
-  const subs = q.enabledSubscriptions
-    .all()
-    .filter((s) => subscriptionMatches({ events: JSON.parse(s.events) as string[], projectCode: s.project_code, workspaceId: s.workspace_id }, event, projectCode, workspaceId));
-  recordEvent(tx, event, payload, projectCode, subs.map((s) => s.id), Date.now(), workspaceId);
+  const workspaceId =
+    opts.workspaceId != null || projectCode === null ? (opts.workspaceId ?? null) : ((await projectWorkspace.get(tx, projectCode.toUpperCase()))?.workspace_id ?? null);
+  const subs = (await enabledSubscriptions.all(tx)).filter((s) =>
+    subscriptionMatches({ events: JSON.parse(s.events) as string[], projectCode: s.project_code, workspaceId: s.workspace_id }, event, projectCode, workspaceId),
+  );
+  await recordEvent(tx, event as EventName, payload, projectCode, subs.map((s) => s.id), Date.now(), workspaceId);
 }
 
-/**
- * Prepared statements per connection. Producers call `publish` inside hot write paths, so it runs
- * cached statements on the transaction's own connection instead of building queries each time.
- */
-type Statements = {
-  enabledSubscriptions: Statement<{ id: number; events: string; project_code: string | null; workspace_id: number | null }>;
-  projectWorkspace: Statement<{ workspace_id: number }>;
-  insertEvent: Statement<{ id: number }>;
-  nextDeliverySeq: Statement<{ delivery_seq: number }>;
-  insertDelivery: Statement;
-};
-const statementsFor = perConnection((client): Statements => ({
-  enabledSubscriptions: client.query("SELECT id, events, project_code, workspace_id FROM webhook_subscriptions WHERE enabled = 1"),
-  projectWorkspace: client.query("SELECT workspace_id FROM tms_projects WHERE code = ?1"),
-  insertEvent: client.query("INSERT INTO webhook_events (uid, name, project_code, payload, created_at, workspace_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id"),
-  nextDeliverySeq: client.query("UPDATE webhook_subscriptions SET delivery_seq = delivery_seq + 1 WHERE id = ?1 RETURNING delivery_seq"),
-  insertDelivery: client.query(
-    `INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
-     VALUES (?1, ?2, ?3, 'pending', 0, ?4, ?4, ?4)`,
-  ),
-}));
+// Producers call `publish` inside hot write paths: it runs statements written once, on the
+// transaction's own connection, instead of building queries each time.
+const enabledSubscriptions = preparedQuery<{ id: number; events: string; project_code: string | null; workspace_id: number | null }, []>(
+  "SELECT id, events, project_code, workspace_id FROM webhook_subscriptions WHERE enabled = 1",
+);
+const projectWorkspace = preparedQuery<{ workspace_id: number }, [string]>("SELECT workspace_id FROM tms_projects WHERE code = ?1");
+const insertEvent = preparedQuery<{ id: number }, [string, string, string | null, string, number, number | null]>(
+  "INSERT INTO webhook_events (uid, name, project_code, payload, created_at, workspace_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
+);
+const nextDeliverySeq = preparedQuery<{ delivery_seq: number }, [number]>("UPDATE webhook_subscriptions SET delivery_seq = delivery_seq + 1 WHERE id = ?1 RETURNING delivery_seq");
+const insertDelivery = preparedQuery<unknown, [number, number, number, number]>(
+  `INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
+   VALUES (?1, ?2, ?3, 'pending', 0, ?4, ?4, ?4)`,
+);
 
 /** Writes the event row and its deliveries (also used by the admin `/test` endpoint). Returns the event id, its webhook-id and the delivery ids. */
-export function recordEvent(tx: Tx, event: EventName, payload: unknown, projectCode: string | null, subscriptionIds: number[], now = Date.now(), workspaceId: number | null = null) {
-  const q = statementsFor(tx);
+export async function recordEvent(tx: Tx, event: EventName, payload: unknown, projectCode: string | null, subscriptionIds: number[], now = Date.now(), workspaceId: number | null = null) {
   const uid = newMessageId();
-  const eventId = q.insertEvent.get(uid, event, projectCode, JSON.stringify(payload), now, workspaceId)!.id;
-  const deliveryIds = subscriptionIds.map((subscriptionId) => {
+  const eventId = (await insertEvent.get(tx, uid, event, projectCode, JSON.stringify(payload), now, workspaceId))!.id;
+  const deliveryIds: number[] = [];
+  for (const subscriptionId of subscriptionIds) {
     // Ids keep each subscription's deliveries together (tables.ts `deliveryId`).
-    const id = deliveryId(subscriptionId, q.nextDeliverySeq.get(subscriptionId)!.delivery_seq);
-    q.insertDelivery.run(id, eventId, subscriptionId, now);
-    return id;
-  });
+    const id = deliveryId(subscriptionId, (await nextDeliverySeq.get(tx, subscriptionId))!.delivery_seq);
+    await insertDelivery.run(tx, id, eventId, subscriptionId, now);
+    deliveryIds.push(id);
+  }
   if (deliveryIds.length > 0) wakeAfterCommit();
   return { eventId, uid, deliveryIds };
 }

@@ -1,5 +1,4 @@
 import type { AppContext } from "../context";
-import { clientOf } from "../db/connection";
 import { deliveryRetention } from "../db/delivery-queue";
 import { isLockBusy } from "../db/lock-wait";
 import { deliveryId } from "./tables";
@@ -55,17 +54,17 @@ export function startRetentionPurge(ctx: Pick<AppContext, "db" | "config" | "log
  */
 export async function purgeExpired(ctx: Pick<AppContext, "db" | "config">, now: number, cancelled: () => boolean = () => false): Promise<number> {
   const cutoff = now - ctx.config.webhookRetentionDays * 86_400_000;
-  const queue = deliveryRetention(clientOf(ctx.db), PURGE_BATCH);
+  const queue = deliveryRetention(ctx.db, PURGE_BATCH);
   const letThrough = () => new Promise((r) => setImmediate(r)); // deliveries and requests go between batches
   let total = 0;
-  for (const range of [0, ...queue.subscriptionIds()]) {
+  for (const range of [0, ...(await queue.subscriptionIds())]) {
     const rangeEnd = deliveryId(range + 1, 0);
     for (let after = deliveryId(range, 0); ; ) {
       if (cancelled()) return total;
-      const first = queue.nextDelivery(after, rangeEnd);
+      const first = await queue.nextDelivery(after, rangeEnd);
       if (!first || first.createdAt >= cutoff) break;
       const end = Math.min(first.id + PURGE_SPAN, rangeEnd);
-      total += queue.deleteDeliveredSpan(first.id, end, cutoff);
+      total += await queue.deleteDeliveredSpan(first.id, end, cutoff);
       after = end - 1;
       await letThrough();
     }
@@ -73,7 +72,7 @@ export async function purgeExpired(ctx: Pick<AppContext, "db" | "config">, now: 
   for (const batch of [queue.deleteAttemptsBefore, queue.deleteOrphanEventsBefore]) {
     for (;;) {
       if (cancelled()) return total;
-      const n = batch(cutoff);
+      const n = await batch(cutoff);
       total += n;
       if (n < PURGE_BATCH) break;
       await letThrough();

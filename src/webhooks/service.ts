@@ -1,6 +1,6 @@
 import { and, count, desc, eq, gte } from "drizzle-orm";
 import type { AppContext } from "../context";
-import { clientOf } from "../db/connection";
+import { preparedQuery } from "../db/statement";
 import { ApiError, badRequest, conflict, notFound } from "../http/errors";
 import { EVENTS, isEventName } from "./catalog";
 import type { DeliveryDetail, DeliverySummary, Subscription, SubscriptionCreate, SubscriptionPatch } from "./model";
@@ -11,7 +11,7 @@ import { validateTargetUrl } from "./ssrf";
 import { MAX_SUBSCRIPTION_ID, webhookDeliveries, webhookEvents, webhookSubscriptions } from "./tables";
 import { workspaces } from "../directory/tables";
 import { wakeAfterCommit } from "./wake";
-import { writeTransaction } from "../db/transaction";
+import { first, writeTransaction } from "../db/transaction";
 
 /** Subscriptions, delivery log and replay: plain functions over the tables (no HTTP here). */
 
@@ -53,32 +53,32 @@ function checkUrl(ctx: AppContext, url: string): string {
 }
 
 /** A subscription's workspace must exist (archived ones may keep their subscriptions). */
-function checkWorkspace(ctx: AppContext, workspace: number | null | undefined): number | null {
+async function checkWorkspace(ctx: AppContext, workspace: number | null | undefined): Promise<number | null> {
   if (workspace === undefined || workspace === null) return null;
-  if (!ctx.db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, workspace)).get()) throw badRequest(`No workspace ${workspace}`, "workspace");
+  if (!(await first(ctx.db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, workspace))))) throw badRequest(`No workspace ${workspace}`, "workspace");
   return workspace;
 }
 
-function getRow(ctx: AppContext, id: number): SubRow {
-  const row = ctx.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, id)).get();
+async function getRow(ctx: AppContext, id: number): Promise<SubRow> {
+  const row = await first(ctx.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, id)));
   if (!row) throw notFound(`Webhook subscription ${id}`);
   return row;
 }
 
-export function createSubscription(ctx: AppContext, input: SubscriptionCreate): Subscription & { secret: string } {
+export async function createSubscription(ctx: AppContext, input: SubscriptionCreate): Promise<Subscription & { secret: string }> {
   const url = checkUrl(ctx, input.url);
   const events = checkEvents(input.events);
-  const workspaceId = checkWorkspace(ctx, input.workspace);
+  const workspaceId = await checkWorkspace(ctx, input.workspace);
   const now = Date.now();
   const secret = generateSecret();
-  const row = writeTransaction(ctx.db,
-    (tx) => {
-      checkProject(tx, projectCodeOf(input.project), workspaceId);
-      const created = tx
+  const row = await writeTransaction(ctx.db,
+    async (tx) => {
+      await checkProject(tx, projectCodeOf(input.project), workspaceId);
+      const [created] = await tx
         .insert(webhookSubscriptions)
         .values({ url, events, projectCode: projectCodeOf(input.project), workspaceId, description: input.description ?? "", enabled: input.enabled ?? true, secret: ctx.secrets.seal(secret), createdAt: now, updatedAt: now })
-        .returning()
-        .get();
+        .returning();
+      if (!created) throw new Error("the subscription insert returned no row");
       // Delivery ids carry the subscription id in their high bits (tables.ts `deliveryId`).
       if (created.id > MAX_SUBSCRIPTION_ID) throw conflict(`No more webhook subscriptions can be created in this database (ids are used up to ${MAX_SUBSCRIPTION_ID})`);
       return created;
@@ -87,21 +87,21 @@ export function createSubscription(ctx: AppContext, input: SubscriptionCreate): 
   return { ...toSubscription(row, now), secret };
 }
 
-export function listSubscriptions(ctx: AppContext): Subscription[] {
+export async function listSubscriptions(ctx: AppContext): Promise<Subscription[]> {
   const now = Date.now();
-  return ctx.db.select().from(webhookSubscriptions).orderBy(webhookSubscriptions.id).all().map((r) => toSubscription(r, now));
+  return (await ctx.db.select().from(webhookSubscriptions).orderBy(webhookSubscriptions.id)).map((r) => toSubscription(r, now));
 }
 
-export function getSubscription(ctx: AppContext, id: number): Subscription {
-  return toSubscription(getRow(ctx, id));
+export async function getSubscription(ctx: AppContext, id: number): Promise<Subscription> {
+  return toSubscription(await getRow(ctx, id));
 }
 
-export function updateSubscription(ctx: AppContext, id: number, patch: SubscriptionPatch): Subscription {
+export async function updateSubscription(ctx: AppContext, id: number, patch: SubscriptionPatch): Promise<Subscription> {
   const changes: Partial<SubRow> = { updatedAt: Date.now() };
   if (patch.url !== undefined) changes.url = checkUrl(ctx, patch.url);
   if (patch.events !== undefined) changes.events = checkEvents(patch.events);
   if (patch.project !== undefined) changes.projectCode = projectCodeOf(patch.project);
-  if (patch.workspace !== undefined) changes.workspaceId = checkWorkspace(ctx, patch.workspace);
+  if (patch.workspace !== undefined) changes.workspaceId = await checkWorkspace(ctx, patch.workspace);
   if (patch.description !== undefined) changes.description = patch.description;
   if (patch.enabled !== undefined) {
     changes.enabled = patch.enabled;
@@ -109,12 +109,12 @@ export function updateSubscription(ctx: AppContext, id: number, patch: Subscript
     changes.disabledReason = null;
     if (patch.enabled) changes.failingSince = null;
   }
-  const row = writeTransaction(ctx.db,
-    (tx) => {
-      const r = tx.update(webhookSubscriptions).set(changes).where(eq(webhookSubscriptions.id, id)).returning().get();
+  const row = await writeTransaction(ctx.db,
+    async (tx) => {
+      const r = await first(tx.update(webhookSubscriptions).set(changes).where(eq(webhookSubscriptions.id, id)).returning());
       if (!r) throw notFound(`Webhook subscription ${id}`);
       // Re-enabling is held to the rule too: a subscription disabled because its project was deleted stays so until it names one.
-      if (patch.project !== undefined || patch.workspace !== undefined || patch.enabled === true) checkProject(tx, projectCodeOf(r.projectCode), r.workspaceId);
+      if (patch.project !== undefined || patch.workspace !== undefined || patch.enabled === true) await checkProject(tx, projectCodeOf(r.projectCode), r.workspaceId);
       return r;
     },
   );
@@ -122,40 +122,40 @@ export function updateSubscription(ctx: AppContext, id: number, patch: Subscript
   return toSubscription(row);
 }
 
-export function deleteSubscription(ctx: AppContext, id: number): void {
-  const r = ctx.db.delete(webhookSubscriptions).where(eq(webhookSubscriptions.id, id)).returning({ id: webhookSubscriptions.id }).get();
+export async function deleteSubscription(ctx: AppContext, id: number): Promise<void> {
+  const r = await writeTransaction(ctx.db, (tx) => first(tx.delete(webhookSubscriptions).where(eq(webhookSubscriptions.id, id)).returning({ id: webhookSubscriptions.id })));
   if (!r) throw notFound(`Webhook subscription ${id}`);
 }
 
-export function rotateSecret(ctx: AppContext, id: number): { secret: string; previousSecretExpiresAt: string } {
+export async function rotateSecret(ctx: AppContext, id: number): Promise<{ secret: string; previousSecretExpiresAt: string }> {
   const now = Date.now();
   const secret = generateSecret();
   const expires = now + ROTATION_OVERLAP_MS;
-  writeTransaction(ctx.db,
-    (tx) => {
-      const row = tx.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, id)).get();
+  await writeTransaction(ctx.db,
+    async (tx) => {
+      const row = await first(tx.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, id)));
       if (!row) throw notFound(`Webhook subscription ${id}`);
-      tx.update(webhookSubscriptions)
+      await tx
+        .update(webhookSubscriptions)
         .set({ secret: ctx.secrets.seal(secret), previousSecret: row.secret, previousSecretExpiresAt: expires, updatedAt: now })
-        .where(eq(webhookSubscriptions.id, id))
-        .run();
+        .where(eq(webhookSubscriptions.id, id));
     },
   );
   return { secret, previousSecretExpiresAt: iso(expires)! };
 }
 
 /** Enqueues `count` copies of the catalog's example of `event` to this subscription only (its filter is ignored). */
-export function enqueueTest(ctx: AppContext, id: number, event: string, copies = 1): { deliveryIds: number[]; webhookIds: string[] } {
+export async function enqueueTest(ctx: AppContext, id: number, event: string, copies = 1): Promise<{ deliveryIds: number[]; webhookIds: string[] }> {
   if (!isEventName(event)) throw badRequest(`unknown event "${event}"`, "event");
   return writeTransaction(ctx.db,
-    (tx) => {
-      const sub = tx.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, id)).get();
+    async (tx) => {
+      const sub = await first(tx.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, id)));
       if (!sub) throw notFound(`Webhook subscription ${id}`);
       if (!sub.enabled) throw subscriptionDisabled(id);
       const deliveryIds: number[] = [];
       const webhookIds: string[] = [];
       for (let i = 0; i < copies; i++) {
-        const r = recordEvent(tx, event, EVENTS[event].example, projectCodeOf(sub.projectCode), [id], Date.now(), sub.workspaceId);
+        const r = await recordEvent(tx, event, EVENTS[event].example, projectCodeOf(sub.projectCode), [id], Date.now(), sub.workspaceId);
         deliveryIds.push(...r.deliveryIds);
         webhookIds.push(r.uid);
       }
@@ -198,12 +198,12 @@ function toSummary(r: SummaryRow, now = Date.now()): DeliverySummary {
   };
 }
 
-export function listDeliveries(
+export async function listDeliveries(
   ctx: AppContext,
   subscriptionId: number,
   q: { status?: "pending" | "delivered" | "failed"; event?: string; limit?: number; offset?: number },
 ) {
-  getRow(ctx, subscriptionId);
+  await getRow(ctx, subscriptionId);
   const limit = q.limit ?? 50;
   const offset = q.offset ?? 0;
   const where = and(
@@ -212,30 +212,27 @@ export function listDeliveries(
     q.event ? eq(webhookEvents.name, q.event) : undefined,
   );
   const base = ctx.db.select(summaryColumns).from(webhookDeliveries).innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId));
-  const rows = base.where(where).orderBy(desc(webhookDeliveries.id)).limit(limit).offset(offset).all();
-  const total = ctx.db
-    .select({ n: count() })
-    .from(webhookDeliveries)
-    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
-    .where(where)
-    .get()!.n;
+  const rows = await base.where(where).orderBy(desc(webhookDeliveries.id)).limit(limit).offset(offset);
+  const total = (await first(ctx.db.select({ n: count() }).from(webhookDeliveries).innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId)).where(where)))!.n;
   const now = Date.now();
   return { total, limit, offset, items: rows.map((r) => toSummary(r, now)) };
 }
 
-export function getDelivery(ctx: AppContext, id: number): DeliveryDetail {
-  const row = ctx.db
-    .select({ ...summaryColumns, payload: webhookEvents.payload, eventCreatedAt: webhookEvents.createdAt, workspaceId: webhookEvents.workspaceId, projectCode: webhookEvents.projectCode })
-    .from(webhookDeliveries)
-    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
-    .where(eq(webhookDeliveries.id, id))
-    .get();
+export async function getDelivery(ctx: AppContext, id: number): Promise<DeliveryDetail> {
+  const row = await first(
+    ctx.db
+      .select({ ...summaryColumns, payload: webhookEvents.payload, eventCreatedAt: webhookEvents.createdAt, workspaceId: webhookEvents.workspaceId, projectCode: webhookEvents.projectCode })
+      .from(webhookDeliveries)
+      .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
+      .where(eq(webhookDeliveries.id, id)),
+  );
   if (!row) throw notFound(`Delivery ${id}`);
+  const attempts = await attemptsOf(ctx, id);
   return {
     ...toSummary(row),
     timestamp: Math.floor(row.eventCreatedAt / 1000),
     payload: JSON.parse(row.payload),
-    attempts: attemptsOf(ctx, id).map((a, i) => ({
+    attempts: attempts.map((a, i) => ({
       startedAt: iso(a.started_at)!,
       durationMs: a.duration_ms,
       url: a.url,
@@ -282,21 +279,21 @@ type AttemptRow = {
  * no delivery index; see tables.ts). Each step must stay within the delivery and go to a smaller
  * id, so a pointer left dangling by retention (or an id reused after it) ends the chain.
  */
-function attemptsOf(ctx: AppContext, deliveryId: number): AttemptRow[] {
-  return clientOf(ctx.db)
-    .query(
-      `WITH RECURSIVE chain(id) AS (
-         SELECT last_attempt_id FROM webhook_deliveries WHERE id = ?1
-         UNION ALL
-         SELECT a.previous_attempt_id FROM webhook_attempts a JOIN chain c ON a.id = c.id
-          WHERE a.delivery_id = ?1 AND a.previous_attempt_id < a.id
-       )
-       SELECT a.started_at, a.duration_ms, a.url, a.request_headers, a.user_agent, a.signature, a.status_code, a.error, a.response_body, a.response_headers, a.cycle_attempt
-         FROM chain c JOIN webhook_attempts a ON a.id = c.id
-        WHERE a.delivery_id = ?1
-        ORDER BY a.id`,
-    )
-    .all(deliveryId) as AttemptRow[];
+const attemptChain = preparedQuery<AttemptRow, [number]>(
+  `WITH RECURSIVE chain(id) AS (
+     SELECT last_attempt_id FROM webhook_deliveries WHERE id = ?1
+     UNION ALL
+     SELECT a.previous_attempt_id FROM webhook_attempts a JOIN chain c ON a.id = c.id
+      WHERE a.delivery_id = ?1 AND a.previous_attempt_id < a.id
+   )
+   SELECT a.started_at, a.duration_ms, a.url, a.request_headers, a.user_agent, a.signature, a.status_code, a.error, a.response_body, a.response_headers, a.cycle_attempt
+     FROM chain c JOIN webhook_attempts a ON a.id = c.id
+    WHERE a.delivery_id = ?1
+    ORDER BY a.id`,
+);
+
+function attemptsOf(ctx: AppContext, deliveryId: number): Promise<AttemptRow[]> {
+  return attemptChain.all(ctx.db, deliveryId);
 }
 
 function hostOf(url: string): string {
@@ -311,20 +308,20 @@ function hostOf(url: string): string {
 const subscriptionDisabled = (id: number) => new ApiError(409, "subscription_disabled", `Webhook subscription ${id} is disabled; enable it first`);
 
 /** Sends one delivery again with a fresh retry cycle (same webhook-id, so receivers can dedupe). */
-export function redeliver(ctx: AppContext, id: number): { id: number; status: "pending" } {
+export async function redeliver(ctx: AppContext, id: number): Promise<{ id: number; status: "pending" }> {
   const now = Date.now();
-  writeTransaction(ctx.db,
-    (tx) => {
-      const d = tx.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)).get();
+  await writeTransaction(ctx.db,
+    async (tx) => {
+      const d = await first(tx.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)));
       if (!d) throw notFound(`Delivery ${id}`);
-      const sub = tx.select({ enabled: webhookSubscriptions.enabled }).from(webhookSubscriptions).where(eq(webhookSubscriptions.id, d.subscriptionId)).get();
+      const sub = await first(tx.select({ enabled: webhookSubscriptions.enabled }).from(webhookSubscriptions).where(eq(webhookSubscriptions.id, d.subscriptionId)));
       if (!sub?.enabled) throw subscriptionDisabled(d.subscriptionId);
       if (d.status === "pending" && d.lockedUntil !== null && d.lockedUntil > now)
         throw new ApiError(409, "delivery_in_flight", `Delivery ${id} is being attempted right now; try again when the attempt has finished`);
-      tx.update(webhookDeliveries)
+      await tx
+        .update(webhookDeliveries)
         .set({ status: "pending", attempts: 0, nextAttemptAt: now, lockedUntil: null, finishedAt: null, updatedAt: now })
-        .where(eq(webhookDeliveries.id, id))
-        .run();
+        .where(eq(webhookDeliveries.id, id));
     },
   );
   wakeAfterCommit();
@@ -332,21 +329,21 @@ export function redeliver(ctx: AppContext, id: number): { id: number; status: "p
 }
 
 /** Re-queues every failed delivery of the subscription created at or after `since`. */
-export function recover(ctx: AppContext, subscriptionId: number, since: string | number): { requeued: number } {
+export async function recover(ctx: AppContext, subscriptionId: number, since: string | number): Promise<{ requeued: number }> {
   const sinceMs = typeof since === "number" ? since * 1000 : Date.parse(since);
   if (Number.isNaN(sinceMs)) throw badRequest("since must be an ISO 8601 date-time or Unix seconds", "since");
   const now = Date.now();
-  const requeued = writeTransaction(ctx.db,
-    (tx) => {
-      const sub = tx.select({ enabled: webhookSubscriptions.enabled }).from(webhookSubscriptions).where(eq(webhookSubscriptions.id, subscriptionId)).get();
+  const requeued = await writeTransaction(ctx.db,
+    async (tx) => {
+      const sub = await first(tx.select({ enabled: webhookSubscriptions.enabled }).from(webhookSubscriptions).where(eq(webhookSubscriptions.id, subscriptionId)));
       if (!sub) throw notFound(`Webhook subscription ${subscriptionId}`);
       if (!sub.enabled) throw subscriptionDisabled(subscriptionId);
-      return tx
+      const rows = await tx
         .update(webhookDeliveries)
         .set({ status: "pending", attempts: 0, nextAttemptAt: now, lockedUntil: null, finishedAt: null, updatedAt: now })
         .where(and(eq(webhookDeliveries.subscriptionId, subscriptionId), eq(webhookDeliveries.status, "failed"), gte(webhookDeliveries.createdAt, sinceMs)))
-        .returning({ id: webhookDeliveries.id })
-        .all().length;
+        .returning({ id: webhookDeliveries.id });
+      return rows.length;
     },
   );
   if (requeued > 0) wakeAfterCommit();

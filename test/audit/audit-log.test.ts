@@ -149,13 +149,13 @@ describe("pure parts", () => {
     expect(csvField(null)).toBe("");
   });
 
-  test("retention purges entries older than the cutoff, keeps the rest", () => {
+  test("retention purges entries older than the cutoff, keeps the rest", async () => {
     const s = t.ctx.sqlite;
     const total = () => (s.query("SELECT count(*) AS n FROM audit_log").get() as { n: number }).n;
     const ins = s.query("INSERT INTO audit_log (at, actor_kind, actor_name, action, outcome) VALUES (?, 'env-token', 'old', 'scim.enable', 'success')");
     for (let i = 0; i < 3; i++) ins.run(Date.now() - 400 * 86_400_000);
     const before = total();
-    expect(purgeAuditLog(s, Date.now() - 365 * 86_400_000)).toBe(true);
+    expect(await purgeAuditLog(t.ctx.db, Date.now() - 365 * 86_400_000)).toBe(true);
     expect(total()).toBe(before - 3);
   });
 });

@@ -8,6 +8,7 @@ import { migrateDatabase } from "../../src/server/migrate";
 import { migrations } from "../../src/db/migrations.generated";
 import type { AppContext } from "../../src/context";
 import { publish } from "../../src/webhooks/publish";
+import { writeTransaction } from "../../src/db/transaction";
 import { getDelivery } from "../../src/webhooks/service";
 import { deliveryId } from "../../src/webhooks/tables";
 
@@ -15,7 +16,7 @@ import { deliveryId } from "../../src/webhooks/tables";
  * Runs `body` on a fresh database migrated up to (not including) `tag`, as the release before it
  * left it, with one webhook subscription (id 1) and one event (id 1).
  */
-function beforeMigration(tag: string, body: (h: ReturnType<typeof openDatabase>, before: number, now: number) => void) {
+async function beforeMigration(tag: string, body: (h: ReturnType<typeof openDatabase>, before: number, now: number) => void | Promise<void>) {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-migrate-"));
   const h = openDatabase(join(dir, "g.db"), { migrate: false });
   try {
@@ -24,7 +25,7 @@ function beforeMigration(tag: string, body: (h: ReturnType<typeof openDatabase>,
     const now = Date.now();
     h.sqlite.run("INSERT INTO webhook_subscriptions (id, url, events, secret, created_at, updated_at) VALUES (1, 'http://h.example/x', '[\"*\"]', 'whsec_x', ?, ?)", [now, now]);
     h.sqlite.run("INSERT INTO webhook_events (id, uid, name, payload, created_at) VALUES (1, 'msg_old', 'case.deleted', '{\"id\":1}', ?)", [now]);
-    body(h, before, now);
+    await body(h, before, now);
   } finally {
     closeDatabase(h);
     rmSync(dir, { recursive: true, force: true });
@@ -56,8 +57,8 @@ test("0001 backfills users.emails from user_emails, as SCIM renders them, in the
   }
 });
 
-test("0002 chains the attempts logged before it, which keep their headers; new attempts link to them", () => {
-  beforeMigration("0002_attempt_log_chain", (h, before, now) => {
+test("0002 chains the attempts logged before it, which keep their headers; new attempts link to them", async () => {
+  await beforeMigration("0002_attempt_log_chain", async (h, before, now) => {
     for (const id of [1, 2])
       h.sqlite.run("INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at) VALUES (?, 1, 1, 'pending', 1, ?, ?, ?)", [id, now, now, now]);
     const attempt = h.sqlite.query("INSERT INTO webhook_attempts (delivery_id, started_at, duration_ms, url, request_headers, status_code, response_body) VALUES (?, ?, 12, 'http://h.example/x', ?, 500, ?)");
@@ -69,10 +70,10 @@ test("0002 chains the attempts logged before it, which keep their headers; new a
 
     expect(runMigrations(h.db)).toBe(migrations.length - before);
     const ctx = { db: h.db, sqlite: h.sqlite } as unknown as AppContext;
-    const logged = (id: number) => getDelivery(ctx, id).attempts.map((a) => [a.responseBody, a.requestHeaders!["webhook-signature"]]);
-    expect(logged(1)).toEqual([["a1", "v1,old1"], ["a2", "v1,old3"]]);
-    expect(logged(2)).toEqual([["b1", "v1,old2"]]);
-    expect(getDelivery(ctx, 1).attempts[0]).toEqual({
+    const logged = async (id: number) => (await getDelivery(ctx, id)).attempts.map((a) => [a.responseBody, a.requestHeaders!["webhook-signature"]]);
+    expect(await logged(1)).toEqual([["a1", "v1,old1"], ["a2", "v1,old3"]]);
+    expect(await logged(2)).toEqual([["b1", "v1,old2"]]);
+    expect((await getDelivery(ctx, 1)).attempts[0]).toEqual({
       startedAt: new Date(now - 3000).toISOString(),
       durationMs: 12,
       url: "http://h.example/x",
@@ -87,11 +88,11 @@ test("0002 chains the attempts logged before it, which keep their headers; new a
   });
 });
 
-test("0004: deliveries made before it keep their ids; new ones go to their subscription's range", () => {
-  beforeMigration("0004_delivery_ids_per_subscription", (h, before, now) => {
+test("0004: deliveries made before it keep their ids; new ones go to their subscription's range", async () => {
+  await beforeMigration("0004_delivery_ids_per_subscription", async (h, before, now) => {
     h.sqlite.run("INSERT INTO webhook_deliveries (event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at) VALUES (1, 1, 'failed', 8, ?, ?, ?)", [now, now, now]);
     expect(runMigrations(h.db)).toBe(migrations.length - before);
-    h.db.transaction((tx) => publish(tx, "case.deleted", { id: 2 }), { behavior: "immediate" });
+    await writeTransaction(h.db, (tx) => publish(tx, "case.deleted", { id: 2 }));
     const ids = (h.sqlite.query("SELECT id FROM webhook_deliveries ORDER BY id").all() as { id: number }[]).map((r) => r.id);
     expect(ids).toEqual([1, deliveryId(1, 1)]);
   });
@@ -193,8 +194,8 @@ test("0009: projects and API tokens made before it belong to the default workspa
   }
 });
 
-test("0010: events recorded before it name their project's workspace; subscriptions stay unlimited", () => {
-  beforeMigration("0010_webhooks_per_workspace", (h, before) => {
+test("0010: events recorded before it name their project's workspace; subscriptions stay unlimited", async () => {
+  await beforeMigration("0010_webhooks_per_workspace", (h, before) => {
     h.sqlite.run("INSERT INTO tms_projects (code, title, created, updated) VALUES ('OLD', 'Old', 'x', 'x')");
     h.sqlite.run(`INSERT INTO webhook_events (id, uid, name, project_code, payload, created_at) VALUES (2, 'msg_proj', 'case.deleted', 'OLD', '{"id":2}', 0)`);
     expect(runMigrations(h.db)).toBe(migrations.length - before);

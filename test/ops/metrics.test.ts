@@ -1,13 +1,13 @@
 import { expect, test } from "bun:test";
 import { MetricsRegistry } from "../../src/lib/metrics";
 
-test("counters render in Prometheus text format with escaped labels", () => {
+test("counters render in Prometheus text format with escaped labels", async () => {
   const r = new MetricsRegistry();
   const c = r.counter("gatehouse_things_total", "Things.\nSecond line", ["kind"]);
   c.inc({ kind: "a" });
   c.inc({ kind: "a" }, 2);
   c.inc({ kind: 'we"ird\\\n' });
-  expect(r.render()).toBe(
+  expect(await r.render()).toBe(
     [
       "# HELP gatehouse_things_total Things.\\nSecond line",
       "# TYPE gatehouse_things_total counter",
@@ -20,13 +20,13 @@ test("counters render in Prometheus text format with escaped labels", () => {
   expect(() => c.inc({ kind: "a" }, -1)).toThrow();
 });
 
-test("histograms are cumulative with +Inf, _sum and _count", () => {
+test("histograms are cumulative with +Inf, _sum and _count", async () => {
   const r = new MetricsRegistry();
   const h = r.histogram("gatehouse_wait_seconds", "Wait.", ["op"], [0.1, 1]);
   h.observe({ op: "x" }, 0.05);
   h.observe({ op: "x" }, 0.5);
   h.observe({ op: "x" }, 5);
-  expect(r.render()).toContain(
+  expect(await r.render()).toContain(
     [
       'gatehouse_wait_seconds_bucket{op="x",le="0.1"} 1',
       'gatehouse_wait_seconds_bucket{op="x",le="1"} 2',
@@ -38,13 +38,13 @@ test("histograms are cumulative with +Inf, _sum and _count", () => {
   expect(h.count({ op: "x" })).toBe(3);
 });
 
-test("gauges, collectors and unlabelled metrics", () => {
+test("gauges, collectors and unlabelled metrics", async () => {
   const r = new MetricsRegistry();
   const g = r.gauge("gatehouse_queue_depth", "Depth.");
   let depth = 0;
   r.onCollect(() => g.set(undefined, depth));
   depth = 7;
-  expect(r.render()).toContain("gatehouse_queue_depth 7\n");
+  expect(await r.render()).toContain("gatehouse_queue_depth 7\n");
   g.inc();
   expect(g.get()).toBe(8);
 });

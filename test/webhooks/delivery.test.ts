@@ -3,6 +3,7 @@ import { Webhook } from "standardwebhooks";
 import { metricsFor } from "../../src/lib/metrics";
 import { EVENTS } from "../../src/webhooks/catalog";
 import { recordEvent } from "../../src/webhooks/publish";
+import { writeTransaction } from "../../src/db/transaction";
 import { webhookSubscriptions } from "../../src/webhooks/tables";
 import { appsPerTest, createProject, startReceiver, webhookTestApp, type WebhookTestApp } from "./harness";
 
@@ -14,7 +15,7 @@ test("a published event arrives signed, in the exact envelope, with the Standard
   const { app, rx } = setup();
   const sub = await app.subscribe({ url: rx.url, events: ["case.created"] });
   const before = Math.floor(Date.now() / 1000);
-  app.publish("case.created", EVENTS["case.created"].example, "DEMO");
+  await app.publish("case.created", EVENTS["case.created"].example, "DEMO");
   await rx.waitFor(1);
   const [r] = rx.received;
   expect(r!.headers["content-type"]).toBe("application/json");
@@ -39,7 +40,7 @@ test("a published event arrives signed, in the exact envelope, with the Standard
   expect(d.attempts[0].requestHeaders["webhook-id"]).toBe(d.webhookId);
   const sub2 = (await app.json("GET", `/api/admin/webhooks/${sub.id}`)).body;
   expect(sub2.lastSuccessAt).not.toBeNull();
-  const metrics = metricsFor(app.ctx).render();
+  const metrics = await metricsFor(app.ctx).render();
   expect(metrics).toContain('gatehouse_webhook_attempts_total{outcome="delivered"} 1');
   expect(metrics).toContain("gatehouse_webhook_backlog 0");
 });
@@ -48,9 +49,9 @@ test("events outside the filter or project are not sent", async () => {
   const { app, rx } = setup();
   await createProject(app, "DEMO");
   await app.subscribe({ url: rx.url, events: ["suite.created"], project: "DEMO" });
-  app.publish("case.deleted", { id: 1 }, "DEMO");
-  app.publish("suite.created", EVENTS["suite.created"].example, "OTHER");
-  app.publish("suite.created", { ...EVENTS["suite.created"].example, id: 99 }, "DEMO");
+  await app.publish("case.deleted", { id: 1 }, "DEMO");
+  await app.publish("suite.created", EVENTS["suite.created"].example, "OTHER");
+  await app.publish("suite.created", { ...EVENTS["suite.created"].example, id: 99 }, "DEMO");
   await rx.waitFor(1);
   await Bun.sleep(200);
   expect(rx.received.length).toBe(1);
@@ -62,7 +63,7 @@ test("500 then 200: retried with the same webhook-id and a fresh timestamp per a
   const { app, rx } = setup({ webhookRetrySchedule: [1300] });
   rx.setHandler((_req, _rec, n) => (n === 1 ? new Response("boom", { status: 500 }) : new Response("ok")));
   const sub = await app.subscribe({ url: rx.url });
-  app.publish("case.updated", { id: 7 });
+  await app.publish("case.updated", { id: 7 });
   await rx.waitFor(2);
   const [a, b] = rx.received;
   expect(b!.headers["webhook-id"]).toBe(a!.headers["webhook-id"]);
@@ -92,7 +93,7 @@ test("the log keeps the first 16 KB of a response body, with or without a Conten
     });
   rx.setHandler((_req, _rec, n) => (n === 1 ? new Response(big) : n === 2 ? new Response(streamed()) : new Response(null, { status: 204 })));
   const sub = await app.subscribe({ url: rx.url });
-  for (const id of [1, 2, 3]) app.publish("case.updated", { id });
+  for (const id of [1, 2, 3]) await app.publish("case.updated", { id });
   await rx.waitFor(3);
   const bodies = await app.until(async () => {
     const { items } = await deliveriesOf(app, sub.id);
@@ -109,8 +110,8 @@ test("a receiver slower than the timeout fails the attempt; after the schedule t
     return new Response("too late");
   });
   const sub = await app.subscribe({ url: rx.url });
-  app.publish("case.deleted", { id: 3 });
-  const id = await app.until(async () => (await deliveriesOf(app, sub.id, "&status=failed")).items[0]?.id, "failed delivery");
+  await app.publish("case.deleted", { id: 3 });
+  const id = await app.until(async () => (await deliveriesOf(app, sub!.id, "&status=failed")).items[0]?.id, "failed delivery");
   const d = await delivery(app, id);
   expect(d.attempts.length).toBe(2);
   for (const a of d.attempts) {
@@ -127,8 +128,8 @@ test("3xx is not followed and counts as a failure", async () => {
   cleanups.push(() => other.stop());
   rx.setHandler(() => new Response(null, { status: 307, headers: { location: other.url } }));
   const sub = await app.subscribe({ url: rx.url });
-  app.publish("case.deleted", { id: 4 });
-  const id = await app.until(async () => (await deliveriesOf(app, sub.id, "&status=failed")).items[0]?.id, "failed delivery");
+  await app.publish("case.deleted", { id: 4 });
+  const id = await app.until(async () => (await deliveriesOf(app, sub!.id, "&status=failed")).items[0]?.id, "failed delivery");
   const d = await delivery(app, id);
   expect(d.attempts.map((a: any) => a.statusCode)).toEqual([307, 307]);
   expect(d.lastError).toBe("HTTP 307");
@@ -139,7 +140,7 @@ test("410 Gone disables the subscription and stops its deliveries", async () => 
   const { app, rx } = setup();
   rx.setHandler(() => new Response("gone", { status: 410 }));
   const sub = await app.subscribe({ url: rx.url });
-  app.publish("case.deleted", { id: 5 });
+  await app.publish("case.deleted", { id: 5 });
   const s = await app.until(async () => {
     const x = (await app.json("GET", `/api/admin/webhooks/${sub.id}`)).body;
     return !x.enabled && x;
@@ -147,7 +148,7 @@ test("410 Gone disables the subscription and stops its deliveries", async () => 
   expect(s.disabledReason).toContain("410");
   const page = await deliveriesOf(app, sub.id);
   expect(page.items[0].status).toBe("failed");
-  app.publish("case.deleted", { id: 6 }); // not matched any more: the subscription is disabled
+  await app.publish("case.deleted", { id: 6 }); // not matched any more: the subscription is disabled
   await Bun.sleep(150);
   expect(rx.received.length).toBe(1);
   expect((await deliveriesOf(app, sub.id)).total).toBe(1);
@@ -157,7 +158,7 @@ test("429 with Retry-After waits at least that long before the next attempt", as
   const { app, rx } = setup({ webhookRetrySchedule: [10] });
   rx.setHandler((_req, _rec, n) => (n === 1 ? new Response("slow down", { status: 429, headers: { "retry-after": "1" } }) : new Response("ok")));
   await app.subscribe({ url: rx.url });
-  app.publish("case.deleted", { id: 8 });
+  await app.publish("case.deleted", { id: 8 });
   await rx.waitFor(2);
   expect(rx.received[1]!.at - rx.received[0]!.at).toBeGreaterThanOrEqual(950);
 });
@@ -168,7 +169,7 @@ test("503 with an HTTP-date Retry-After is honoured too", async () => {
     n === 1 ? new Response("maintenance", { status: 503, headers: { "retry-after": new Date(Date.now() + 2000).toUTCString() } }) : new Response("ok"),
   );
   await app.subscribe({ url: rx.url });
-  app.publish("case.deleted", { id: 9 });
+  await app.publish("case.deleted", { id: 9 });
   await rx.waitFor(2);
   // HTTP dates have 1 s resolution, so the wait is at least ~1 s.
   expect(rx.received[1]!.at - rx.received[0]!.at).toBeGreaterThanOrEqual(950);
@@ -178,7 +179,7 @@ test("after a secret rotation both the old and the new secret verify each reques
   const { app, rx } = setup();
   const sub = await app.subscribe({ url: rx.url });
   const rotated = (await app.json("POST", `/api/admin/webhooks/${sub.id}/rotate-secret`)).body;
-  app.publish("run.deleted", { id: 301 });
+  await app.publish("run.deleted", { id: 301 });
   await rx.waitFor(1);
   const r = rx.received[0]!;
   expect(r.headers["webhook-signature"]!.split(" ").length).toBe(2);
@@ -193,9 +194,9 @@ test("a receiver that never answers does not delay another subscription (per-sub
   dead.setHandler(() => dead.hang());
   await app.subscribe({ url: dead.url, events: ["case.deleted"] });
   await app.subscribe({ url: rx.url, events: ["case.updated"] });
-  for (let i = 1; i <= 20; i++) app.publish("case.deleted", { id: i });
+  for (let i = 1; i <= 20; i++) await app.publish("case.deleted", { id: i });
   await dead.waitFor(2);
-  for (let i = 1; i <= 20; i++) app.publish("case.updated", { id: i });
+  for (let i = 1; i <= 20; i++) await app.publish("case.updated", { id: i });
   await rx.waitFor(20, 5_000);
   expect(dead.received.length).toBe(2); // held at its cap, the rest wait their turn
   expect(dead.maxInFlight).toBe(2);
@@ -205,7 +206,7 @@ test("a receiver that never answers does not delay another subscription (per-sub
 test("redeliver sends a delivered event again with the same webhook-id", async () => {
   const { app, rx } = setup();
   const sub = await app.subscribe({ url: rx.url });
-  app.publish("defect.resolved", { id: 77 });
+  await app.publish("defect.resolved", { id: 77 });
   await rx.waitFor(1);
   const id = (await deliveriesOf(app, sub.id)).items[0].id;
   await app.until(async () => (await delivery(app, id)).status === "delivered", "delivered");
@@ -225,7 +226,7 @@ test("recover re-queues every failed delivery since a time", async () => {
   rx.setHandler(() => new Response("down", { status: 500 }));
   const sub = await app.subscribe({ url: rx.url });
   const since = new Date(Date.now() - 1000).toISOString();
-  for (let i = 1; i <= 5; i++) app.publish("case.deleted", { id: i });
+  for (let i = 1; i <= 5; i++) await app.publish("case.deleted", { id: i });
   await app.until(async () => (await deliveriesOf(app, sub.id, "&status=failed")).total === 5, "5 failed");
   rx.setHandler(() => new Response("ok"));
   const old = (await app.json("POST", `/api/admin/webhooks/${sub.id}/recover`, { since: new Date(Date.now() + 60_000).toISOString() })).body;
@@ -240,13 +241,11 @@ test("the SSRF guard refuses a private target at connect time and the attempt is
   const { app, rx } = setup({ webhookAllowPrivateTargets: false, webhookRetrySchedule: [10] });
   // As if DNS changed after the subscription was created: the row points at loopback.
   const now = Date.now();
-  const sub = app.ctx.db
-    .insert(webhookSubscriptions)
-    .values({ url: rx.url, events: ["*"], secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", createdAt: now, updatedAt: now })
-    .returning()
-    .get();
-  app.publish("case.deleted", { id: 1 });
-  const id = await app.until(async () => (await deliveriesOf(app, sub.id, "&status=failed")).items[0]?.id, "failed delivery");
+  const [sub] = await writeTransaction(app.ctx.db, (tx) =>
+    tx.insert(webhookSubscriptions).values({ url: rx.url, events: ["*"], secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", createdAt: now, updatedAt: now }).returning(),
+  );
+  await app.publish("case.deleted", { id: 1 });
+  const id = await app.until(async () => (await deliveriesOf(app, sub!.id, "&status=failed")).items[0]?.id, "failed delivery");
   const d = await delivery(app, id);
   expect(d.attempts.length).toBe(2);
   expect(d.attempts[0].error).toContain("target refused: 127.0.0.1 resolves to 127.0.0.1 (loopback)");
@@ -259,7 +258,7 @@ test("a host name is resolved, pinned and sent as the Host header", async () => 
   const { app, rx } = setup();
   const url = rx.url.replace("127.0.0.1", "localhost");
   await app.subscribe({ url });
-  app.publish("case.deleted", { id: 1 });
+  await app.publish("case.deleted", { id: 1 });
   await rx.waitFor(1);
   expect(rx.received[0]!.headers.host).toBe(new URL(url).host);
 });
@@ -268,7 +267,7 @@ test("stop() ends the loop cleanly with a request in flight and gives the lease 
   const { app, rx } = setup({ webhookTimeoutMs: 1500 });
   rx.setHandler(() => rx.hang());
   const sub = await app.subscribe({ url: rx.url });
-  app.publish("case.deleted", { id: 1 });
+  await app.publish("case.deleted", { id: 1 });
   await rx.waitFor(1);
   await app.loop.stop(); // waits min(timeout / 2, 5 s) for the attempt, then aborts it
   const d = await delivery(app, (await deliveriesOf(app, sub.id)).items[0].id);
@@ -280,7 +279,7 @@ test("a subscription failing for 5 days without a success is disabled with a rea
   rx.setHandler(() => new Response("down", { status: 500 }));
   const sub = await app.subscribe({ url: rx.url });
   app.ctx.sqlite.query("UPDATE webhook_subscriptions SET failing_since = ?1 WHERE id = ?2").run(Date.now() - 5 * 86_400_000 - 1000, sub.id);
-  app.publish("case.deleted", { id: 1 });
+  await app.publish("case.deleted", { id: 1 });
   const s = await app.until(async () => {
     const x = (await app.json("GET", `/api/admin/webhooks/${sub.id}`)).body;
     return !x.enabled && x;
@@ -294,11 +293,11 @@ test("retention purges delivered deliveries, their attempts and orphaned events,
   const { purgeExpired } = await import("../../src/webhooks/retention");
   const { app, rx } = setup({ webhookRetrySchedule: [10] });
   const sub = await app.subscribe({ url: rx.url });
-  app.publish("case.deleted", { id: 1 });
-  app.publish("case.deleted", { id: 2 });
+  await app.publish("case.deleted", { id: 1 });
+  await app.publish("case.deleted", { id: 2 });
   await app.until(async () => (await deliveriesOf(app, sub.id, "&status=delivered")).total === 2, "delivered");
   rx.setHandler(() => new Response("down", { status: 500 }));
-  app.publish("case.deleted", { id: 3 });
+  await app.publish("case.deleted", { id: 3 });
   await app.until(async () => (await deliveriesOf(app, sub.id, "&status=failed")).total === 1, "failed");
   const count = (table: string) => (app.ctx.sqlite.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
   expect(await purgeExpired(app.ctx, Date.now())).toBe(0); // nothing is older than 30 days yet
@@ -357,7 +356,7 @@ test("after a 410 the queued deliveries of that subscription are not sent", asyn
     return new Response("gone", { status: 410 });
   });
   const sub = await app.subscribe({ url: rx.url });
-  for (let i = 1; i <= 20; i++) app.publish("case.deleted", { id: i });
+  for (let i = 1; i <= 20; i++) await app.publish("case.deleted", { id: i });
   await app.until(async () => !(await app.json("GET", `/api/admin/webhooks/${sub.id}`)).body.enabled, "disabled subscription");
   await Bun.sleep(200);
   // At most the open requests (cap 2) plus one follow-up per slot started before the 410 was recorded.
@@ -383,7 +382,7 @@ test("outcomes waiting for their WAL sync hold sending back at 2 × concurrency;
   const rx = startReceiver();
   cleanups.push(() => app.close(), () => rx.stop());
   await app.subscribe({ url: rx.url });
-  for (let i = 1; i <= 30; i++) app.publish("case.deleted", { id: i });
+  for (let i = 1; i <= 30; i++) await app.publish("case.deleted", { id: i });
   await app.ctx.groupCommit.durable(); // the events are on disk; from here on the disk stalls
   stalled = true;
   const before = syncs;
@@ -410,7 +409,7 @@ test("an event goes out only once the commit that wrote it is on disk", async ()
   cleanups.push(() => app.close(), () => rx.stop());
   await app.subscribe({ url: rx.url });
   stalled = true;
-  app.publish("case.deleted", { id: 1 });
+  await app.publish("case.deleted", { id: 1 });
   await app.until(() => held.length > 0, "a sync of the event");
   await Bun.sleep(300); // polls and wakes come and go: the claim waits for the disk
   expect(rx.received.length).toBe(0);
@@ -426,7 +425,7 @@ test("an outcome recorded while other attempts are open is synced within moments
   const rx = startReceiver((_req, _rec, n) => (n === 1 ? new Response("ok") : rx.hang()));
   cleanups.push(() => app.close(), () => rx.stop());
   const sub = await app.subscribe({ url: rx.url });
-  for (let i = 1; i <= 4; i++) app.publish("case.deleted", { id: i });
+  for (let i = 1; i <= 4; i++) await app.publish("case.deleted", { id: i });
   await rx.waitFor(4);
   await app.until(async () => (await deliveriesOf(app, sub.id, "&status=delivered")).total === 1, "the outcome recorded");
   const recorded = app.ctx.groupCommit.mark();
@@ -447,22 +446,22 @@ test("late first attempts to a fast subscriber hold request writes until claims 
   const sub = await app.subscribe({ url: rx.url });
   // Events that waited a second before the loop could claim them, as under a saturating write load.
   const backdated = (n: number) =>
-    app.ctx.db.transaction((tx) => {
-      for (let i = 0; i < n; i++) recordEvent(tx, "case.deleted", { id: i }, null, [sub.id], Date.now() - 1000);
-    }, { behavior: "immediate" });
-  backdated(20);
+    writeTransaction(app.ctx.db, async (tx) => {
+      for (let i = 0; i < n; i++) await recordEvent(tx, "case.deleted", { id: i }, null, [sub.id], Date.now() - 1000);
+    });
+  await backdated(20);
   await rx.waitFor(20);
-  app.publish("case.deleted", { id: 99 }); // a fresh one: caught up
+  await app.publish("case.deleted", { id: 99 }); // a fresh one: caught up
   await rx.waitFor(21);
   await app.until(() => reports.lastIndexOf(false) > reports.indexOf(true), "caught up reported");
   expect(reports.indexOf(true)).toBeGreaterThanOrEqual(0);
 
   // The same backlog for a subscriber that takes 80 ms per answer: its pace, not the thread, is the limit.
   delay = 80;
-  for (let i = 0; i < 8; i++) app.publish("case.deleted", { id: 100 + i });
+  for (let i = 0; i < 8; i++) await app.publish("case.deleted", { id: 100 + i });
   await app.until(async () => (await deliveriesOf(app, sub.id, "&status=delivered")).total === 29, "the slow answers recorded");
   reports.length = 0;
-  backdated(8);
+  await backdated(8);
   await rx.waitFor(37);
   expect(reports.includes(true)).toBe(false);
 });

@@ -21,10 +21,10 @@ test("both concurrency settings equal: a hanging endpoint does not delay another
   cleanups.push(() => app.close(), () => hanging.stop(), () => healthy.stop());
   await app.subscribe({ url: hanging.url });
   await app.until(async () => true, "subscribed");
-  for (let i = 1; i <= 8; i++) app.publish("case.deleted", { id: i });
+  for (let i = 1; i <= 8; i++) await app.publish("case.deleted", { id: i });
   await hanging.waitFor(3);
   await app.subscribe({ url: healthy.url });
-  for (let i = 9; i <= 12; i++) app.publish("case.deleted", { id: i });
+  for (let i = 9; i <= 12; i++) await app.publish("case.deleted", { id: i });
   // The hanging endpoint holds 3 of the 4 slots for its 30 s timeout; the healthy one gets the 4th.
   await healthy.waitFor(4, 3000);
   expect(hanging.maxInFlight).toBe(3);
@@ -35,7 +35,7 @@ test("redelivering or recovering deliveries of a disabled subscription → 409, 
   const rx = startReceiver(() => new Response("no", { status: 500 }));
   cleanups.push(() => app.close(), () => rx.stop());
   const sub = await app.subscribe({ url: rx.url });
-  app.publish("case.deleted", { id: 1 });
+  await app.publish("case.deleted", { id: 1 });
   const failed = await app.until(async () => (await app.json("GET", `/api/admin/webhooks/${sub.id}/deliveries?status=failed`)).body.items[0]?.id, "a failed delivery");
   expect((await app.admin("PATCH", `/api/admin/webhooks/${sub.id}`, { enabled: false })).status).toBe(200);
   for (const [path, body] of [[`/api/admin/deliveries/${failed}/redeliver`, undefined], [`/api/admin/webhooks/${sub.id}/recover`, { since: 0 }], [`/api/admin/webhooks/${sub.id}/test`, { event: "case.deleted" }]] as const) {

@@ -1,6 +1,7 @@
 import type { Config } from "../../src/config";
 import { startDeliveryLoop } from "../../src/webhooks/dispatcher";
 import { publish } from "../../src/webhooks/publish";
+import { writeTransaction } from "../../src/db/transaction";
 import { afterEach } from "bun:test";
 import { createTestApp, until } from "../helpers";
 
@@ -92,8 +93,8 @@ export function webhookTestApp(overrides: Partial<Config> = {}, opts: Parameters
   return {
     ...t,
     loop,
-    publish(event: string, payload: unknown, projectCode: string | null = null) {
-      t.ctx.db.transaction((tx) => publish(tx, event, payload, { projectCode }), { behavior: "immediate" });
+    publish(event: string, payload: unknown, projectCode: string | null = null): Promise<void> {
+      return writeTransaction(t.ctx.db, (tx) => publish(tx, event, payload, { projectCode }));
     },
     async subscribe(body: Record<string, unknown>) {
       const r = await t.admin("POST", "/api/admin/webhooks", { events: ["*"], ...body });

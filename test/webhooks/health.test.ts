@@ -10,7 +10,7 @@ test("the attempt log keeps response headers and marks where a redelivery starte
   const { app, rx } = setup({ webhookRetrySchedule: [10] });
   rx.setHandler((_req, _rec, n) => new Response(n === 1 ? "boom" : "ok", { status: n === 1 ? 500 : 200, headers: { "x-receiver": `n${n}`, "retry-after": "1" } }));
   const sub = await app.subscribe({ url: rx.url });
-  app.publish("case.updated", { id: 7 });
+  await app.publish("case.updated", { id: 7 });
   const id = (await app.json("GET", `/api/admin/webhooks/${sub.id}/deliveries`)).body.items[0].id;
   await app.until(async () => (await delivery(app, id)).status === "delivered", "delivered");
   expect((await app.json("POST", `/api/admin/deliveries/${id}/redeliver`)).status).toBe(202);
@@ -29,7 +29,7 @@ test("the attempt log keeps response headers and marks where a redelivery starte
 test("an attempt without a response has no response headers", async () => {
   const { app } = setup({ webhookRetrySchedule: [10] });
   const sub = await app.subscribe({ url: "http://127.0.0.1:9/closed" });
-  app.publish("case.updated", { id: 1 });
+  await app.publish("case.updated", { id: 1 });
   const id = (await app.json("GET", `/api/admin/webhooks/${sub.id}/deliveries`)).body.items[0].id;
   const d = await app.until(async () => {
     const x = await delivery(app, id);
@@ -49,7 +49,7 @@ test("health: failing since with the last error, waiting retries, and the last d
     enabled: true, disabledReason: null, failingSince: null, lastSuccessAt: null, lastError: null,
     pending: 0, waitingRetries: 0, nextRetryAt: null, lastDay: { attempts: 0, succeeded: 0, successRate: null },
   });
-  for (let i = 1; i <= 3; i++) app.publish("case.deleted", { id: i });
+  for (let i = 1; i <= 3; i++) await app.publish("case.deleted", { id: i });
   await rx.waitFor(6);
   const ok = await app.until(async () => {
     const h = (await app.json("GET", `/api/admin/webhooks/${healthy.id}/health`)).body;
@@ -68,22 +68,22 @@ test("health: failing since with the last error, waiting retries, and the last d
   expect((await app.json("GET", "/api/admin/webhooks/999/health")).status).toBe(404);
 });
 
-test("firstAttemptIdSince finds the first attempt at or after a time by bisection, across gaps in the ids", () => {
+test("firstAttemptIdSince finds the first attempt at or after a time by bisection, across gaps in the ids", async () => {
   const t = createTestApp();
   try {
-    const db = t.ctx.sqlite;
-    const insert = db.query("INSERT INTO webhook_attempts (id, delivery_id, started_at, duration_ms, url) VALUES (?1, 1, ?2, 1, 'x')");
-    expect(firstAttemptIdSince(db, 0)).toBe(1);
+    const db = t.ctx.db;
+    const insert = t.ctx.sqlite.query("INSERT INTO webhook_attempts (id, delivery_id, started_at, duration_ms, url) VALUES (?1, 1, ?2, 1, 'x')");
+    expect(await firstAttemptIdSince(db, 0)).toBe(1);
     // ids 10, 20, …, 1000 at times 100, 200, …, 10 000
-    db.transaction(() => {
+    t.ctx.sqlite.transaction(() => {
       for (let i = 1; i <= 100; i++) insert.run(i * 10, i * 100);
     })();
-    expect(firstAttemptIdSince(db, 0)).toBe(10);
-    expect(firstAttemptIdSince(db, 100)).toBe(10);
-    expect(firstAttemptIdSince(db, 101)).toBe(20);
-    expect(firstAttemptIdSince(db, 5_050)).toBe(510);
-    expect(firstAttemptIdSince(db, 10_000)).toBe(1000);
-    expect(firstAttemptIdSince(db, 10_001)).toBe(1001);
+    expect(await firstAttemptIdSince(db, 0)).toBe(10);
+    expect(await firstAttemptIdSince(db, 100)).toBe(10);
+    expect(await firstAttemptIdSince(db, 101)).toBe(20);
+    expect(await firstAttemptIdSince(db, 5_050)).toBe(510);
+    expect(await firstAttemptIdSince(db, 10_000)).toBe(1000);
+    expect(await firstAttemptIdSince(db, 10_001)).toBe(1001);
   } finally {
     t.close();
   }

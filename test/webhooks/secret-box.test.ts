@@ -48,7 +48,7 @@ test("subscriptions store their secrets sealed: the raw database file holds no w
   expect(raw).not.toContain(created.secret.slice(6));
 });
 
-test("at start, plain secrets (from before encryption) and those of the previous key are resealed; an unknown key is refused", () => {
+test("at start, plain secrets (from before encryption) and those of the previous key are resealed; an unknown key is refused", async () => {
   const dir = t.dir;
   const file = join(dir, "reseal.db");
   const h = openDatabase(file);
@@ -57,19 +57,19 @@ test("at start, plain secrets (from before encryption) and those of the previous
     h.sqlite.run("INSERT INTO webhook_subscriptions (url, events, secret, created_at, updated_at) VALUES ('https://a.example', '[\"*\"]', ?, 0, 0)", [legacy]);
     const oldKey = randomBytes(32);
     const newKey = randomBytes(32);
-    expect(resealStoredSecrets(h.sqlite, secretBox(oldKey))).toBe(1);
+    expect(await resealStoredSecrets(h.db, secretBox(oldKey))).toBe(1);
     const stored = () => (h.sqlite.query("SELECT secret FROM webhook_subscriptions").get() as { secret: string }).secret;
     expect(stored()).not.toContain("whsec_");
-    expect(resealStoredSecrets(h.sqlite, secretBox(oldKey))).toBe(0);
+    expect(await resealStoredSecrets(h.db, secretBox(oldKey))).toBe(0);
 
     const sealedWithOld = stored();
-    expect(resealStoredSecrets(h.sqlite, secretBox(newKey, [oldKey]))).toBe(1);
+    expect(await resealStoredSecrets(h.db, secretBox(newKey, [oldKey]))).toBe(1);
     expect(stored()).not.toBe(sealedWithOld);
     expect(secretBox(newKey).open(stored())).toBe(legacy);
 
     // A database restored without its key: refused before serving, nothing rewritten.
     const before = stored();
-    expect(() => resealStoredSecrets(h.sqlite, secretBox(randomBytes(32)))).toThrow(SecretKeyError);
+    await expect(resealStoredSecrets(h.db, secretBox(randomBytes(32)))).rejects.toThrow(SecretKeyError);
     expect(stored()).toBe(before);
   } finally {
     closeDatabase(h);

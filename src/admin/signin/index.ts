@@ -67,19 +67,19 @@ export function signInRoutes(ctx: AppContext) {
         claims = await rp.finish(new URL(request.url.replace(/^[^/]*\/\/[^/]+/, ctx.config.baseUrl)), cookieValue(request, LOGIN_COOKIE), ctx.config.oidcGroupsClaim);
       } catch (e) {
         const message = e instanceof SignInError ? e.message : "The sign-in failed";
-        writeTransaction(ctx.db, () => writeAudit(ctx.db, anonymous, request, { action: "session.sign_in", outcome: "failure", detail: message }));
+        await writeTransaction(ctx.db, () => writeAudit(ctx.db, anonymous, request, { action: "session.sign_in", outcome: "failure", detail: message }));
         const r = page(400, "Sign-in failed", [message], [["/auth/login", "Sign in again"], ["/console", "Back to the console"]]);
         r.headers.append("set-cookie", clearLogin);
         return r;
       }
       const role = roleFromGroups(claims.groups, ctx.config);
       if (!role) {
-        writeTransaction(ctx.db, () => writeAudit(ctx.db, { kind: "person", name: claims.name, role: null }, request, { action: "session.sign_in", outcome: "denied", detail: "not in an admin group", summary: { after: { subject: claims.subject, groups: claims.groups ?? null } } }));
+        await writeTransaction(ctx.db, () => writeAudit(ctx.db, { kind: "person", name: claims.name, role: null }, request, { action: "session.sign_in", outcome: "denied", detail: "not in an admin group", summary: { after: { subject: claims.subject, groups: claims.groups ?? null } } }));
         const r = new Response(null, { status: 303, headers: { location: "/auth/not-admin", "cache-control": "no-store" } });
         r.headers.append("set-cookie", clearLogin);
         return r;
       }
-      const { cookieValue: value } = createSession(ctx, { subject: claims.subject, issuer: claims.issuer, name: claims.name, role, idToken: claims.idToken }, request);
+      const { cookieValue: value } = await createSession(ctx, { subject: claims.subject, issuer: claims.issuer, name: claims.name, role, idToken: claims.idToken }, request);
       const r = new Response(null, { status: 303, headers: { location: "/console", "cache-control": "no-store" } });
       r.headers.append("set-cookie", clearLogin);
       r.headers.append("set-cookie", cookie(ctx, sessionCookieName(ctx), value, Math.floor(ctx.config.sessionAbsoluteTimeoutMs / 1000)));
@@ -92,12 +92,12 @@ export function signInRoutes(ctx: AppContext) {
       ], [["/auth/login", "Sign in with another account"]]), hidden)
     .post("/logout", async ({ request }) => {
       const value = cookieValue(request, sessionCookieName(ctx));
-      const session = value ? findSession(ctx, value) : null;
+      const session = value ? await findSession(ctx, value) : null;
       const clear = cookie(ctx, sessionCookieName(ctx), "", 0);
       if (!session) return new Response(JSON.stringify({ redirect: "/console" }), { headers: { "content-type": "application/json", "set-cookie": clear } });
       const sent = request.headers.get("x-csrf-token");
       if (!sent || !constantTimeEqual(sent, session.csrfToken)) throw new ApiError(403, "csrf", "Signing out needs the console's CSRF token (x-csrf-token)");
-      endSession(ctx, session, request, "session.sign_out");
+      await endSession(ctx, session, request, "session.sign_out");
       const redirect = (rp && (await rp.endSessionUrl(session.idToken, `${ctx.config.baseUrl}/console`))) ?? "/console";
       return new Response(JSON.stringify({ redirect }), { headers: { "content-type": "application/json", "set-cookie": clear, "cache-control": "no-store" } });
     }, hidden);
@@ -119,14 +119,14 @@ const SessionView = t.Object({
 export function sessionAdminRoutes(ctx: AppContext) {
   return new Elysia({ name: "admin-sessions" })
     .use(adminAccess(ctx))
-    .get("/sessions", () => ({ items: listSessions(ctx) }), {
+    .get("/sessions", async () => ({ items: await listSessions(ctx) }), {
       role: "owner",
       response: adminResponses({ 200: t.Object({ items: t.Array(SessionView) }) }),
       detail: { tags: ["Admin: access"], summary: "Console sessions of people signed in through the IdP" },
     })
-    .delete("/sessions/:id", ({ params, admin, request }) => {
-      const row = sessionById(ctx, params.id);
-      endSession(ctx, row, request, "session.revoke", { kind: admin.kind, name: admin.name, role: admin.role });
+    .delete("/sessions/:id", async ({ params, admin, request }) => {
+      const row = await sessionById(ctx, params.id);
+      await endSession(ctx, row, request, "session.revoke", { kind: admin.kind, name: admin.name, role: admin.role });
       return new Response(null, { status: 204 });
     }, {
       role: "owner",

@@ -1,4 +1,4 @@
-import { writeTransaction } from "../../db/transaction";
+import { first, writeTransaction } from "../../db/transaction";
 import { desc, eq, lt } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
 import type { AppContext } from "../../context";
@@ -19,30 +19,31 @@ export type NewSession = { subject: string; issuer: string; name: string; role: 
 export const sessionCookieName = (ctx: Pick<AppContext, "config">) => (ctx.config.baseUrl.startsWith("https:") ? "__Host-gatehouse_session" : "gatehouse_session");
 
 /** Creates the session and records the sign-in in the same transaction; returns the cookie value. */
-export function createSession(ctx: AppContext, s: NewSession, request: Request): { cookieValue: string; row: AdminSessionRow } {
+export async function createSession(ctx: AppContext, s: NewSession, request: Request): Promise<{ cookieValue: string; row: AdminSessionRow }> {
   const cookieValue = randomBytes(32).toString("base64url");
   const now = Date.now();
-  const row = writeTransaction(ctx.db, (tx) => {
+  const row = await writeTransaction(ctx.db, async (tx) => {
     const { sourceIp, userAgent } = sourceOf(request);
-    const r = tx
+    const [r] = await tx
       .insert(adminSessions)
       .values({ idHash: hashToken(cookieValue), csrfToken: randomBytes(32).toString("base64url"), ...s, sourceIp, userAgent, createdAt: now, lastSeenAt: now, expiresAt: now + ctx.config.sessionAbsoluteTimeoutMs })
-      .returning()
-      .get();
-    writeAudit(ctx.db, { kind: "person", name: s.name, role: s.role }, request, { action: "session.sign_in", resource: { type: "session", id: r.id }, outcome: "success", summary: { after: { subject: s.subject, issuer: s.issuer, role: s.role } } });
+      .returning();
+    if (!r) throw new Error("the session insert returned no row");
+    await writeAudit(ctx.db, { kind: "person", name: s.name, role: s.role }, request, { action: "session.sign_in", resource: { type: "session", id: r.id }, outcome: "success", summary: { after: { subject: s.subject, issuer: s.issuer, role: s.role } } });
     return r;
   });
   return { cookieValue, row };
 }
 
 /** The live session a cookie names, or null. An expired one (idle or absolute) is deleted on sight. */
-export function findSession(ctx: AppContext, cookieValue: string, now = Date.now()): AdminSessionRow | null {
+export async function findSession(ctx: AppContext, cookieValue: string, now = Date.now()): Promise<AdminSessionRow | null> {
   if (cookieValue.length > 200) return null;
-  const row = ctx.db.select().from(adminSessions).where(eq(adminSessions.idHash, hashToken(cookieValue))).get();
+  const row = await first(ctx.db.select().from(adminSessions).where(eq(adminSessions.idHash, hashToken(cookieValue))));
   if (!row) return null;
+  // Both writes are best effort and never wait for another process's write lock.
   if (row.expiresAt <= now || row.lastSeenAt + ctx.config.sessionIdleTimeoutMs <= now) {
     try {
-      ctx.db.delete(adminSessions).where(eq(adminSessions.id, row.id)).run();
+      await writeTransaction(ctx.db, (tx) => tx.delete(adminSessions).where(eq(adminSessions.id, row.id)), { waitForLock: false });
     } catch {
       // busy: it is refused all the same, and deleted next time
     }
@@ -50,7 +51,7 @@ export function findSession(ctx: AppContext, cookieValue: string, now = Date.now
   }
   if (now - row.lastSeenAt >= TOUCH_EVERY_MS) {
     try {
-      ctx.db.update(adminSessions).set({ lastSeenAt: now }).where(eq(adminSessions.id, row.id)).run();
+      await writeTransaction(ctx.db, (tx) => tx.update(adminSessions).set({ lastSeenAt: now }).where(eq(adminSessions.id, row.id)), { waitForLock: false });
     } catch {
       // best effort: a busy database must not fail a read; the next request touches it
     }
@@ -59,30 +60,26 @@ export function findSession(ctx: AppContext, cookieValue: string, now = Date.now
 }
 
 /** Ends a session (sign-out, or an owner revoking it); records it in the same transaction. */
-export function endSession(ctx: AppContext, row: AdminSessionRow, request: Request, action: "session.sign_out" | "session.revoke", actor: AuditActor = { kind: "person", name: row.name, role: row.role }): void {
-  writeTransaction(ctx.db, (tx) => {
-    tx.delete(adminSessions).where(eq(adminSessions.id, row.id)).run();
-    writeAudit(ctx.db, actor, request, { action, resource: { type: "session", id: row.id }, outcome: "success", summary: { before: { name: row.name, role: row.role } } });
+export async function endSession(ctx: AppContext, row: AdminSessionRow, request: Request, action: "session.sign_out" | "session.revoke", actor: AuditActor = { kind: "person", name: row.name, role: row.role }): Promise<void> {
+  await writeTransaction(ctx.db, async (tx) => {
+    await tx.delete(adminSessions).where(eq(adminSessions.id, row.id));
+    await writeAudit(ctx.db, actor, request, { action, resource: { type: "session", id: row.id }, outcome: "success", summary: { before: { name: row.name, role: row.role } } });
   });
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export function listSessions(ctx: AppContext) {
+export async function listSessions(ctx: AppContext) {
   const now = Date.now();
   // Expired rows are cleared here too (nobody is signed in with them).
-  ctx.db.delete(adminSessions).where(lt(adminSessions.expiresAt, now)).run();
-  return ctx.db
-    .select()
-    .from(adminSessions)
-    .orderBy(desc(adminSessions.id))
-    .all()
+  await writeTransaction(ctx.db, (tx) => tx.delete(adminSessions).where(lt(adminSessions.expiresAt, now)));
+  return (await ctx.db.select().from(adminSessions).orderBy(desc(adminSessions.id)))
     .filter((r) => r.lastSeenAt + ctx.config.sessionIdleTimeoutMs > now)
     .map((r) => ({ id: r.id, name: r.name, role: r.role, subject: r.subject, sourceIp: r.sourceIp, userAgent: r.userAgent, createdAt: iso(r.createdAt), lastSeenAt: iso(r.lastSeenAt), expiresAt: iso(r.expiresAt) }));
 }
 
-export function sessionById(ctx: AppContext, id: number): AdminSessionRow {
-  const r = ctx.db.select().from(adminSessions).where(eq(adminSessions.id, id)).get();
+export async function sessionById(ctx: AppContext, id: number): Promise<AdminSessionRow> {
+  const r = await first(ctx.db.select().from(adminSessions).where(eq(adminSessions.id, id)));
   if (!r) throw notFound(`Session ${id}`);
   return r;
 }

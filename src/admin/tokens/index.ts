@@ -11,7 +11,7 @@ const tags = ["Admin: access"];
 export function adminTokenAdminRoutes(ctx: AppContext) {
   return new Elysia({ name: "admin-tokens" })
     .use(adminAccess(ctx))
-    .get("/admin-tokens", () => ({ items: listAdminTokens(ctx) }), {
+    .get("/admin-tokens", async () => ({ items: await listAdminTokens(ctx) }), {
       role: "owner",
       response: adminResponses({ 200: AdminTokenList }),
       detail: { tags, summary: "Admin API tokens (never the token itself)" },

@@ -7,7 +7,7 @@ import { constantTimeEqual, generateToken, hashToken } from "../../lib/tokens";
 import type { Role } from "../roles";
 import type { AdminTokenCreate, AdminTokenView } from "./model";
 import { adminTokens } from "./tables";
-import { writeTransaction } from "../../db/transaction";
+import { first, writeTransaction } from "../../db/transaction";
 
 /** Admin API tokens: create (shown once), list, revoke, and the check of a presented one. */
 
@@ -34,46 +34,46 @@ function view(r: Row, now = Date.now()): AdminTokenView {
 
 const nameTaken = (name: string) => conflict(`An admin token named ${JSON.stringify(name)} exists already; revoke it or choose another name`);
 
-export function createAdminToken(ctx: AppContext, input: AdminTokenCreate, createdBy: string): AdminTokenView & { token: string } {
+export async function createAdminToken(ctx: AppContext, input: AdminTokenCreate, createdBy: string): Promise<AdminTokenView & { token: string }> {
   const name = input.name.trim();
   const badName = plainTextProblem("name", name);
   if (badName) throw badRequest(badName, "name");
   const token = generateToken(ADMIN_TOKEN_PREFIX);
   const now = Date.now();
-  const row = writeTransaction(ctx.db,
-    (tx) => {
+  const row = await writeTransaction(ctx.db,
+    async (tx) => {
       // Checked here for a clear answer; the partial unique index holds it under concurrent writers.
-      const taken = tx.select({ id: adminTokens.id }).from(adminTokens).where(and(isNull(adminTokens.revokedAt), sql`lower(${adminTokens.name}) = lower(${name})`)).get();
+      const taken = await first(tx.select({ id: adminTokens.id }).from(adminTokens).where(and(isNull(adminTokens.revokedAt), sql`lower(${adminTokens.name}) = lower(${name})`)).limit(1));
       if (taken) throw nameTaken(name);
-      return tx
+      const [created] = await tx
         .insert(adminTokens)
         .values({ name, role: input.role, tokenHash: hashToken(token), createdBy, createdAt: now, expiresAt: now + input.expiresInDays * DAY_MS })
-        .returning()
-        .get();
+        .returning();
+      return created!;
     },
   );
   return { ...view(row, now), token };
 }
 
-export function listAdminTokens(ctx: AppContext): AdminTokenView[] {
+export async function listAdminTokens(ctx: AppContext): Promise<AdminTokenView[]> {
   const now = Date.now();
-  return ctx.db.select().from(adminTokens).orderBy(desc(adminTokens.id)).all().map((r) => view(r, now));
+  return (await ctx.db.select().from(adminTokens).orderBy(desc(adminTokens.id))).map((r) => view(r, now));
 }
 
-export function getAdminToken(ctx: AppContext, id: number): AdminTokenView {
-  const r = ctx.db.select().from(adminTokens).where(eq(adminTokens.id, id)).get();
+export async function getAdminToken(ctx: AppContext, id: number): Promise<AdminTokenView> {
+  const r = await first(ctx.db.select().from(adminTokens).where(eq(adminTokens.id, id)));
   if (!r) throw notFound(`Admin token ${id}`);
   return view(r);
 }
 
 /** Revokes a token (at once: the next request with it gets 401). Revoking a revoked one is a no-op. */
-export function revokeAdminToken(ctx: AppContext, id: number): AdminTokenView {
+export async function revokeAdminToken(ctx: AppContext, id: number): Promise<AdminTokenView> {
   return writeTransaction(ctx.db,
-    (tx) => {
-      const r = tx.select().from(adminTokens).where(eq(adminTokens.id, id)).get();
+    async (tx) => {
+      const r = await first(tx.select().from(adminTokens).where(eq(adminTokens.id, id)));
       if (!r) throw notFound(`Admin token ${id}`);
       if (r.revokedAt !== null) return view(r);
-      return view(tx.update(adminTokens).set({ revokedAt: Date.now() }).where(eq(adminTokens.id, id)).returning().get()!);
+      return view((await first(tx.update(adminTokens).set({ revokedAt: Date.now() }).where(eq(adminTokens.id, id)).returning()))!);
     },
   );
 }
@@ -85,10 +85,10 @@ export type AdminTokenHolder = { id: number; name: string; role: Role };
  * The live token a request presents, or null (unknown, revoked or expired). Looked up by its
  * SHA-256 (unique, indexed); the stored hash is then compared in constant time.
  */
-export function authenticateAdminToken(ctx: AppContext, token: string): AdminTokenHolder | null {
+export async function authenticateAdminToken(ctx: AppContext, token: string): Promise<AdminTokenHolder | null> {
   if (token.length > 512) return null;
   const hash = hashToken(token);
-  const r = ctx.db.select().from(adminTokens).where(eq(adminTokens.tokenHash, hash)).get();
+  const r = await first(ctx.db.select().from(adminTokens).where(eq(adminTokens.tokenHash, hash)));
   const now = Date.now();
   if (!r || !constantTimeEqual(r.tokenHash, hash) || r.revokedAt !== null || r.expiresAt <= now) return null;
   if (r.lastUsedAt === null || now - r.lastUsedAt > LAST_USED_RESOLUTION_MS) {
