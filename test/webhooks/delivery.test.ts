@@ -1,4 +1,5 @@
 import { expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { Webhook } from "standardwebhooks";
 import { metricsFor } from "../../src/lib/metrics";
 import { EVENTS } from "../../src/webhooks/catalog";
@@ -464,4 +465,32 @@ test("late first attempts to a fast subscriber hold request writes until claims 
   await backdated(8);
   await rx.waitFor(37);
   expect(reports.includes(true)).toBe(false);
+});
+
+test("an outcome whose tick meets another process's write lock waits in the queue and is recorded once the lock is gone, never sent twice", async () => {
+  const { app, rx } = setup();
+  let answer!: () => void;
+  const answered = new Promise<void>((r) => (answer = r));
+  rx.setHandler(async () => (await answered, new Response("ok")));
+  const sub = await app.subscribe({ url: rx.url });
+  await app.publish("case.deleted", { id: 1 });
+  await rx.waitFor(1);
+  // Another process (a CLI command, an operator's sqlite3) takes the write lock while the attempt runs.
+  const other = new Database(app.ctx.sqlite.filename);
+  other.exec("BEGIN IMMEDIATE");
+  try {
+    answer();
+    await Bun.sleep(300); // several polls: each tick fails at once instead of waiting for the lock
+    const started = performance.now();
+    expect((await app.request("GET", "/healthz")).status).toBe(200);
+    expect(performance.now() - started).toBeLessThan(250); // the thread was never held by a waiting tick
+    expect(other.query("SELECT status FROM webhook_deliveries").get()).toEqual({ status: "pending" });
+  } finally {
+    other.exec("ROLLBACK");
+    other.close();
+  }
+  await app.until(async () => (await deliveriesOf(app, sub.id, "&status=delivered")).total === 1, "delivered after the lock");
+  const [d] = (await deliveriesOf(app, sub.id)).items;
+  expect((await delivery(app, d.id)).attempts.length).toBe(1);
+  expect(rx.received.length).toBe(1);
 });

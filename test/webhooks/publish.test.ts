@@ -1,6 +1,8 @@
 import { afterAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { createTestApp } from "../helpers";
+import { createTestApp, until } from "../helpers";
+import { inTransaction as insideTransaction } from "../../src/db/store";
+import { onEventsCommitted } from "../../src/webhooks/wake";
 import { EVENTS } from "../../src/webhooks/catalog";
 import { publish } from "../../src/webhooks/publish";
 import { writeTransaction } from "../../src/db/transaction";
@@ -90,4 +92,23 @@ test("a subscription's deliveries get ids of their own range, in publish order, 
   ).rejects.toThrow("producer failed");
   await inTransaction((tx) => publish(tx, "case.deleted", { id: 6 }));
   expect(await ids(b.id)).toEqual([1, 2, 3, 4, 5].map((n) => deliveryId(b.id, n)));
+});
+
+test("the delivery loop's wake runs outside the producer's transaction: what it schedules never nests in it", async () => {
+  await addSubscription({ events: ["case.deleted"] });
+  const seen: boolean[] = [];
+  const stop = onEventsCommitted(() => {
+    seen.push(insideTransaction(t.ctx.db));
+    setImmediate(() => seen.push(insideTransaction(t.ctx.db)));
+  });
+  try {
+    await inTransaction(async (tx) => {
+      await publish(tx, "case.deleted", { id: 41 });
+      await tx.select().from(webhookEvents).limit(1); // the producer goes on after the wake was queued
+    });
+    await until(() => seen.length === 2, "the wake and what it scheduled");
+    expect(seen).toEqual([false, false]);
+  } finally {
+    stop();
+  }
 });
