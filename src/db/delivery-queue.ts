@@ -11,6 +11,7 @@
  */
 import type { Db } from "./connection";
 import { inListText, listParam } from "./dialect";
+import { engine, type Engine } from "./engine";
 import { preparedQuery, type PreparedQuery } from "./statement";
 import { writeTransaction } from "./transaction";
 
@@ -48,7 +49,14 @@ const dueDeliveries = preparedQuery<DueDeliveryRow, [number, number, number]>(
 // skipped by the due query's locked_until test — at most 2 × the cap of them per subscription.
 // One statement per subscription's claim (the ids bound as one list), not one per row: 0.5–1 µs
 // less per delivery in a microbenchmark of 32-row claims.
-const leaseDeliveries = preparedQuery<unknown, [string, number, number]>(`UPDATE webhook_deliveries SET locked_until = ?2, updated_at = ?3 WHERE ${inListText("id", "?1")}`);
+// Its text has an engine's fragment, so it is written once per engine (not when this module loads,
+// before the process has chosen its engine).
+const leaseByEngine = new Map<Engine, PreparedQuery<unknown, [string, number, number]>>();
+const leaseDeliveries = () => {
+  let q = leaseByEngine.get(engine());
+  if (!q) leaseByEngine.set(engine(), (q = preparedQuery(`UPDATE webhook_deliveries SET locked_until = ?2, updated_at = ?3 WHERE ${inListText("id", "?1")}`)));
+  return q;
+};
 // Appended at the end of the log (webhooks/tables.ts); `finish` then points the delivery at it.
 const logAttempt = preparedQuery<{ id: number }, [number, number | null, number, number, string, string | null, string | null, number | null, string | null, string | null, string | null, number]>(
   `INSERT INTO webhook_attempts (delivery_id, previous_attempt_id, started_at, duration_ms, url, user_agent, signature, status_code, error, response_body, response_headers, cycle_attempt)
@@ -62,10 +70,11 @@ const finishDelivery = preparedQuery<unknown, [number, string, number, number | 
 );
 const releaseDelivery = preparedQuery<unknown, [number, number]>("UPDATE webhook_deliveries SET locked_until = NULL, updated_at = ?2 WHERE id = ?1 AND status = 'pending'");
 // `last_success_at` is kept to the second: under load a subscription succeeds in every tick,
-// and rewriting its row each time would add a page to every commit.
+// and rewriting its row each time would add a page to every commit. (The arithmetic is on the
+// column, so PostgreSQL types ?2 as the column's bigint, not as an integer that overflows.)
 const subscriptionSucceeded = preparedQuery<unknown, [number, number]>(
   `UPDATE webhook_subscriptions SET failing_since = NULL, last_success_at = ?2
-    WHERE id = ?1 AND (failing_since IS NOT NULL OR last_success_at IS NULL OR last_success_at <= ?2 - 1000)`,
+    WHERE id = ?1 AND (failing_since IS NOT NULL OR last_success_at IS NULL OR last_success_at + 1000 <= ?2)`,
 );
 const subscriptionFailing = preparedQuery<{ failing_since: number }, [number, number]>(
   "UPDATE webhook_subscriptions SET failing_since = coalesce(failing_since, ?2) WHERE id = ?1 RETURNING failing_since",
@@ -80,7 +89,7 @@ const disableSubscription = preparedQuery<unknown, [number, string, number]>("UP
  */
 async function claimDue(db: Db, subscriptionId: number, now: number, limit: number, leaseUntil: number): Promise<DueDeliveryRow[]> {
   const rows = await dueDeliveries.all(db, subscriptionId, now, limit);
-  if (rows.length > 0) await leaseDeliveries.run(db, listParam(rows.map((r) => r.id)), leaseUntil, now);
+  if (rows.length > 0) await leaseDeliveries().run(db, listParam(rows.map((r) => r.id)), leaseUntil, now);
   return rows;
 }
 
