@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Database } from "bun:sqlite";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { isPostgres } from "./engine";
+import { preparedQuery } from "./statement";
 import { storeOf, type Db } from "./store";
 import { migrations } from "./migrations.generated";
 
@@ -88,12 +90,17 @@ function refuseUnknownMigrations(db: BunSQLiteDatabase, known: number[]): void {
   );
 }
 
+const postgresApplied = preparedQuery<{ n: number }, []>(`SELECT count(*) AS n FROM "__drizzle_migrations"`);
+
 /**
- * The schema version the database behind a handle is at (for /version). SQLite: read from the
- * handle's connection, as `databaseSchemaVersion`; PostgreSQL keeps its migrations its own way
- * (its migrator, next).
+ * The schema version the database behind a handle is at (for /version): its count of recorded
+ * migrations − 1, or null before any. On PostgreSQL its own migrations' (src/db/postgres/migrate.ts).
  */
 export async function schemaVersionOf(db: Db): Promise<number | null> {
+  if (isPostgres()) {
+    const n = (await postgresApplied.get(db))?.n ?? 0;
+    return n === 0 ? null : n - 1;
+  }
   // The connection the handle routes to now (the reader outside a transaction), as `clientOf` finds it.
   return databaseSchemaVersion((db as unknown as { session: { client: Database } }).session.client);
 }

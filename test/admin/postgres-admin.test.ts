@@ -1,6 +1,6 @@
 /**
- * The audit log, admin API tokens (with their "last used" stamps), console sessions and the
- * readiness probes on PostgreSQL: the same services and SQL as on SQLite. An audited action's own
+ * The audit log, admin API tokens (with their "last used" stamps), console sessions, the
+ * readiness probes and the schema version /version reports on PostgreSQL: the same services and SQL as on SQLite. An audited action's own
  * transaction nests inside the audit's (a savepoint); a refusal is recorded in a transaction of
  * its own. Real services over a real server (test/support/postgres.ts).
  */
@@ -12,7 +12,9 @@ import { audited, listAudit, purgeAuditLog } from "../../src/audit/service";
 import { testConfig } from "../../src/config";
 import type { AppContext } from "../../src/context";
 import { useEngine } from "../../src/db/engine";
+import { schemaVersionOf } from "../../src/db/migrate";
 import { migratePostgres } from "../../src/db/postgres/migrate";
+import { migrations } from "../../src/db/postgres/migrations.generated";
 import { PostgresStore } from "../../src/db/postgres/store";
 import { databaseWritable, pingDatabase } from "../../src/db/readiness";
 import { routedHandle, type Db } from "../../src/db/store";
@@ -92,4 +94,8 @@ test("a console session is found by its cookie, listed, and ended with its audit
 test("readiness: the database answers and takes writes", async () => {
   await pingDatabase(db);
   expect(await databaseWritable(db)).toBe(true);
+});
+
+test("/version's schema version: the PostgreSQL migrations recorded", async () => {
+  expect(await schemaVersionOf(db)).toBe(migrations.length - 1);
 });
