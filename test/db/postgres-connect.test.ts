@@ -288,12 +288,15 @@ describe("a streaming standby (what the cluster's failover looks like)", () => {
 });
 
 describe("the pool across a server restart", () => {
-  test("while the server is down, queries fail at once (not hang); once it is back, they succeed again", async () => {
+  test("while the server shuts down, a new start is retried (exit 1); while it is down, queries fail at once (not hang); once it is back, they succeed again", async () => {
     const { sql } = await connectPostgres(settings(`postgres://gatehouse@127.0.0.1:${plain.port}/postgres?connect_timeout=2`));
     const attempt = () =>
       Promise.race([sql`SELECT 1 AS one`.then(() => "ok", (e: { code?: string }) => `error ${e.code}`), Bun.sleep(4000).then(() => "hanging")]);
     try {
       await Promise.all([1, 2, 3].map(() => sql`SELECT pg_sleep(0.02)`));
+      // A smart shutdown waits for the open sessions (the pool's) and refuses new ones meanwhile: 57P03, retried.
+      asServerUser("pg_ctl", "-D", join(plain.dir, "data"), "-m", "smart", "-W", "stop");
+      await refusal(settings(`postgres://gatehouse@127.0.0.1:${plain.port}/postgres`), "the server is not accepting connections yet (starting up, shutting down or in recovery): the database system is shutting down — retrying", EXIT_TRANSIENT);
       asServerUser("pg_ctl", "-D", join(plain.dir, "data"), "-m", "fast", "-w", "stop");
       const whileDown: string[] = [];
       for (let i = 0; i < 4; i++) whileDown.push(await attempt());
