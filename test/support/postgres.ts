@@ -129,7 +129,8 @@ export function freshDatabaseSync(prefix = "t"): { url: string; drop(): Promise<
     return r.stdout.trim();
   })();
   const name = `${prefix}_${process.pid}_${Date.now().toString(36)}_${counter++}`;
-  const r = spawnSync("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", server, "-c", `CREATE DATABASE "${name}" TEMPLATE "${template}"`], { encoding: "utf8" });
+  const psql = postgresBinDir() ? join(postgresBinDir()!, "psql") : "psql";
+  const r = spawnSync(psql, ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", server, "-c", `CREATE DATABASE "${name}" TEMPLATE "${template}"`], { encoding: "utf8" });
   if (r.status !== 0) throw new Error(`creating a test database failed: ${r.stderr}`);
   const url = new URL(server);
   url.pathname = `/${name}`;

@@ -34,15 +34,11 @@ const NUMBER_TYPES = {
 };
 
 /**
- * Opens the pool and checks that Gatehouse can run on it: reachable, authenticated, 15 or newer,
- * writable (a primary), and allowed to create its tables. Throws DatabaseConnectError otherwise,
- * with the pool closed. `minServerVersion` is for tests, which have only one server version to
- * see the refusal on.
+ * The pool over `settings`, not yet connected (postgres.js connects on the first query): the one
+ * place its options are chosen. `connectPostgres` opens it and checks the server; tests whose server
+ * is known open it directly.
  */
-export async function connectPostgres(
-  settings: PostgresSettings,
-  { minServerVersion = MIN_SERVER_VERSION }: { minServerVersion?: number } = {},
-): Promise<{ sql: postgres.Sql; serverVersion: number }> {
+export function openPool(settings: PostgresSettings): { sql: postgres.Sql; url: DatabaseUrl; where: string } {
   let url: DatabaseUrl;
   try {
     url = parseDatabaseUrl(settings.url);
@@ -67,6 +63,20 @@ export async function connectPostgres(
     connect_timeout: url.connectTimeoutSeconds,
     target_session_attrs: driverSessionAttrs(url),
   });
+  return { sql, url, where };
+}
+
+/**
+ * Opens the pool and checks that Gatehouse can run on it: reachable, authenticated, 15 or newer,
+ * writable (a primary), and allowed to create its tables. Throws DatabaseConnectError otherwise,
+ * with the pool closed. `minServerVersion` is for tests, which have only one server version to
+ * see the refusal on.
+ */
+export async function connectPostgres(
+  settings: PostgresSettings,
+  { minServerVersion = MIN_SERVER_VERSION }: { minServerVersion?: number } = {},
+): Promise<{ sql: postgres.Sql; serverVersion: number }> {
+  const { sql, url, where } = openPool(settings);
   try {
     const serverVersion = await withDeadline(checkServer(sql, url, where, minServerVersion), url, where);
     return { sql, serverVersion };
