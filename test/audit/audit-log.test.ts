@@ -1,4 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { execute, rowsOf } from "../../src/db/statement";
+import { writeTransaction } from "../../src/db/transaction";
 import { purgeAuditLog, redact } from "../../src/audit/service";
 import { csvField } from "../../src/http/log-export";
 import { createTestApp } from "../helpers";
@@ -150,12 +153,13 @@ describe("pure parts", () => {
   });
 
   test("retention purges entries older than the cutoff, keeps the rest", async () => {
-    const s = t.ctx.sqlite;
-    const total = () => (s.query("SELECT count(*) AS n FROM audit_log").get() as { n: number }).n;
-    const ins = s.query("INSERT INTO audit_log (at, actor_kind, actor_name, action, outcome) VALUES (?, 'env-token', 'old', 'scim.enable', 'success')");
-    for (let i = 0; i < 3; i++) ins.run(Date.now() - 400 * 86_400_000);
-    const before = total();
+    const total = async () => (await rowsOf<{ n: number }>(t.ctx.db, sql`SELECT count(*) AS n FROM audit_log`))[0]!.n;
+    await writeTransaction(t.ctx.db, async (tx) => {
+      for (let i = 0; i < 3; i++)
+        await execute(tx, sql`INSERT INTO audit_log (at, actor_kind, actor_name, action, outcome) VALUES (${Date.now() - 400 * 86_400_000}, 'env-token', 'old', 'scim.enable', 'success')`);
+    });
+    const before = await total();
     expect(await purgeAuditLog(t.ctx.db, Date.now() - 365 * 86_400_000)).toBe(true);
-    expect(total()).toBe(before - 3);
+    expect(await total()).toBe(before - 3);
   });
 });

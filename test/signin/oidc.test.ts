@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql, type SQL } from "drizzle-orm";
+import { execute, rowsOf } from "../../src/db/statement";
+import { writeTransaction } from "../../src/db/transaction";
 import { roleFromGroups } from "../../src/admin/signin/roles-from-groups";
 import { createTestApp } from "../helpers";
 import { CLIENT_ID, CLIENT_SECRET, GROUP_CONFIG, signIn, startOp } from "./op";
@@ -35,7 +38,7 @@ describe("sign-in through the IdP", () => {
     expect(set).toContain("Path=/");
     expect(jar.get(COOKIE)).toMatch(/^[A-Za-z0-9_-]{43}$/);
     // the database holds only its hash
-    expect(JSON.stringify(t.ctx.sqlite.query("SELECT * FROM admin_sessions").all())).not.toContain(jar.get(COOKIE)!);
+    expect(JSON.stringify(await rowsOf(t.ctx.db, sql`SELECT * FROM admin_sessions`))).not.toContain(jar.get(COOKIE)!);
     const me = await json(await withSession(jar)("GET", "/api/admin/me"));
     expect(me.body).toMatchObject({ kind: "person", name: "olive.owner@example.com", role: "owner" });
     expect(me.body.csrfToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -122,10 +125,11 @@ describe("sessions", () => {
     const a = await signIn(handle, BASE, "oscar.operator");
     const b = await signIn(handle, BASE, "oscar.operator");
     const c = await signIn(handle, BASE, "oscar.operator");
-    const ids = (t.ctx.sqlite.query("SELECT id FROM admin_sessions ORDER BY id DESC LIMIT 3").all() as { id: number }[]).map((r) => r.id).reverse();
-    t.ctx.sqlite.query("UPDATE admin_sessions SET last_seen_at = ? WHERE id = ?").run(Date.now() - t.ctx.config.sessionIdleTimeoutMs - 1, ids[0]!);
+    const ids = (await rowsOf<{ id: number }>(t.ctx.db, sql`SELECT id FROM admin_sessions ORDER BY id DESC LIMIT 3`)).map((r) => r.id).reverse();
+    const change = (statement: SQL) => writeTransaction(t.ctx.db, (tx) => execute(tx, statement));
+    await change(sql`UPDATE admin_sessions SET last_seen_at = ${Date.now() - t.ctx.config.sessionIdleTimeoutMs - 1} WHERE id = ${ids[0]!}`);
     expect((await withSession(a.jar)("GET", "/api/admin/me")).status).toBe(401);
-    t.ctx.sqlite.query("UPDATE admin_sessions SET expires_at = ? WHERE id = ?").run(Date.now() - 1, ids[1]!);
+    await change(sql`UPDATE admin_sessions SET expires_at = ${Date.now() - 1} WHERE id = ${ids[1]!}`);
     expect((await withSession(b.jar)("GET", "/api/admin/me")).status).toBe(401);
     const list = (await json(await t.admin("GET", "/api/admin/sessions"))).body.items;
     expect(list.some((s: any) => s.id === ids[2])).toBe(true);

@@ -4,6 +4,8 @@ import { Webhook } from "standardwebhooks";
 import { metricsFor } from "../../src/lib/metrics";
 import { EVENTS } from "../../src/webhooks/catalog";
 import { recordEvent } from "../../src/webhooks/publish";
+import { sql } from "drizzle-orm";
+import { execute, rowsOf } from "../../src/db/statement";
 import { writeTransaction } from "../../src/db/transaction";
 import { webhookSubscriptions } from "../../src/webhooks/tables";
 import { appsPerTest, createProject, startReceiver, webhookTestApp, type WebhookTestApp } from "./harness";
@@ -279,7 +281,7 @@ test("a subscription failing for 5 days without a success is disabled with a rea
   const { app, rx } = setup({ webhookRetrySchedule: [10_000] });
   rx.setHandler(() => new Response("down", { status: 500 }));
   const sub = await app.subscribe({ url: rx.url });
-  app.ctx.sqlite.query("UPDATE webhook_subscriptions SET failing_since = ?1 WHERE id = ?2").run(Date.now() - 5 * 86_400_000 - 1000, sub.id);
+  await writeTransaction(app.ctx.db, (tx) => execute(tx, sql`UPDATE webhook_subscriptions SET failing_since = ${Date.now() - 5 * 86_400_000 - 1000} WHERE id = ${sub.id}`));
   await app.publish("case.deleted", { id: 1 });
   const s = await app.until(async () => {
     const x = (await app.json("GET", `/api/admin/webhooks/${sub.id}`)).body;
@@ -300,13 +302,13 @@ test("retention purges delivered deliveries, their attempts and orphaned events,
   rx.setHandler(() => new Response("down", { status: 500 }));
   await app.publish("case.deleted", { id: 3 });
   await app.until(async () => (await deliveriesOf(app, sub.id, "&status=failed")).total === 1, "failed");
-  const count = (table: string) => (app.ctx.sqlite.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  const count = async (table: string) => (await rowsOf<{ n: number }>(app.ctx.db, sql`SELECT count(*) AS n FROM ${sql.raw(table)}`))[0]!.n;
   expect(await purgeExpired(app.ctx, Date.now())).toBe(0); // nothing is older than 30 days yet
   const later = Date.now() + 31 * 86_400_000;
   expect(await purgeExpired(app.ctx, later)).toBeGreaterThan(0);
   expect((await deliveriesOf(app, sub.id)).items.map((d: any) => d.status)).toEqual(["failed"]);
-  expect(count("webhook_events")).toBe(1);
-  expect(count("webhook_attempts")).toBe(0);
+  expect(await count("webhook_events")).toBe(1);
+  expect(await count("webhook_attempts")).toBe(0);
 });
 
 test("retention walks each range of delivery ids across many transactions: old delivered rows go; failed, recent and redelivered ones stay", async () => {

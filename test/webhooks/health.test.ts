@@ -1,4 +1,7 @@
 import { expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { execute } from "../../src/db/statement";
+import { writeTransaction } from "../../src/db/transaction";
 import { firstAttemptIdSince } from "../../src/webhooks/health";
 import { createTestApp } from "../helpers";
 import { appsPerTest, type WebhookTestApp } from "./harness";
@@ -72,12 +75,11 @@ test("firstAttemptIdSince finds the first attempt at or after a time by bisectio
   const t = createTestApp();
   try {
     const db = t.ctx.db;
-    const insert = t.ctx.sqlite.query("INSERT INTO webhook_attempts (id, delivery_id, started_at, duration_ms, url) VALUES (?1, 1, ?2, 1, 'x')");
     expect(await firstAttemptIdSince(db, 0)).toBe(1);
     // ids 10, 20, …, 1000 at times 100, 200, …, 10 000
-    t.ctx.sqlite.transaction(() => {
-      for (let i = 1; i <= 100; i++) insert.run(i * 10, i * 100);
-    })();
+    await writeTransaction(db, async (tx) => {
+      for (let i = 1; i <= 100; i++) await execute(tx, sql`INSERT INTO webhook_attempts (id, delivery_id, started_at, duration_ms, url) VALUES (${i * 10}, 1, ${i * 100}, 1, 'x')`);
+    });
     expect(await firstAttemptIdSince(db, 0)).toBe(10);
     expect(await firstAttemptIdSince(db, 100)).toBe(10);
     expect(await firstAttemptIdSince(db, 101)).toBe(20);

@@ -7,7 +7,9 @@ import { getDelivery } from "../../src/webhooks/service";
 import type { AttemptResult } from "../../src/webhooks/retry";
 import { webhookSubscriptions } from "../../src/webhooks/tables";
 import { Database } from "bun:sqlite";
-import { writeTransaction } from "../../src/db/transaction";
+import { sql, type SQL } from "drizzle-orm";
+import { execute, rowsOf } from "../../src/db/statement";
+import { first, writeTransaction } from "../../src/db/transaction";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -59,15 +61,12 @@ function finished(c: LeasedDelivery, result: AttemptResult, startedAt = Date.now
 }
 
 const ok: AttemptResult = { kind: "response", status: 200, retryAfter: null };
-const row = (id: number) =>
-  t.ctx.sqlite.query("SELECT status, attempts, next_attempt_at, locked_until, last_error FROM webhook_deliveries WHERE id = ?1").get(id) as {
-    status: string;
-    attempts: number;
-    next_attempt_at: number;
-    locked_until: number | null;
-    last_error: string | null;
-  };
-const attemptRows = (id: number) => (t.ctx.sqlite.query("SELECT count(*) AS n FROM webhook_attempts WHERE delivery_id = ?1").get(id) as { n: number }).n;
+type DeliveryRow = { status: string; attempts: number; next_attempt_at: number; locked_until: number | null; last_error: string | null };
+const row = async (id: number) =>
+  (await first(rowsOf<DeliveryRow>(t.ctx.db, sql`SELECT status, attempts, next_attempt_at, locked_until, last_error FROM webhook_deliveries WHERE id = ${id}`)))!;
+const attemptRows = async (id: number) => (await first(rowsOf<{ n: number }>(t.ctx.db, sql`SELECT count(*) AS n FROM webhook_attempts WHERE delivery_id = ${id}`)))!.n;
+/** A change made behind the service's back (as an operator, or retention, would). */
+const change = (statement: SQL) => writeTransaction(t.ctx.db, (tx) => execute(tx, statement));
 
 test("a claim leases at most the budget and twice the per-subscription cap, and a leased row is not claimed again", async () => {
   const a = await subscribe();
@@ -79,7 +78,7 @@ test("a claim leases at most the budget and twice the per-subscription cap, and 
   expect(bySub(first.claims, a)).toBe(8); // 2 × cap
   expect(bySub(first.claims, b)).toBe(3); // 2 × cap − 5 already held
   expect(first.subscriptions!.map((s) => s.id).sort()).toEqual([a, b].sort());
-  for (const c of first.claims) expect(row(c.id).locked_until).toBe(now + LEASE_MS);
+  for (const c of first.claims) expect((await row(c.id)).locked_until).toBe(now + LEASE_MS);
   const second = await ledger.tick({ now, finished: [], released: [], claim: { budget: 5, held: {} } });
   expect(second.claims.length).toBe(5);
   const firstIds = new Set(first.claims.map((c) => c.id));
@@ -96,8 +95,8 @@ test("outcomes: 2xx delivers, 5xx schedules a retry, the last failure dead-lette
   const [c1, c2] = (await ledger.tick({ now, finished: [], released: [], claim: { budget: 10, held: {} } })).claims;
   const r1 = await ledger.tick({ now, finished: [finished(c1!, ok), finished(c2!, { kind: "response", status: 500, retryAfter: null })], released: [], claim: null });
   expect(r1.verdicts).toEqual({ delivered: 1, retry: 1 });
-  expect(row(c1!.id)).toMatchObject({ status: "delivered", attempts: 1, locked_until: null });
-  const retried = row(c2!.id);
+  expect(await row(c1!.id)).toMatchObject({ status: "delivered", attempts: 1, locked_until: null });
+  const retried = await row(c2!.id);
   expect(retried).toMatchObject({ status: "pending", attempts: 1, locked_until: null, last_error: "HTTP 500" });
   expect(retried.next_attempt_at).toBeGreaterThanOrEqual(now + SCHEDULE[0]! * 0.8);
   expect(retried.next_attempt_at).toBeLessThanOrEqual(now + SCHEDULE[0]! * 1.2);
@@ -110,9 +109,9 @@ test("outcomes: 2xx delivers, 5xx schedules a retry, the last failure dead-lette
     const r = await ledger.tick({ now, finished: [finished(again!, { kind: "error", error: "ECONNREFUSED" })], released: [], claim: null });
     expect(r.verdicts).toEqual({ [verdict]: 1 });
   }
-  expect(row(c2!.id)).toMatchObject({ status: "failed", attempts: 3, last_error: "ECONNREFUSED" });
-  expect(attemptRows(c1!.id)).toBe(1);
-  expect(attemptRows(c2!.id)).toBe(3);
+  expect(await row(c2!.id)).toMatchObject({ status: "failed", attempts: 3, last_error: "ECONNREFUSED" });
+  expect(await attemptRows(c1!.id)).toBe(1);
+  expect(await attemptRows(c2!.id)).toBe(3);
 });
 
 test("410 disables the subscription and reports it; later claims skip it", async () => {
@@ -125,7 +124,7 @@ test("410 disables the subscription and reports it; later claims skip it", async
   expect(r.disabled).toEqual([{ subscriptionId: sub, reason: "The endpoint answered 410 Gone" }]);
   expect(r.subscriptions).toEqual([]);
   expect(r.claims).toEqual([]);
-  expect(row(c!.id)).toMatchObject({ status: "failed", last_error: "endpoint answered 410 Gone" });
+  expect(await row(c!.id)).toMatchObject({ status: "failed", last_error: "endpoint answered 410 Gone" });
 });
 
 test("a released lease is due again at once without counting an attempt; an outcome for a deleted delivery logs nothing", async () => {
@@ -134,12 +133,12 @@ test("a released lease is due again at once without counting an attempt; an outc
   const now = Date.now();
   const [c1, c2] = (await ledger.tick({ now, finished: [], released: [], claim: { budget: 2, held: {} } })).claims;
   await ledger.tick({ now, finished: [], released: [c1!.id], claim: null });
-  expect(row(c1!.id)).toMatchObject({ status: "pending", attempts: 0, locked_until: null });
+  expect(await row(c1!.id)).toMatchObject({ status: "pending", attempts: 0, locked_until: null });
   expect((await ledger.tick({ now, finished: [], released: [], claim: { budget: 2, held: {} } })).claims.map((c) => c.id)).toEqual([c1!.id]);
-  t.ctx.sqlite.query("DELETE FROM webhook_deliveries WHERE id = ?1").run(c2!.id);
+  await change(sql`DELETE FROM webhook_deliveries WHERE id = ${c2!.id}`);
   const r = await ledger.tick({ now, finished: [finished(c2!, ok)], released: [], claim: null });
   expect(r.verdicts).toEqual({ delivered: 1 });
-  expect(attemptRows(c2!.id)).toBe(0);
+  expect(await attemptRows(c2!.id)).toBe(0);
 });
 
 test("a tick that cannot take the write lock throws and commits nothing", async () => {
@@ -176,10 +175,10 @@ test("the attempt log is a chain per delivery: retention's gaps and other delive
   expect(sig).toBe(`v1,sig-${c1!.id}-${now + 1}`);
 
   // Retention purged the first attempt: the chain ends there.
-  t.ctx.sqlite.run("DELETE FROM webhook_attempts WHERE delivery_id = ?1 AND status_code = 500", [c1!.id]);
+  await change(sql`DELETE FROM webhook_attempts WHERE delivery_id = ${c1!.id} AND status_code = 500`);
   expect(await statuses(c1!.id)).toEqual([200]);
   // A pointer to an id that now belongs to another delivery shows nothing of that delivery.
-  const other = (t.ctx.sqlite.query("SELECT last_attempt_id AS id FROM webhook_deliveries WHERE id = ?1").get(c2!.id) as { id: number }).id;
-  t.ctx.sqlite.run("UPDATE webhook_deliveries SET last_attempt_id = ?2 WHERE id = ?1", [c1!.id, other]);
+  const other = (await first(rowsOf<{ id: number }>(t.ctx.db, sql`SELECT last_attempt_id AS id FROM webhook_deliveries WHERE id = ${c2!.id}`)))!.id;
+  await change(sql`UPDATE webhook_deliveries SET last_attempt_id = ${other} WHERE id = ${c1!.id}`);
   expect(await statuses(c1!.id)).toEqual([]);
 });

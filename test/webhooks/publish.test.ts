@@ -1,5 +1,6 @@
 import { afterAll, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
+import { execute } from "../../src/db/statement";
 import { createTestApp, until } from "../helpers";
 import { inTransaction as insideTransaction } from "../../src/db/store";
 import { onEventsCommitted } from "../../src/webhooks/wake";
@@ -80,7 +81,7 @@ test("a subscription's deliveries get ids of their own range, in publish order, 
   expect(await ids(b.id)).toEqual([1, 2, 3].map((n) => deliveryId(b.id, n)));
   expect(deliveryId(a.id, 1)).toBe(a.id * 2 ** 32 + 1);
   // Deleting the newest delivery (as retention may) does not hand its id out again.
-  t.ctx.sqlite.run("DELETE FROM webhook_deliveries WHERE id = ?", [deliveryId(a.id, 3)]);
+  await writeTransaction(t.ctx.db, (tx) => execute(tx, sql`DELETE FROM webhook_deliveries WHERE id = ${deliveryId(a.id, 3)}`));
   await inTransaction((tx) => publish(tx, "case.deleted", { id: 4 }));
   expect(await ids(a.id)).toEqual([1, 2, 4].map((n) => deliveryId(a.id, n)));
   // A rolled-back publish leaves the count where it was.
