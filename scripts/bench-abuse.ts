@@ -34,7 +34,7 @@ const dir = mkdtempSync(join(tmpdir(), "gatehouse-bench-abuse-"));
 
 // ---- data: SCIM users written directly (setup only) ----------------------------------------------
 const setup = openDatabase(join(dir, "gatehouse.db"));
-const scimToken = createScimToken(setup.db, "bench").token;
+const scimToken = (await createScimToken(setup.db, "bench")).token;
 closeDatabase(setup);
 {
   const sqlite = new Database(join(dir, "gatehouse.db"), { strict: true });

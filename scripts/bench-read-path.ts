@@ -72,7 +72,7 @@ const dbFile = join(dir, "gatehouse.db");
 
 // ---- data --------------------------------------------------------------------------------------
 const setup = openDatabase(dbFile);
-const token = createScimToken(setup.db, "bench").token;
+const token = (await createScimToken(setup.db, "bench")).token;
 closeDatabase(setup);
 {
   const sqlite = new Database(dbFile, { strict: true });

@@ -51,7 +51,7 @@ async function freePort(): Promise<number> {
 // ---- setup -------------------------------------------------------------------------------
 const dataDir = mkdtempSync(join(tmpdir(), "gatehouse-bench-groups-"));
 const handle = openDatabase(join(dataDir, "gatehouse.db"));
-const token = createScimToken(handle.db, "bench").token;
+const token = (await createScimToken(handle.db, "bench")).token;
 const now = new Date().toISOString();
 const userIds: number[] = [];
 handle.db.transaction((tx) => {

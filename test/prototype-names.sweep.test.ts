@@ -125,7 +125,7 @@ function bodyOf(op: Operation): { schema: Schema; example: unknown } | null {
 beforeAll(async () => {
   doc = (await (await t.request("GET", "/openapi/json")).json()) as typeof doc;
   apiToken = ((await (await t.admin("POST", "/api/admin/api-tokens", { name: "guard" })).json()) as { token: string }).token;
-  scimToken = createScimToken(t.ctx.db, "guard").token;
+  scimToken = (await createScimToken(t.ctx.db, "guard")).token;
   // Fixtures: one of each entity, made from the documented examples of the creating routes.
   const project = await t.request("POST", "/api/v1/project", { body: { title: "Guard", code: "GRD" }, headers: { token: apiToken } });
   expect(project.status).toBe(200);

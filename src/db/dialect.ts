@@ -1,51 +1,87 @@
 /**
  * The SQL that differs between engines, as fragments features build their queries from: lists
  * bound as one parameter, JSON documents, case-insensitive comparison and order, substring
- * search. A feature writes the rest of its SQL in the part both engines speak (drizzle's query
- * builder, or plain SELECT/INSERT/UPDATE/DELETE with `ON CONFLICT … DO NOTHING/UPDATE` and
- * `RETURNING`); what only SQLite understands (json_each, json_extract, COLLATE NOCASE, INSERT OR
- * IGNORE, PRAGMA…) is written here and nowhere else (test/db/storage-seam.test.ts checks).
+ * search, insertion order. A feature writes the rest of its SQL in the part both engines speak
+ * (drizzle's query builder, or plain SELECT/INSERT/UPDATE/DELETE with `ON CONFLICT … DO
+ * NOTHING/UPDATE` and `RETURNING`); what only one engine understands (json_each, json_extract,
+ * COLLATE NOCASE, INSERT OR IGNORE, PRAGMA… or jsonb, `= ANY`, `#>>`) is written here and nowhere
+ * else (test/db/storage-seam.test.ts checks SQLite's side).
  *
- * Each builder comes in the form its callers assemble: drizzle `SQL` (bound parameters), or SQL
- * text for expressions assembled as text (the SCIM attribute resolver, prepared statements).
- * Insert-if-absent needs no builder: `.onConflictDoNothing()` in drizzle, `ON CONFLICT DO
- * NOTHING` in text (`INSERT … SELECT … WHERE … ON CONFLICT DO NOTHING`: the SELECT needs its
- * WHERE, or SQLite reads the ON as a join's).
+ * Each fragment is built in the form of the process's engine (`isPostgres()`, fixed before any
+ * query is built), so one call site serves both; docs/storage-postgres.md ("SQL that differs by
+ * engine") lists the two forms and why. Each builder comes in the form its callers assemble:
+ * drizzle `SQL` (bound parameters), or SQL text for expressions assembled as text (the SCIM
+ * attribute resolver, QQL, prepared statements). Insert-if-absent needs no builder:
+ * `.onConflictDoNothing()` in drizzle, `ON CONFLICT DO NOTHING` in text (`INSERT … SELECT …
+ * WHERE … ON CONFLICT DO NOTHING`: the SELECT needs its WHERE, or SQLite reads the ON as a join's).
+ *
+ * PostgreSQL stores JSON documents as `text` (the columns mirror SQLite's storage classes), so its
+ * fragments cast `(doc)::jsonb` where they need JSON operators; they use no `?` operator (`?|`,
+ * `?&`), since statement texts write their parameters as `?`/`?N` (`postgresPlaceholders`).
  */
 import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
+import { isPostgres } from "./engine";
 
-export { containsText } from "./contains";
+export { containsText, foldCaseLiteral } from "./contains";
 
 /** A list bound as one parameter: one statement text (and one cached statement) whatever its length. */
 export type ListValue = string | number;
 
-/** The parameter value of a list (`inListText`, `listTable`): on SQLite a JSON array. */
+/** A PostgreSQL array literal (`{1,2}`, `{"a","b \"c\""}`): the server gives it the element type the comparison needs. */
+function postgresArrayLiteral(values: readonly ListValue[]): string {
+  return `{${values.map((v) => (typeof v === "number" ? String(v) : `"${v.replace(/[\\"]/g, (c) => "\\" + c)}"`)).join(",")}}`;
+}
+
+/**
+ * The parameter value of a list (`inListText`, `listTable`): on SQLite a JSON array read by
+ * `json_each`; on PostgreSQL an array literal, typed by the comparison it meets (`id = ANY($1)`
+ * makes `$1` a `bigint[]`, `code = ANY($1)` a `text[]`).
+ */
 export function listParam(values: readonly ListValue[]): string {
-  return JSON.stringify(values);
+  return isPostgres() ? postgresArrayLiteral(values) : JSON.stringify(values);
 }
 
 /** `expr` is one of `values` (false for none), the list bound as one parameter. */
 export function inList(expr: SQLWrapper, values: readonly ListValue[]): SQL {
+  if (isPostgres()) return sql`${expr} = ANY(${listParam(values)})`;
   return sql`${expr} IN (SELECT value FROM json_each(${listParam(values)}))`;
 }
 
 /** `expr` is none of `values` (true for none), the list bound as one parameter. */
 export function notInList(expr: SQLWrapper, values: readonly ListValue[]): SQL {
+  if (isPostgres()) return sql`${expr} <> ALL(${listParam(values)})`;
   return sql`${expr} NOT IN (SELECT value FROM json_each(${listParam(values)}))`;
 }
 
 /** Text form of `inList` for prepared statements: `param` is the placeholder (`?1`) bound to `listParam(values)`. */
 export function inListText(expr: string, param: string): string {
+  if (isPostgres()) return `${expr} = ANY(${param})`;
   return `${expr} IN (SELECT value FROM json_each(${param}))`;
 }
 
 /**
- * The list as a table to join or select from, its entries in the column `listEntry(alias)`, in
- * the list's order: `SELECT … FROM ${listTable(ids, "j")} CROSS JOIN users ON users.id = ${listEntry("j")}`.
+ * The list as a table to join or select from, its entries in the column `listEntry(alias)`:
+ * `SELECT … FROM ${listTable(ids, "j")} CROSS JOIN users ON users.id = ${listEntry("j")}`.
+ * Its rows come in the list's order; a query that must keep it orders by `listOrder(alias)`.
+ * On PostgreSQL the entries are `bigint` when every value is a number (or the list is empty),
+ * else `text`.
  */
 export function listTable(values: readonly ListValue[], alias: string): SQL {
+  if (isPostgres()) {
+    const type = values.every((v) => typeof v === "number") ? "bigint[]" : "text[]";
+    return sql`unnest(CAST(${listParam(values)} AS ${sql.raw(type)})) WITH ORDINALITY AS ${sql.raw(alias)}(value, ord)`;
+  }
   return sql`json_each(${listParam(values)}) AS ${sql.raw(alias)}`;
+}
+
+/**
+ * An inner join that keeps the written order (`a ${joinInOrder()} b ON …`): SQLite's `CROSS JOIN
+ * … ON`, the one way to pin its join order (it never reorders a CROSS JOIN); PostgreSQL has no
+ * `CROSS JOIN … ON` and its planner orders joins by cost, so a plain `JOIN`.
+ */
+export function joinInOrder(): SQL {
+  return sql.raw(isPostgres() ? "JOIN" : "CROSS JOIN");
 }
 
 /** The entry column of `listTable(…, alias)`. */
@@ -53,8 +89,22 @@ export function listEntry(alias: string): SQL {
   return sql.raw(`${alias}.value`);
 }
 
-/** A JSON array column holds at least one of `values`. */
+/** The position of an entry of `listTable(…, alias)` in the list, to order by. */
+export function listOrder(alias: string): SQL {
+  return sql.raw(isPostgres() ? `${alias}.ord` : `${alias}.key`);
+}
+
+/** SQL text: the JSON value `jsonb` (SQL text of type jsonb) when it is an array, else NULL (no elements rather than an error). */
+function postgresArrayOnly(jsonb: string): string {
+  return `CASE WHEN jsonb_typeof(${jsonb}) = 'array' THEN ${jsonb} END`;
+}
+
+/** A JSON array column holds at least one of `values` (compared as text on PostgreSQL). */
 export function jsonArrayHasAny(column: SQLWrapper, values: readonly ListValue[]): SQL {
+  if (isPostgres()) {
+    const doc = sql`(${column})::jsonb`;
+    return sql`EXISTS (SELECT 1 FROM jsonb_array_elements_text(CASE WHEN jsonb_typeof(${doc}) = 'array' THEN ${doc} END) AS e(value) WHERE e.value = ANY(CAST(${listParam(values)} AS text[])))`;
+  }
   return sql`EXISTS (SELECT 1 FROM json_each(${column}) WHERE value IN (SELECT value FROM json_each(${listParam(values)})))`;
 }
 
@@ -65,68 +115,172 @@ export function jsonArrayHasAny(column: SQLWrapper, values: readonly ListValue[]
  */
 export type JsonKeys = readonly string[];
 
+/**
+ * The SQL type a JSON scalar is read as, so comparisons and order mean the same on both engines:
+ * `text` (strings, dateTimes as ISO text), `number`, `boolean` (1/0, as SQLite's json_extract
+ * gives it). SQLite's JSON functions answer in the value's own SQL type whatever is asked;
+ * PostgreSQL reads the text (`#>>`) and converts it, NULL when the stored value has another JSON
+ * type (never a cast error).
+ */
+export type JsonType = "text" | "number" | "boolean";
+
+function checkedKeys(keys: JsonKeys): JsonKeys {
+  for (const key of keys) if (key.includes('"')) throw new Error(`JSON key ${key} contains a double quote`);
+  return keys;
+}
+
 function sqliteJsonPath(keys: JsonKeys): string {
   let path = "$";
-  for (const key of keys) {
-    if (key.includes('"')) throw new Error(`JSON key ${key} contains a double quote`);
-    path += /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `.${key}` : `."${key}"`;
-  }
+  for (const key of checkedKeys(keys)) path += /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `.${key}` : `."${key}"`;
   return `'${path.replaceAll("'", "''")}'`;
 }
 
-/** SQL text: the scalar at `keys` in the JSON document `doc` (SQL text), as SQL's own type; null when absent. */
-export function jsonValueText(doc: string, keys: JsonKeys): string {
+/** PostgreSQL's path operand of `#>`/`#>>`: a text array literal, every key quoted. */
+function postgresJsonPath(keys: JsonKeys): string {
+  const literal = `{${checkedKeys(keys).map((k) => `"${k.replaceAll("\\", "\\\\")}"`).join(",")}}`;
+  return `'${literal.replaceAll("'", "''")}'`;
+}
+
+/** PostgreSQL: the value at `keys` under `jsonb` (SQL text of type jsonb), read as `type`. */
+function postgresTyped(jsonb: string, keys: JsonKeys, type: JsonType): string {
+  const path = keys.length ? postgresJsonPath(keys) : "'{}'";
+  const value = keys.length ? `(${jsonb} #> ${path})` : jsonb;
+  switch (type) {
+    case "text":
+      return `(${jsonb} #>> ${path})`;
+    case "number":
+      return `(CASE WHEN jsonb_typeof(${value}) = 'number' THEN (${value})::numeric END)`;
+    case "boolean":
+      return `(CASE ${value} WHEN 'true'::jsonb THEN 1 WHEN 'false'::jsonb THEN 0 END)`;
+  }
+}
+
+/** SQL text: the scalar at `keys` in the JSON document `doc` (SQL text), read as `type`; null when absent. */
+export function jsonValueText(doc: string, keys: JsonKeys, type: JsonType = "text"): string {
+  if (isPostgres()) return postgresTyped(`(${doc})::jsonb`, keys, type);
   return `json_extract(${doc}, ${sqliteJsonPath(keys)})`;
 }
 
+/** `text` with every `§doc` replaced by the drizzle expression `doc`. */
+function withDoc(text: string, doc: SQLWrapper): SQL {
+  const [first, ...rest] = text.split("§doc");
+  return sql.join([sql.raw(first!), ...rest.map((part) => sql`${doc}${sql.raw(part)}`)]);
+}
+
 /** `jsonValueText` over a drizzle column or expression. */
-export function jsonValue(doc: SQLWrapper, keys: JsonKeys): SQL {
+export function jsonValue(doc: SQLWrapper, keys: JsonKeys, type: JsonType = "text"): SQL {
+  if (isPostgres()) return withDoc(postgresTyped("(§doc)::jsonb", keys, type), doc);
   return sql`json_extract(${doc}, ${sql.raw(sqliteJsonPath(keys))})`;
 }
 
 /**
  * SQL text: the elements of the JSON array at `keys` in `doc`, as a table named `alias` (none
- * when it is absent or not an array). `jsonElementText(alias, …)` reads an element, and
- * `jsonElementOrderText(alias)` orders them as in the array.
+ * when it is absent; on PostgreSQL none either when it is not an array). `jsonElementText(alias, …)`
+ * reads an element, and `jsonElementOrderText(alias)` orders them as in the array.
  */
 export function jsonElementsText(doc: string, keys: JsonKeys, alias: string): string {
+  if (isPostgres()) {
+    const value = keys.length ? `((${doc})::jsonb #> ${postgresJsonPath(keys)})` : `(${doc})::jsonb`;
+    return `jsonb_array_elements(${postgresArrayOnly(value)}) WITH ORDINALITY AS ${alias}(value, ord)`;
+  }
   return `json_each(${doc}, ${sqliteJsonPath(keys)}) ${alias}`;
 }
 
-/** SQL text: an element of `jsonElementsText(…, alias)`, or its member at `keys` when the element is an object. */
-export function jsonElementText(alias: string, keys: JsonKeys = []): string {
+/** SQL text: an element of `jsonElementsText(…, alias)`, or its member at `keys` when the element is an object, read as `type`. */
+export function jsonElementText(alias: string, keys: JsonKeys = [], type: JsonType = "text"): string {
+  if (isPostgres()) return postgresTyped(`${alias}.value`, keys, type);
   return keys.length === 0 ? `${alias}.value` : `json_extract(${alias}.value, ${sqliteJsonPath(keys)})`;
 }
 
 /** SQL text: the position of an element of `jsonElementsText(…, alias)` in its array. */
 export function jsonElementOrderText(alias: string): string {
-  return `${alias}.key`;
+  return isPostgres() ? `${alias}.ord` : `${alias}.key`;
 }
 
 /**
- * `expr` compared and ordered ignoring ASCII case (`=`, `<`, `ORDER BY`). Unicode case folding
- * is not the engine's: columns that must fold it store a folded key (directory/tables.ts).
+ * SQL text: `expr` case-folded as both engines can (ASCII letters only: SQLite's `lower()` and
+ * NOCASE fold nothing else, and PostgreSQL's `lower()` under the C collation neither), as text
+ * ordered by bytes. Compare it with a literal folded by `foldCaseLiteral` or with another
+ * `foldCaseText`. Unicode folding is the product's rule only where a column stores a folded key
+ * (directory/tables.ts `caseFoldKey`): compare those keys, never this.
+ */
+export function foldCaseText(expr: string): string {
+  return isPostgres() ? `lower((${expr})::text COLLATE "C")` : `lower(${expr})`;
+}
+
+/** `foldCaseText` over a drizzle expression (a column, or a bound parameter). */
+export function foldCase(expr: SQLWrapper): SQL {
+  return isPostgres() ? sql`lower((${expr})::text COLLATE "C")` : sql`lower(${expr})`;
+}
+
+/**
+ * `expr` compared and ordered ignoring ASCII case (`=`, `<`, `ORDER BY`): SQLite's NOCASE, and on
+ * PostgreSQL `foldCase` (the same folding and the same byte order). Unicode case folding is not
+ * the engine's: columns that must fold it store a folded key (directory/tables.ts).
  */
 export function ignoringCase(expr: SQLWrapper): SQL {
-  return sql`${expr} COLLATE NOCASE`;
+  return isPostgres() ? foldCase(expr) : sql`${expr} COLLATE NOCASE`;
 }
 
 /** Text form of `ignoringCase`. */
 export function ignoringCaseText(expr: string): string {
-  return `${expr} COLLATE NOCASE`;
+  return isPostgres() ? foldCaseText(expr) : `${expr} COLLATE NOCASE`;
 }
 
-/** `haystack` contains `needle` as is (no pattern characters); both are SQL expressions (e.g. lowered). */
+/** `haystack` contains `needle` as is (no pattern characters); both are SQL expressions (e.g. folded). */
 export function includesText(haystack: SQLWrapper, needle: SQLWrapper): SQL {
-  return sql`instr(${haystack}, ${needle}) > 0`;
+  return isPostgres() ? sql`strpos(${haystack}, ${needle}) > 0` : sql`instr(${haystack}, ${needle}) > 0`;
+}
+
+/** `text` starts with `prefix` (no pattern characters); both are SQL expressions. */
+export function startsWithText(text: SQLWrapper, prefix: SQLWrapper): SQL {
+  return sql`substr(${text}, 1, length(${prefix})) = ${prefix}`;
+}
+
+/** `text` ends with `suffix` (no pattern characters); both are SQL expressions. PostgreSQL's `substr` counts no position from the end. */
+export function endsWithText(text: SQLWrapper, suffix: SQLWrapper): SQL {
+  if (isPostgres()) return sql`right(${text}, length(${suffix})) = ${suffix}`;
+  return sql`length(${text}) >= length(${suffix}) AND substr(${text}, -length(${suffix})) = ${suffix}`;
+}
+
+/**
+ * `column` equals `value`, two-valued (false when `column` is NULL), `value` never NULL, and
+ * answered from an index on `column`: SQLite's `IS`; on PostgreSQL `IS NOT DISTINCT FROM` is no
+ * index condition, so the NULL case is spelled out.
+ */
+export function isEqual(column: SQLWrapper, value: SQLWrapper): SQL {
+  return isPostgres() ? sql`${column} IS NOT NULL AND ${column} = ${value}` : sql`${column} IS ${value}`;
+}
+
+/** The negation of `isEqual`: true when `column` is NULL or differs from `value` (never NULL). */
+export function isNotEqual(column: SQLWrapper, value: SQLWrapper): SQL {
+  return isPostgres() ? sql`${column} IS NULL OR ${column} <> ${value}` : sql`${column} IS NOT ${value}`;
+}
+
+/**
+ * SQL text: the number in the text `expr`, as `CAST(expr AS REAL)` reads it on SQLite; on
+ * PostgreSQL NULL when the text is no decimal number (a cast there would fail the statement,
+ * and PostgreSQL does not promise to evaluate a guarding condition first).
+ */
+export function numberOfText(expr: string): string {
+  if (isPostgres()) return `(CASE WHEN (${expr}) ~ '^\\s*[-+]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][-+]?[0-9]+)?\\s*$' THEN (${expr})::double precision END)`;
+  return `CAST(${expr} AS REAL)`;
+}
+
+/** SQL text: the integer in the text `expr` (`CAST(expr AS INTEGER)`); on PostgreSQL NULL when the text is no integer. */
+export function integerOfText(expr: string): string {
+  if (isPostgres()) return `(CASE WHEN (${expr}) ~ '^\\s*[-+]?[0-9]{1,18}\\s*$' THEN (${expr})::bigint END)`;
+  return `CAST(${expr} AS INTEGER)`;
 }
 
 /**
  * The order rows were inserted in, for tables whose key is not a sequence (`tms_results`, keyed by
- * hash): on SQLite the implicit rowid. `alias` qualifies it in joins.
+ * hash): on SQLite the implicit rowid; PostgreSQL has none, and its schema gives such a table an
+ * identity column `insertion_seq` that no query writes. `alias` qualifies it in joins.
  */
 export function insertionOrderText(alias?: string): string {
-  return alias ? `${alias}.rowid` : "rowid";
+  const column = isPostgres() ? "insertion_seq" : "rowid";
+  return alias ? `${alias}.${column}` : column;
 }
 
 /** `insertionOrderText` as drizzle SQL, for `orderBy`. */
@@ -137,9 +291,64 @@ export function insertionOrder(alias?: string): SQL {
 const engineDialect = new SQLiteSyncDialect();
 
 /**
- * A drizzle fragment as the engine's SQL text and its bound parameters, for statements assembled
- * around it as text and prepared once per text (the SCIM list queries).
+ * A drizzle fragment as SQL text and its bound parameters, for statements assembled around it as
+ * text and prepared once per text (the SCIM list queries). The text writes its parameters as
+ * `?`, like every statement assembled as text, on both engines: PostgreSQL's connection numbers
+ * them (`postgresPlaceholders`), so the statement around it may add its own `?`.
  */
 export function queryText(fragment: SQL): { sql: string; params: unknown[] } {
   return engineDialect.sqlToQuery(fragment);
+}
+
+/**
+ * A statement text with SQLite's placeholders (`?` and `?N`) in PostgreSQL's (`$N`), numbered as
+ * SQLite numbers them: `?N` is parameter N, a bare `?` the one after the largest number so far.
+ * Quoted strings, quoted names and comments are left as they are. The text must use no
+ * PostgreSQL `?` operator (the dialect's fragments use none).
+ */
+export function postgresPlaceholders(text: string): string {
+  let out = "";
+  let largest = 0;
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (c === "'" || c === '"') {
+      const end = closing(text, i, c);
+      out += text.slice(i, end);
+      i = end;
+    } else if (c === "-" && text[i + 1] === "-") {
+      const end = text.indexOf("\n", i);
+      const stop = end === -1 ? text.length : end;
+      out += text.slice(i, stop);
+      i = stop;
+    } else if (c === "/" && text[i + 1] === "*") {
+      const end = text.indexOf("*/", i + 2);
+      const stop = end === -1 ? text.length : end + 2;
+      out += text.slice(i, stop);
+      i = stop;
+    } else if (c === "?") {
+      let j = i + 1;
+      while (j < text.length && text[j]! >= "0" && text[j]! <= "9") j++;
+      const n = j > i + 1 ? Number(text.slice(i + 1, j)) : largest + 1;
+      largest = Math.max(largest, n);
+      out += `$${n}`;
+      i = j;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return out;
+}
+
+/** The index after the quote that closes the one at `start` (a doubled quote is a quote inside). */
+function closing(text: string, start: number, quote: string): number {
+  let i = start + 1;
+  while (i < text.length) {
+    if (text[i] === quote) {
+      if (text[i + 1] === quote) i += 2;
+      else return i + 1;
+    } else i++;
+  }
+  return text.length;
 }

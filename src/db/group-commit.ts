@@ -45,7 +45,7 @@ export const WRITE_HOLD_MAX_MS = 200;
 export const WRITE_OPEN_MIN_MS = 100;
 
 export class GroupCommit {
-  private readonly totalChanges: Statement<{ n: number }>;
+  private readonly totalChanges: Statement<{ n: number }> | null;
   /** Every change counted up to here is on disk. */
   private durableMark: number;
   /** The running sync and the mark it covers. */
@@ -67,13 +67,14 @@ export class GroupCommit {
 
   /**
    * `wal` null: commits are durable by themselves (the connection syncs every COMMIT with
-   * `synchronous=FULL`, or the database is in memory) and `durable()` resolves at once.
+   * `synchronous=FULL`, the database is in memory, or it is PostgreSQL — `sqlite` null — whose
+   * COMMIT returns once its WAL is flushed) and `durable()` resolves at once.
    */
   constructor(
-    private readonly sqlite: Database,
+    private readonly sqlite: Database | null,
     private wal: WalSync | null,
   ) {
-    this.totalChanges = sqlite.query("SELECT total_changes() AS n");
+    this.totalChanges = sqlite?.query("SELECT total_changes() AS n") ?? null;
     this.durableMark = this.mark();
   }
 
@@ -89,7 +90,7 @@ export class GroupCommit {
 
   /** The progress mark now: a later `durable(mark)` waits for everything committed before this call. */
   mark(): number {
-    return this.totalChanges.get()!.n;
+    return this.totalChanges?.get()!.n ?? 0;
   }
 
   /** Whether everything up to `mark` is on disk already. */
@@ -205,7 +206,7 @@ export class GroupCommit {
       // Never inside a transaction: its changes are counted but not yet committed. Write
       // transactions await between statements and follow one another back to back, so the sync
       // starts in the gap after the open one (`betweenTransactions`), not at a later turn.
-      if (this.sqlite.inTransaction) {
+      if (this.sqlite?.inTransaction) {
         this.awaitingGap = true;
         return;
       }

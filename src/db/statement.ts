@@ -6,7 +6,8 @@
  * (`$1`, `$2`…) of the pool's connections. Write the SQL in the part both engines speak, with the
  * engine-specific fragments of `dialect.ts`.
  */
-import { clientOf, perConnection, type Db } from "./connection";
+import type { SQL } from "drizzle-orm";
+import { perConnection, type Db } from "./connection";
 import { isPostgres } from "./engine";
 
 export type Param = string | number | bigint | boolean | Uint8Array | null;
@@ -49,4 +50,18 @@ export function preparedQuery<Row = Record<string, unknown>, P extends Param[] =
       return { changes: onSqlite(db).run(...params).changes };
     },
   };
+}
+
+type PostgresDb = { execute(query: SQL): Promise<Record<string, unknown>[] & { count: number }> };
+
+/** The rows of a raw drizzle `sql` query (`db.all(sql…)` on SQLite; `execute` on PostgreSQL). */
+export async function rowsOf<Row>(db: Db, query: SQL): Promise<Row[]> {
+  if (isPostgres()) return (await (db as unknown as PostgresDb).execute(query)) as unknown as Row[];
+  return db.all<Row>(query);
+}
+
+/** Runs a raw drizzle `sql` write; how many rows it changed. */
+export async function execute(db: Db, query: SQL): Promise<{ changes: number }> {
+  if (isPostgres()) return { changes: (await (db as unknown as PostgresDb).execute(query)).count };
+  return { changes: (db.run(query) as unknown as { changes: number }).changes };
 }

@@ -3,9 +3,11 @@
  * database written when keys were only lower-cased or NFC-folded. Users whose names collide under the new
  * folding are never merged: they keep their old keys (so both stay readable and writable) and
  * are reported at every start until an admin renames or deactivates one of them.
+ *
+ * A SQLite data step (src/server/migrate.ts): it runs on the connection, synchronously, while the
+ * database opens, before the store serves anything. A PostgreSQL database starts with folded keys.
  */
 import { hasTables, type Connection } from "../db/connection";
-import { immediateTransaction } from "../db/transaction";
 import { quoteValue } from "../http/body";
 import { caseFoldKey } from "./tables";
 
@@ -35,7 +37,8 @@ export function refoldUserKeys(connection: Connection): UserNameCollision[] {
     else if (group[0]!.key !== key) pending.push({ id: group[0]!.id, key });
   }
 
-  immediateTransaction(connection, () => {
+  // BEGIN IMMEDIATE: it reads the e-mail keys, then writes; no other writer may come between.
+  connection.transaction(() => {
     const setKey = connection.query("UPDATE users SET user_name_key = ? WHERE id = ?");
     // A new key may still be another row's old one (that row moves later in the list, or is one
     // of a collision pair): retry until no row moves; what cannot move is a collision too.
@@ -62,7 +65,7 @@ export function refoldUserKeys(connection: Connection): UserNameCollision[] {
     for (const e of emails) if (caseFoldKey(e.value) !== e.key) setEmailKey.run(caseFoldKey(e.value), e.id);
     if (collisions.length === 0)
       connection.query("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(FOLDED_MARKER, FOLD_VERSION);
-  })();
+  }).immediate();
   return collisions;
 }
 

@@ -2,7 +2,8 @@
  * Users of the organization: their state, the spec's rules on it (part 2.1, 8), and how a state
  * is written — uniqueness, seats, the e-mail index rows, deactivation. SCIM, the admin API and
  * the test-management API all go through here; none of them writes `users` on its own.
- * Callers own the transaction (`BEGIN IMMEDIATE`), so a rule check and its write are atomic.
+ * Callers own the write transaction (`writeTransaction`, naming `userWriteKeys` in its
+ * `serializeOn`), so a rule check and its write are atomic on either engine.
  * A state's own rules (`validateUser`) run once, before the transaction; the rules that read the
  * database (uniqueness, seats, who may reactivate) run in it. Which attributes are columns, and
  * how each maps, is the column map (user-columns.ts).
@@ -10,8 +11,10 @@
 import { count, eq, getTableColumns } from "drizzle-orm";
 import type { Config } from "../config";
 import type { AppContext } from "../context";
-import { clientOf, type Db, type Tx } from "../db/connection";
+import type { Db, Tx } from "../db/connection";
 import { fastInserter } from "../db/fast-insert";
+import { preparedQuery } from "../db/statement";
+import { first } from "../db/transaction";
 import { duplicate, invalidUser, noFreeSeat, notYours } from "./errors";
 import { removeUserFromAllGroups } from "./groups";
 import { isPlainText } from "./names";
@@ -143,7 +146,7 @@ function columnsOf(s: ValidUserState): Omit<typeof users.$inferInsert, "createdA
 // Deactivation hook: features outside the directory react to a user being deactivated inside
 // the same transaction, without the directory importing them.
 
-export type UserDeactivatedHook = (tx: Tx, userId: number) => void;
+export type UserDeactivatedHook = (tx: Tx, userId: number) => void | Promise<void>;
 const deactivationHooks: UserDeactivatedHook[] = [];
 
 /**
@@ -160,21 +163,21 @@ export function onUserDeactivated(fn: UserDeactivatedHook): () => void {
 }
 
 /** What deactivation does beyond `active = 0`, in the deactivating transaction. Reactivation restores nothing. */
-function afterDeactivation(tx: Tx, userId: number): void {
-  removeUserFromAllGroups(tx, userId);
-  for (const hook of deactivationHooks) hook(tx, userId);
+async function afterDeactivation(tx: Tx, userId: number): Promise<void> {
+  await removeUserFromAllGroups(tx, userId);
+  for (const hook of deactivationHooks) await hook(tx, userId);
 }
 
 /**
  * Deactivates user `userId` inside an existing transaction (for other features, e.g. an admin
  * action); the same effects as DELETE /Users/{id}. Returns false when no such user exists.
  */
-export function deactivateUser(tx: Tx, userId: number): boolean {
-  const row = tx.select({ active: users.active }).from(users).where(eq(users.id, userId)).get();
+export async function deactivateUser(tx: Tx, userId: number): Promise<boolean> {
+  const row = await first(tx.select({ active: users.active }).from(users).where(eq(users.id, userId)));
   if (!row) return false;
   if (row.active) {
-    tx.update(users).set({ active: false, deactivatedBy: deactivatorOf(ORGANIZATION), updatedAt: new Date().toISOString() }).where(eq(users.id, userId)).run();
-    afterDeactivation(tx, userId);
+    await tx.update(users).set({ active: false, deactivatedBy: deactivatorOf(ORGANIZATION), updatedAt: new Date().toISOString() }).where(eq(users.id, userId));
+    await afterDeactivation(tx, userId);
   }
   return true;
 }
@@ -189,32 +192,47 @@ const deactivatorOf = (scope: Scope) => scope.workspaceId ?? 0;
 const insertUser = fastInserter(users);
 const insertEmail = fastInserter(userEmails);
 
-/** Reading and writing user states, with every rule. Statements are prepared once per context. */
-export function createUserDirectory(ctx: Pick<AppContext, "db" | "config">) {
-  const { config } = ctx;
-  const connection = clientOf(ctx.db);
-  const byId = connection.query<UserDbRow, [number]>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ?`);
-  const idByUserNameKey = connection.query<{ id: number }, [string]>("SELECT id FROM users WHERE user_name_key = ?");
-  const deactivatedByOf = connection.query<{ by: number | null }, [number]>("SELECT deactivated_by AS by FROM users WHERE id = ?");
-  const activeRegularOthers = connection.query<{ n: number }, [number]>("SELECT count(*) AS n FROM users WHERE active = 1 AND user_type = 'regular' AND id <> ?");
+// The directory's hot reads, prepared once. Each runs where `db` routes it: inside the caller's
+// write transaction when there is one (a rule check sees that transaction's rows), else the reader.
+const byId = preparedQuery<UserDbRow, [number]>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ?1`);
+const idByUserNameKey = preparedQuery<{ id: number }, [string]>("SELECT id FROM users WHERE user_name_key = ?1");
+const deactivatedByOf = preparedQuery<{ deactivator: number | null }, [number]>("SELECT deactivated_by AS deactivator FROM users WHERE id = ?1");
+const activeRegularOthers = preparedQuery<{ n: number }, [number]>("SELECT count(*) AS n FROM users WHERE active = 1 AND user_type = 'regular' AND id <> ?1");
 
-  const assertUniqueUserName = (userName: string, selfId: number | null) => {
-    const hit = idByUserNameKey.get(caseFoldKey(userName));
+/**
+ * The rules a user write checks before it writes, as `serializeOn` keys: case-folded userNames
+ * are unique in the organization (the unique index holds it; serializing makes the loser of a
+ * race get the SCIM duplicate error, not a constraint failure) and, with GATEHOUSE_LICENSE_SEATS,
+ * the active regular users fit the seats (a count no constraint can hold). Organization-wide keys:
+ * a rename's new name, and whether an update takes a seat, are known only inside the transaction.
+ */
+export function userWriteKeys(config: Pick<Config, "licenseSeats">): string[] {
+  return config.licenseSeats === null ? [USER_NAMES_KEY] : [USER_NAMES_KEY, SEATS_KEY];
+}
+const USER_NAMES_KEY = "directory:user-names";
+const SEATS_KEY = "directory:seats";
+
+/** Reading and writing user states, with every rule. `db` routes each read to the open transaction, if any. */
+export function createUserDirectory(ctx: Pick<AppContext, "db" | "config">) {
+  const { config, db } = ctx;
+
+  const assertUniqueUserName = async (userName: string, selfId: number | null) => {
+    const hit = await idByUserNameKey.get(db, caseFoldKey(userName));
     if (hit && hit.id !== selfId) throw duplicate(config.scimDuplicateStatus, `userName ${JSON.stringify(userName)} is already taken (user names are unique, compared case-insensitively after Unicode normalization)`);
   };
 
   /** Seat rule: an active `regular` user needs a free seat; only a transition into that state checks. */
-  const assertSeat = (before: UserState | null, after: UserState, selfId: number) => {
+  const assertSeat = async (before: UserState | null, after: UserState, selfId: number) => {
     if (config.licenseSeats === null || !after.active || after.userType !== "regular") return;
     if (before && before.active && before.userType === "regular") return;
-    const used = activeRegularOthers.get(selfId)!.n;
+    const used = Number((await activeRegularOthers.get(db, selfId))!.n);
     if (used >= config.licenseSeats)
       throw noFreeSeat(`No free license seat: ${used} of ${config.licenseSeats} regular seats are in use (GATEHOUSE_LICENSE_SEATS); deactivate a user or provision this one as read-only`);
   };
 
-  const writeEmails = (tx: Tx, userId: number, emails: UserState["emails"], fresh = false) => {
-    if (!fresh) tx.delete(userEmails).where(eq(userEmails.userId, userId)).run();
-    emails.forEach((e, i) => insertEmail(tx, { userId, position: i, value: e.value, valueKey: caseFoldKey(e.value), type: e.type, primary: e.primary, display: e.display ?? null }));
+  const writeEmails = async (tx: Tx, userId: number, emails: UserState["emails"], fresh = false) => {
+    if (!fresh) await tx.delete(userEmails).where(eq(userEmails.userId, userId));
+    for (const [i, e] of emails.entries()) await insertEmail(tx, { userId, position: i, value: e.value, valueKey: caseFoldKey(e.value), type: e.type, primary: e.primary, display: e.display ?? null });
   };
 
   /**
@@ -223,9 +241,9 @@ export function createUserDirectory(ctx: Pick<AppContext, "db" | "config">) {
    * reactivates anyone. Else another workspace, or the organization, would find its
    * de-provisioning quietly undone.
    */
-  const assertMayReactivate = (id: number, by: Scope) => {
+  const assertMayReactivate = async (id: number, by: Scope) => {
     if (by.workspaceId === null) return;
-    const deactivator = deactivatedByOf.get(id)?.by ?? null;
+    const deactivator = (await deactivatedByOf.get(db, id))?.deactivator ?? null;
     if (deactivator !== null && deactivator !== by.workspaceId)
       throw notYours(`User ${id} was deactivated by ${deactivator === 0 ? "the organization" : "another workspace's provisioning"}; only ${deactivator === 0 ? "the organization SCIM token" : "that workspace's token or the organization SCIM token"} can reactivate them (docs/directory.md)`);
   };
@@ -237,40 +255,40 @@ export function createUserDirectory(ctx: Pick<AppContext, "db" | "config">) {
     },
 
     /** The id of the user called `userName` (compared as userNames are unique), or null. */
-    idOfUserName(userName: string): number | null {
-      return idByUserNameKey.get(caseFoldKey(userName.trim()))?.id ?? null;
+    async idOfUserName(userName: string): Promise<number | null> {
+      return (await idByUserNameKey.get(db, caseFoldKey(userName.trim())))?.id ?? null;
     },
 
     /** The stored state of user `id` (null when none). */
-    load(id: number): ValidUserState | null {
-      const r = byId.get(id);
+    async load(id: number): Promise<ValidUserState | null> {
+      const r = await byId.get(db, id);
       return r ? stateOfRow(r) : null;
     },
 
-    /** Creates a user from `state`, with the rules that read the database (uniqueness, seats); returns the new id. */
-    create(tx: Tx, state: ValidUserState): number {
-      assertUniqueUserName(state.userName, null);
-      assertSeat(null, state, 0);
+    /** Creates a user from `state`, with the rules that read the database (uniqueness, seats); returns the new id. In a transaction serialized on `userWriteKeys`. */
+    async create(tx: Tx, state: ValidUserState): Promise<number> {
+      await assertUniqueUserName(state.userName, null);
+      await assertSeat(null, state, 0);
       const now = new Date().toISOString();
-      const row = insertUser(tx, { ...columnsOf(state), role: "member", createdAt: now, updatedAt: now });
-      writeEmails(tx, row.id, state.emails, true);
+      const row = await insertUser(tx, { ...columnsOf(state), role: "member", createdAt: now, updatedAt: now });
+      await writeEmails(tx, row.id, state.emails, true);
       return row.id;
     },
 
     /** Writes `next` over user `id` (state `before`), with the rules that read the database; `by` is who writes (deactivation and reactivation record and check it). */
-    save(tx: Tx, id: number, before: UserState, next: ValidUserState, by: Scope = ORGANIZATION): void {
+    async save(tx: Tx, id: number, before: UserState, next: ValidUserState, by: Scope = ORGANIZATION): Promise<void> {
       if (sameUserState(next, before)) return; // nothing changed: keep lastModified
       const renamed = next.userName !== before.userName;
-      if (renamed && caseFoldKey(next.userName) !== caseFoldKey(before.userName)) assertUniqueUserName(next.userName, id);
-      if (!before.active && next.active) assertMayReactivate(id, by);
-      assertSeat(before, next, id);
+      if (renamed && caseFoldKey(next.userName) !== caseFoldKey(before.userName)) await assertUniqueUserName(next.userName, id);
+      if (!before.active && next.active) await assertMayReactivate(id, by);
+      await assertSeat(before, next, id);
       // An unchanged name keeps its stored key: one of a collision pair left by the key
       // migration (src/directory/refold.ts) must stay writable.
       const { userNameKey, ...columns } = columnsOf(next);
       const deactivatedBy = before.active === next.active ? {} : { deactivatedBy: next.active ? null : deactivatorOf(by) };
-      tx.update(users).set({ ...columns, ...(renamed ? { userNameKey } : {}), ...deactivatedBy, updatedAt: new Date().toISOString() }).where(eq(users.id, id)).run();
-      if (JSON.stringify(next.emails) !== JSON.stringify(before.emails)) writeEmails(tx, id, next.emails);
-      if (before.active && !next.active) afterDeactivation(tx, id);
+      await tx.update(users).set({ ...columns, ...(renamed ? { userNameKey } : {}), ...deactivatedBy, updatedAt: new Date().toISOString() }).where(eq(users.id, id));
+      if (JSON.stringify(next.emails) !== JSON.stringify(before.emails)) await writeEmails(tx, id, next.emails);
+      if (before.active && !next.active) await afterDeactivation(tx, id);
     },
   };
 }
@@ -280,8 +298,8 @@ export type UserDirectory = ReturnType<typeof createUserDirectory>;
 export type SeatUsage = { limit: number | null; regular: number; readOnly: number; billing: number };
 
 /** Active users per seat type; only `regular` counts against GATEHOUSE_LICENSE_SEATS. */
-export function seatUsage(db: Db, config: Config): SeatUsage {
-  const rows = db.select({ type: users.userType, n: count() }).from(users).where(eq(users.active, true)).groupBy(users.userType).all();
+export async function seatUsage(db: Db, config: Config): Promise<SeatUsage> {
+  const rows = await db.select({ type: users.userType, n: count() }).from(users).where(eq(users.active, true)).groupBy(users.userType);
   const by = (t: string) => rows.find((r) => r.type === t)?.n ?? 0;
   return { limit: config.licenseSeats, regular: by("regular"), readOnly: by("read-only"), billing: by("billing") };
 }

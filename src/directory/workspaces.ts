@@ -5,12 +5,13 @@
  * organization-wide and members of workspaces; groups belong to one workspace.
  */
 import { and, asc, count, eq, ne, sql } from "drizzle-orm";
-import { perConnection, type Db, type Tx } from "../db/connection";
+import type { Db, Tx } from "../db/connection";
+import { preparedQuery } from "../db/statement";
 import { DirectoryError } from "./errors";
 import { removeUserFromWorkspaceGroups } from "./groups";
 import { plainTextProblem } from "./names";
 import { caseFoldKey, DEFAULT_WORKSPACE_ID, users, workspaceMembers, workspaces } from "./tables";
-import { writeTransaction } from "../db/transaction";
+import { first, writeTransaction } from "../db/transaction";
 
 export type Workspace = { id: number; name: string; archived: boolean; archivedAt: string | null; members: number; createdAt: string; updatedAt: string };
 
@@ -35,75 +36,79 @@ function checkName(name: string): string {
   return n;
 }
 
-function assertNameFree(tx: Tx, name: string, exceptId: number | null): void {
-  const hit = tx.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.nameKey, caseFoldKey(name))).get();
+/**
+ * Workspace names are unique, case-folded: the unique index holds the rule, and the transactions
+ * that check it first serialize on this key so the loser gets the 409, not a constraint error.
+ */
+const WORKSPACE_NAMES = "directory:workspace-names";
+
+async function assertNameFree(tx: Tx, name: string, exceptId: number | null): Promise<void> {
+  const hit = await first(tx.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.nameKey, caseFoldKey(name))));
   if (hit && hit.id !== exceptId) throw new DirectoryError(409, `A workspace named ${JSON.stringify(name)} already exists`, "uniqueness", "conflict");
 }
 
-export function listWorkspaces(db: Db | Tx): Workspace[] {
-  const members = new Map(db.select({ id: workspaceMembers.workspaceId, n: count() }).from(workspaceMembers).groupBy(workspaceMembers.workspaceId).all().map((r) => [r.id, r.n]));
-  return db.select().from(workspaces).orderBy(asc(workspaces.id)).all().map((w) => ({
+export async function listWorkspaces(db: Db | Tx): Promise<Workspace[]> {
+  const members = new Map((await db.select({ id: workspaceMembers.workspaceId, n: count() }).from(workspaceMembers).groupBy(workspaceMembers.workspaceId)).map((r) => [r.id, r.n]));
+  return (await db.select().from(workspaces).orderBy(asc(workspaces.id))).map((w) => ({
     id: w.id, name: w.name, archived: w.archivedAt !== null, archivedAt: w.archivedAt, members: members.get(w.id) ?? 0, createdAt: w.createdAt, updatedAt: w.updatedAt,
   }));
 }
 
-export function getWorkspace(db: Db | Tx, id: number): Workspace {
-  const found = listWorkspaces(db).find((w) => w.id === id);
+export async function getWorkspace(db: Db | Tx, id: number): Promise<Workspace> {
+  const found = (await listWorkspaces(db)).find((w) => w.id === id);
   if (!found) throw notFound(id);
   return found;
 }
 
-export function createWorkspace(db: Db, name: string): Workspace {
+export async function createWorkspace(db: Db, name: string): Promise<Workspace> {
   const n = checkName(name);
-  return writeTransaction(db, (tx) => {
-    assertNameFree(tx, n, null);
+  return writeTransaction(db, async (tx) => {
+    await assertNameFree(tx, n, null);
     const now = new Date().toISOString();
-    const row = tx.insert(workspaces).values({ name: n, nameKey: caseFoldKey(n), createdAt: now, updatedAt: now }).returning({ id: workspaces.id }).get();
-    return getWorkspace(tx, row.id);
-  });
+    const [row] = await tx.insert(workspaces).values({ name: n, nameKey: caseFoldKey(n), createdAt: now, updatedAt: now }).returning({ id: workspaces.id });
+    return getWorkspace(tx, row!.id);
+  }, { serializeOn: [WORKSPACE_NAMES] });
 }
 
 /** Renames and/or archives (or unarchives). The default workspace cannot be archived. */
-export function updateWorkspace(db: Db, id: number, change: { name?: string; archived?: boolean }): Workspace {
-  return writeTransaction(db, (tx) => {
-    const row = tx.select().from(workspaces).where(eq(workspaces.id, id)).get();
+export async function updateWorkspace(db: Db, id: number, change: { name?: string; archived?: boolean }): Promise<Workspace> {
+  return writeTransaction(db, async (tx) => {
+    const row = await first(tx.select().from(workspaces).where(eq(workspaces.id, id)));
     if (!row) throw notFound(id);
     const now = new Date().toISOString();
     const set: Partial<typeof workspaces.$inferInsert> = {};
     if (change.name !== undefined) {
       const n = checkName(change.name);
-      assertNameFree(tx, n, id);
+      await assertNameFree(tx, n, id);
       Object.assign(set, { name: n, nameKey: caseFoldKey(n) });
     }
     if (change.archived !== undefined && change.archived !== (row.archivedAt !== null)) {
       if (change.archived && id === DEFAULT_WORKSPACE_ID) throw new DirectoryError(409, "The default workspace cannot be archived", undefined, "conflict");
       set.archivedAt = change.archived ? now : null;
     }
-    if (Object.keys(set).length) tx.update(workspaces).set({ ...set, updatedAt: now }).where(eq(workspaces.id, id)).run();
+    if (Object.keys(set).length) await tx.update(workspaces).set({ ...set, updatedAt: now }).where(eq(workspaces.id, id));
     return getWorkspace(tx, id);
-  });
+  }, change.name !== undefined ? { serializeOn: [WORKSPACE_NAMES] } : {});
 }
 
-/** Prepared once per connection: every POST /Users runs it (drizzle's builder cost more than the insert). */
-const insertMembership = perConnection((connection) =>
-  connection.query<unknown, [number, number, string]>("INSERT INTO workspace_members (workspace_id, user_id, created_at) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING"),
-);
+/** Prepared once: every POST /Users runs it (drizzle's builder cost more than the insert). */
+const insertMembership = preparedQuery<unknown, [number, number, string]>("INSERT INTO workspace_members (workspace_id, user_id, created_at) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING");
 
 /** Makes user `userId` a member of workspace `workspaceId` (idempotent). */
-export function joinWorkspace(tx: Tx, workspaceId: number, userId: number): void {
-  insertMembership(tx).run(workspaceId, userId, new Date().toISOString());
+export async function joinWorkspace(tx: Tx, workspaceId: number, userId: number): Promise<void> {
+  await insertMembership.run(tx, workspaceId, userId, new Date().toISOString());
 }
 
-export function isMember(db: Db | Tx, workspaceId: number, userId: number): boolean {
-  return !!db.select({ one: sql`1` }).from(workspaceMembers).where(and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId))).get();
+export async function isMember(db: Db | Tx, workspaceId: number, userId: number): Promise<boolean> {
+  return !!(await first(db.select({ one: sql`1` }).from(workspaceMembers).where(and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId)))));
 }
 
 /** Whether user `userId` is also a member of a workspace other than `workspaceId` (a person shared between workspaces). */
-export function memberElsewhere(db: Db | Tx, workspaceId: number, userId: number): boolean {
-  return !!db.select({ one: sql`1` }).from(workspaceMembers).where(and(eq(workspaceMembers.userId, userId), ne(workspaceMembers.workspaceId, workspaceId))).get();
+export async function memberElsewhere(db: Db | Tx, workspaceId: number, userId: number): Promise<boolean> {
+  return !!(await first(db.select({ one: sql`1` }).from(workspaceMembers).where(and(eq(workspaceMembers.userId, userId), ne(workspaceMembers.workspaceId, workspaceId))).limit(1)));
 }
 
-export type UserLeftWorkspaceHook = (tx: Tx, workspaceId: number, userId: number) => void;
+export type UserLeftWorkspaceHook = (tx: Tx, workspaceId: number, userId: number) => void | Promise<void>;
 const leftHooks: UserLeftWorkspaceHook[] = [];
 
 /** Registers `fn` to run inside the transaction in which a user leaves one workspace (e.g. revoking their API tokens there). */
@@ -116,10 +121,10 @@ export function onUserLeftWorkspace(fn: UserLeftWorkspaceHook): void {
  * the workspace's group memberships, and the hooks run (all in `tx`). What a workspace's
  * de-provisioning of a person shared with other workspaces does (docs/directory.md).
  */
-export function leaveWorkspace(tx: Tx, workspaceId: number, userId: number): void {
-  removeUserFromWorkspaceGroups(tx, workspaceId, userId);
-  tx.delete(workspaceMembers).where(and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId))).run();
-  for (const hook of leftHooks) hook(tx, workspaceId, userId);
+export async function leaveWorkspace(tx: Tx, workspaceId: number, userId: number): Promise<void> {
+  await removeUserFromWorkspaceGroups(tx, workspaceId, userId);
+  await tx.delete(workspaceMembers).where(and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId)));
+  for (const hook of leftHooks) await hook(tx, workspaceId, userId);
 }
 
 /**
@@ -127,18 +132,18 @@ export function leaveWorkspace(tx: Tx, workspaceId: number, userId: number): voi
  * comes to belong to several workspaces, since a workspace's own SCIM token cannot take over a
  * person provisioned elsewhere. Idempotent; 404 for an unknown workspace or user, 409 archived.
  */
-export function addWorkspaceMember(db: Db, workspaceId: number, userId: number): void {
-  writeTransaction(db, (tx) => {
-    if (getWorkspace(tx, workspaceId).archived) throw new DirectoryError(409, `Workspace ${workspaceId} is archived`, undefined, "conflict");
-    if (!tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).get()) throw new DirectoryError(404, `User ${userId} not found`, undefined, "not_found");
-    joinWorkspace(tx, workspaceId, userId);
+export async function addWorkspaceMember(db: Db, workspaceId: number, userId: number): Promise<void> {
+  await writeTransaction(db, async (tx) => {
+    if ((await getWorkspace(tx, workspaceId)).archived) throw new DirectoryError(409, `Workspace ${workspaceId} is archived`, undefined, "conflict");
+    if (!(await first(tx.select({ id: users.id }).from(users).where(eq(users.id, userId))))) throw new DirectoryError(404, `User ${userId} not found`, undefined, "not_found");
+    await joinWorkspace(tx, workspaceId, userId);
   });
 }
 
 /** The organization takes a user out of a workspace (as that workspace's de-provisioning of a shared person does). 404 when not a member. */
-export function removeWorkspaceMember(db: Db, workspaceId: number, userId: number): void {
-  writeTransaction(db, (tx) => {
-    if (!isMember(tx, workspaceId, userId)) throw new DirectoryError(404, `User ${userId} is not a member of workspace ${workspaceId}`, undefined, "not_found");
-    leaveWorkspace(tx, workspaceId, userId);
+export async function removeWorkspaceMember(db: Db, workspaceId: number, userId: number): Promise<void> {
+  await writeTransaction(db, async (tx) => {
+    if (!(await isMember(tx, workspaceId, userId))) throw new DirectoryError(404, `User ${userId} is not a member of workspace ${workspaceId}`, undefined, "not_found");
+    await leaveWorkspace(tx, workspaceId, userId);
   });
 }

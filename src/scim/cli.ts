@@ -38,9 +38,9 @@ export async function scimTokenCli(argv: string[], ctx: AppContext, io: CliOutpu
         io.err(`gatehouse scim-token create: --workspace takes a workspace id (see GET /api/admin/workspaces)\n${USAGE}`);
         return 2;
       }
-      let created: ReturnType<typeof createScimToken>;
+      let created: Awaited<ReturnType<typeof createScimToken>>;
       try {
-        created = createScimToken(ctx.db, name.trim(), workspace === undefined ? null : Number(workspace));
+        created = await createScimToken(ctx.db, name.trim(), workspace === undefined ? null : Number(workspace));
       } catch (e) {
         if (!(e instanceof DirectoryError)) throw e;
         io.err(`gatehouse: ${e.message}\n`);
@@ -55,7 +55,7 @@ export async function scimTokenCli(argv: string[], ctx: AppContext, io: CliOutpu
         io.err(USAGE);
         return 2;
       }
-      const tokens = listScimTokens(ctx.db);
+      const tokens = await listScimTokens(ctx.db);
       io.out("ID\tNAME\tWORKSPACE\tCREATED\tLAST USED\tREVOKED\n");
       for (const t of tokens) io.out(`${t.id}\t${t.name}\t${t.workspaceId ?? "organization"}\t${t.createdAt}\t${t.lastUsedAt ?? "-"}\t${t.revokedAt ?? "-"}\n`);
       return 0;
@@ -65,7 +65,7 @@ export async function scimTokenCli(argv: string[], ctx: AppContext, io: CliOutpu
         io.err(`gatehouse scim-token revoke: a numeric token ID is required\n${USAGE}`);
         return 2;
       }
-      if (!revokeScimToken(ctx.db, Number(rest[0]))) {
+      if (!(await revokeScimToken(ctx.db, Number(rest[0])))) {
         io.err(`gatehouse: no SCIM token with ID ${rest[0]}\n`);
         return 1;
       }

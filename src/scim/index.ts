@@ -85,15 +85,15 @@ export function scimRoutes(ctx: AppContext) {
   // its ScimError (401/403/429/413/415/400) here and the transform hook rethrows it unchanged.
   const parseFailures = new WeakMap<Request, unknown>();
 
-  const gate = (request: Request) => {
+  const gate = async (request: Request) => {
     if (admitted.has(request)) return;
     const token = bearerToken(request.headers.get("authorization"));
-    const verified = token ? verifyToken(token) : null;
+    const verified = token ? await verifyToken(token) : null;
     if (verified === null)
       throw new ScimError(401, token ? "The bearer token is unknown or revoked" : "A bearer token is required (Authorization: Bearer <token>)", undefined, { "www-authenticate": 'Bearer realm="scim"' });
     const tokenId = verified.id;
-    activity.admitted(request, tokenId);
-    if (!isEnabled()) throw new ScimError(403, "SCIM provisioning is disabled for this organization");
+    await activity.admitted(request, tokenId);
+    if (!(await isEnabled())) throw new ScimError(403, "SCIM provisioning is disabled for this organization");
     if (verified.workspaceArchived) throw new ScimError(403, `Workspace ${verified.workspaceId} is archived; its SCIM tokens no longer provision`);
     const wait = takeRequest(tokenId);
     if (wait > 0) throw new ScimError(429, `Rate limit exceeded; retry in ${wait} s`, undefined, { "retry-after": String(wait) });
@@ -112,7 +112,7 @@ export function scimRoutes(ctx: AppContext) {
   return new Elysia({ name: "scim", prefix: "/scim/v2" })
     .onParse(async ({ request }) => {
       try {
-        gate(request);
+        await gate(request);
         assertScimMediaType(request.headers.get("content-type"));
         // null (not undefined) for an empty body, so Elysia does not try its own parsers.
         return (await readScimJsonBody(request)) ?? null;
@@ -121,9 +121,9 @@ export function scimRoutes(ctx: AppContext) {
         return null;
       }
     })
-    .onTransform(({ request, set }) => {
+    .onTransform(async ({ request, set }) => {
       if (parseFailures.has(request)) throw parseFailures.get(request);
-      gate(request);
+      await gate(request);
       set.headers["content-type"] = SCIM_CONTENT_TYPE;
     })
     .onAfterResponse((c) =>

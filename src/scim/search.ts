@@ -47,7 +47,7 @@ export function searchParams(body: SearchRequest | null | undefined): ListParams
 }
 
 type ListResult = { totalResults: number; Resources: unknown[] };
-type Lister = (params: ListParams) => ListResult;
+type Lister = (params: ListParams) => Promise<ListResult>;
 
 /**
  * `/.search` over every resource type: users, then groups, paged as one list. A filter one type
@@ -55,34 +55,35 @@ type Lister = (params: ListParams) => ListResult;
  * evaluate it, the users' 400 is the answer. `sortBy` across types is refused (400): sort within
  * one type with /Users/.search or /Groups/.search.
  */
-export function searchAllTypes(params: ListParams, listers: Lister[]) {
+export async function searchAllTypes(params: ListParams, listers: Lister[]) {
   if (params.sortBy) throw new ScimError(400, "sortBy is not supported across resource types; search /Users/.search or /Groups/.search", "invalidValue");
-  const totals: (number | ScimError)[] = listers.map((list) => {
+  const totals: (number | ScimError)[] = [];
+  for (const list of listers) {
     try {
-      return list({ ...params, count: 0, startIndex: 1 }).totalResults;
+      totals.push((await list({ ...params, count: 0, startIndex: 1 })).totalResults);
     } catch (e) {
-      if (e instanceof ScimError && e.scimType === "invalidFilter") return e;
-      throw e;
+      if (e instanceof ScimError && e.scimType === "invalidFilter") totals.push(e);
+      else throw e;
     }
-  });
+  }
   if (totals.every((x) => x instanceof ScimError)) throw totals[0];
   const totalResults = totals.reduce<number>((n, x) => n + (typeof x === "number" ? x : 0), 0);
   const resources: unknown[] = [];
   let skip = params.startIndex - 1;
   let want = params.count;
-  listers.forEach((list, i) => {
+  for (const [i, list] of listers.entries()) {
     const total = totals[i];
-    if (typeof total !== "number") return;
+    if (typeof total !== "number") continue;
     if (skip >= total) {
       skip -= total;
-      return;
+      continue;
     }
     if (want > 0) {
-      const page = list({ ...params, startIndex: skip + 1, count: Math.min(want, total - skip) });
+      const page = await list({ ...params, startIndex: skip + 1, count: Math.min(want, total - skip) });
       resources.push(...page.Resources);
       want -= page.Resources.length;
     }
     skip = 0;
-  });
+  }
   return listResponse(resources, totalResults, params.startIndex);
 }

@@ -1,7 +1,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { createScimTestApp, json, USER_SCHEMA } from "../scim/helpers";
 
-const t = createScimTestApp();
+const t = await createScimTestApp();
 afterAll(() => t.close());
 
 const people = [

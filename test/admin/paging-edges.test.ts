@@ -9,7 +9,7 @@ let scimToken: string;
 
 beforeAll(async () => {
   apiToken = ((await (await t.admin("POST", "/api/admin/api-tokens", { name: "edges" })).json()) as any).token;
-  scimToken = createScimToken(t.ctx.db, "edges").token;
+  scimToken = (await createScimToken(t.ctx.db, "edges")).token;
   expect((await t.request("POST", "/api/v1/project", { body: { title: "Edge", code: "EDGE" }, headers: { token: apiToken } })).status).toBe(200);
   expect((await t.admin("POST", "/api/admin/webhooks", { url: "https://hooks.example.com/x", events: ["*"] })).status).toBe(201);
 });

@@ -3,7 +3,7 @@ import { purgeActivity } from "../../src/scim/activity/service";
 import { createTestApp } from "../helpers";
 import { createScimTestApp, json, PATCH_SCHEMA, USER_SCHEMA } from "../scim/helpers";
 
-const t = createScimTestApp();
+const t = await createScimTestApp();
 afterAll(() => t.close());
 const tokenId = (JSON.parse(await (await t.admin("GET", "/api/admin/scim-tokens")).text()) as { id: number }[])[0]!.id;
 
@@ -58,7 +58,7 @@ test("unknown tokens and rate-limited calls are not logged; a call refused becau
   expect(page.items[0]).toMatchObject({ operation: "create", resourceType: "User", resourceName: null, status: 403, detail: "SCIM provisioning is disabled for this organization" });
   expect((await logged("", before + 1)).total).toBe(before + 1);
 
-  const limited = createScimTestApp({ scimRateLimit: 1, scimRateBurst: 1 });
+  const limited = await createScimTestApp({ scimRateLimit: 1, scimRateBurst: 1 });
   try {
     expect((await limited.scim("POST", "/Users", user("one@example.com"))).status).toBe(201);
     expect((await limited.scim("POST", "/Users", user("two@example.com"))).status).toBe(429);
@@ -121,7 +121,7 @@ test("export: the filtered log as CSV (header, RFC 4180, formula-safe) or NDJSON
   expect((await t.request("GET", "/api/admin/provisioning-log/export?format=csv")).status).toBe(401);
 });
 
-test("retention deletes the entries older than the cutoff, at most 10 000 per call", () => {
+test("retention deletes the entries older than the cutoff, at most 10 000 per call", async () => {
   const fresh = createTestApp();
   try {
     const db = fresh.ctx.sqlite;
@@ -130,12 +130,12 @@ test("retention deletes the entries older than the cutoff, at most 10 000 per ca
     db.transaction(() => {
       for (let i = 0; i < 12_500; i++) insert.run(1000 + i);
     })();
-    expect(purgeActivity(db, 12_000)).toBe(false); // 11 000 are older: one call takes 10 000
+    expect(await purgeActivity(fresh.ctx.db, 12_000)).toBe(false); // 11 000 are older: one call takes 10 000
     expect(total()).toBe(2500);
-    expect(purgeActivity(db, 12_000)).toBe(true);
+    expect(await purgeActivity(fresh.ctx.db, 12_000)).toBe(true);
     expect(total()).toBe(1500);
     expect((db.query("SELECT min(at) AS at FROM scim_activity").get() as { at: number }).at).toBe(12_000);
-    expect(purgeActivity(db, 12_000)).toBe(true);
+    expect(await purgeActivity(fresh.ctx.db, 12_000)).toBe(true);
     expect(total()).toBe(1500);
   } finally {
     fresh.close();

@@ -32,11 +32,11 @@ test("a second live token with the same name (any case) is refused with 409; onc
 test("concurrent creates of one name: exactly one wins (the unique index decides, not a read before the write)", async () => {
   const answers = await Promise.all(Array.from({ length: 8 }, () => t.admin("POST", "/api/admin/scim-tokens", { name: "Okta race" })));
   expect(answers.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
-  expect(() => createScimToken(t.ctx.db, "OKTA RACE")).toThrow(/already named/);
+  await expect(createScimToken(t.ctx.db, "OKTA RACE")).rejects.toThrow(/already named/);
 });
 
 test("the CLI refuses a live name too: exit 1, the reason on stderr, no token on stdout", async () => {
-  createScimToken(t.ctx.db, "OneLogin");
+  await createScimToken(t.ctx.db, "OneLogin");
   let out = "";
   let err = "";
   const code = await scimTokenCli(["create", "--name", "onelogin"], t.ctx, { out: (s) => (out += s), err: (s) => (err += s) });

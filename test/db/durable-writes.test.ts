@@ -25,7 +25,7 @@ afterEach(() => {
 
 async function setup() {
   const d = disk();
-  const t = createScimTestApp({}, { walSync: d.walSync });
+  const t = await createScimTestApp({}, { walSync: d.walSync });
   cleanups.push(() => t.close());
   const token = ((await (await t.admin("POST", "/api/admin/api-tokens", { name: "bench" })).json()) as { token: string }).token;
   const api = (method: string, path: string, body?: unknown) => t.request(method, `/api/v1${path}`, { body, headers: { token } });

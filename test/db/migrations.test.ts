@@ -112,7 +112,7 @@ test("0006: users provisioned before it answer exactly as before, and then store
   closeDatabase(h);
 
   const { createScimTestApp, json } = await import("../scim/helpers");
-  const t = createScimTestApp({ dataDir: dir }); // opens the file and applies the remaining migrations
+  const t = await createScimTestApp({ dataDir: dir }); // opens the file and applies the remaining migrations
   try {
     const old = await json(await t.scim("GET", "/Users/7"));
     expect(old).toEqual({
@@ -157,7 +157,7 @@ test("0008: everything before workspaces moves into the default workspace; exist
   closeDatabase(h);
 
   const { createScimTestApp, json } = await import("../scim/helpers");
-  const t = createScimTestApp({ dataDir: dir });
+  const t = await createScimTestApp({ dataDir: dir });
   try {
     expect(t.ctx.sqlite.query("SELECT id, name, archived_at FROM workspaces").all()).toEqual([{ id: 1, name: "Default", archived_at: null }]);
     expect(t.ctx.sqlite.query("SELECT workspace_id, user_id FROM workspace_members").all()).toEqual([{ workspace_id: 1, user_id: 3 }]);
@@ -169,7 +169,7 @@ test("0008: everything before workspaces moves into the default workspace; exist
     expect((await json(await old("/Groups/g-old"))).members).toEqual([{ value: 3, type: "User" }]);
     // and a new workspace's token sees none of it
     const ws = await json(await t.admin("POST", "/api/admin/workspaces", { name: "New" }));
-    const token = createScimToken(t.ctx.db, "new", ws.id).token;
+    const token = (await createScimToken(t.ctx.db, "new", ws.id)).token;
     expect((await t.request("GET", "/scim/v2/Users/3", { headers: { authorization: `Bearer ${token}` } })).status).toBe(404);
   } finally {
     t.close();

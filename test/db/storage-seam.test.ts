@@ -1,8 +1,9 @@
 /**
  * The storage seam (docs/architecture.md, "The storage seam"): only `src/db/` knows the engine.
- * Features import no `bun:sqlite` (the types are `Connection`/`Statement` from src/db/connection.ts),
- * write no SQL only SQLite speaks (the fragments are in src/db/dialect.ts), and reach the raw
- * connection only through src/db (`perConnection`, `clientOf`), never as `ctx.sqlite`.
+ * Features import no `bun:sqlite`, write no SQL only SQLite speaks (the fragments are in
+ * src/db/dialect.ts), never reach a raw connection (`preparedQuery`, `rowsOf` and `execute` run
+ * SQL text on whichever connection the handle routes to), and await every query — SQLite's
+ * synchronous `.get()/.all()/.run()/.values()` do not exist on PostgreSQL.
  * A second engine then changes `src/db/` and what this test still allows below, nothing else.
  */
 import { expect, test } from "bun:test";
@@ -25,7 +26,9 @@ const SQLITE_ONLY: { name: string; pattern: RegExp }[] = [
   { name: "SQLite-only SQL function (dialect includesText…)", pattern: /\b(instr|ifnull|strftime|julianday|unixepoch)\s*\(|\bGLOB\b/ },
   { name: "bun:sqlite transaction API (immediateTransaction / writeTransaction)", pattern: /\.immediate\s*\(|\bbehavior\s*:\s*["']immediate["']/ },
   { name: "bun:sqlite run result field (RETURNING)", pattern: /\blastInsertRowid\b/ },
-  { name: "the raw connection (perConnection / clientOf)", pattern: /\.sqlite\b|["']sqlite["']/ },
+  { name: "the raw connection (preparedQuery / rowsOf / execute)", pattern: /\.sqlite\b|["']sqlite["']|\b(clientOf|writerOf|perConnection)\b/ },
+  // Both engines' queries are awaited; SQLite's synchronous calls do not exist on PostgreSQL.
+  { name: "a synchronous SQLite call (await the query; first(); rowsOf / execute / preparedQuery)", pattern: /\.(get|all|run)\s*\(\s*\)|\.(all|get|run|values)\s*(<[^>]*>)?\s*\(\s*sql`/ },
 ];
 
 /**
@@ -43,6 +46,7 @@ const NOT_YET_MOVED = new Map<string, string>([
  */
 const SQLITE_DATA_STEPS = new Map<string, string>([
   ["src/tms/shared/repair-stored-names.ts", "rows stored with Object.prototype names (issue 23)"],
+  ["src/directory/refold.ts", "user keys folded by a JavaScript function (NFKC + full case folding), in a BEGIN IMMEDIATE of its own"],
 ]);
 
 function sourceFiles(dir: string): string[] {
@@ -89,6 +93,11 @@ test("the scan sees what it looks for", () => {
   expect(hits(`db.query("INSERT OR IGNORE INTO t VALUES (1)")`)).toHaveLength(1);
   expect(hits("const c = ctx.sqlite;")).toHaveLength(1);
   expect(hits(`tx.transaction(fn, { behavior: "immediate" })`)).toHaveLength(1);
+  expect(hits("db.select().from(users).all()")).toHaveLength(1);
+  expect(hits("tx.run(sql`DELETE FROM t`)")).toHaveLength(1);
+  expect(hits("reader.all<{ id: number }>(sql`SELECT 1`)")).toHaveLength(1);
+  expect(hits("const q = perConnection((c) => c.query(text));")).toHaveLength(1);
+  expect(hits("await first(db.select().from(users).where(eq(users.id, id)))")).toEqual([]);
   // comments and URLs are not code
   expect(hits(`// json_extract would scan here\nconst url = "https://x.example/a"; /* PRAGMA */`)).toEqual([]);
 });

@@ -3,7 +3,7 @@ import { migrateDatabase } from "../../src/server/migrate";
 import { caseFoldKey } from "../../src/directory/tables";
 import { createScimTestApp, expectScimError, json, USER_SCHEMA } from "../scim/helpers";
 
-const t = createScimTestApp();
+const t = await createScimTestApp();
 afterAll(() => t.close());
 
 const user = (userName: string, extra: Record<string, unknown> = {}) => ({

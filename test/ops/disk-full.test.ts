@@ -1,7 +1,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { createScimTestApp, expectScimError, USER_SCHEMA } from "../scim/helpers";
 
-const t = createScimTestApp();
+const t = await createScimTestApp();
 afterAll(() => t.close());
 
 test("a full database: writes answer 507 in each protocol's format, /readyz says not writable, reads go on, and all recovers once space is freed", async () => {

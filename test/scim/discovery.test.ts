@@ -10,7 +10,7 @@ const RESOURCE_TYPE_URN = "urn:ietf:params:scim:schemas:core:2.0:ResourceType";
 const SCHEMA_URN = "urn:ietf:params:scim:schemas:core:2.0:Schema";
 const LIST = "urn:ietf:params:scim:api:messages:2.0:ListResponse";
 
-const t = createScimTestApp();
+const t = await createScimTestApp();
 afterAll(() => t.close());
 
 async function ok(path: string): Promise<any> {

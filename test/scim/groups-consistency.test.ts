@@ -22,7 +22,7 @@ function prng(seed: number) {
   };
 }
 
-const t = createScimTestApp();
+const t = await createScimTestApp();
 afterAll(() => t.close());
 
 const USERS = 12;

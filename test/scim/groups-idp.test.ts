@@ -8,7 +8,7 @@ import { createScimTestApp, json, newUser } from "./helpers";
 const GROUP_URN = "urn:ietf:params:scim:schemas:core:2.0:Group";
 const PATCH_URN = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 
-const t = createScimTestApp();
+const t = await createScimTestApp();
 afterAll(() => t.close());
 
 const ids: string[] = [];

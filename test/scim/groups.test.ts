@@ -7,7 +7,7 @@ const GROUP_URN = "urn:ietf:params:scim:schemas:core:2.0:Group";
 const PATCH_URN = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 const BASE = "https://gatehouse.test/scim/v2";
 
-const t = createScimTestApp();
+const t = await createScimTestApp();
 afterAll(() => t.close());
 
 let seq = 0;
@@ -91,7 +91,7 @@ describe("POST /Groups", () => {
   });
 
   test("with GATEHOUSE_SCIM_DUPLICATE_STATUS=409 → 409 uniqueness", async () => {
-    const t409 = createScimTestApp({ scimDuplicateStatus: 409 });
+    const t409 = await createScimTestApp({ scimDuplicateStatus: 409 });
     try {
       expect((await t409.scim("POST", "/Groups", { displayName: "Dup" })).status).toBe(201);
       await expectScimError(await t409.scim("POST", "/Groups", { displayName: "dup" }), 409, "uniqueness");
@@ -294,11 +294,11 @@ describe("lifecycle: deactivation removes membership, reactivation does not rest
 
 describe("GET /Groups (list)", () => {
   const names = ["alpha", "Beta", "gamma", "Delta", "beta-2"];
-  let lt: ReturnType<typeof createScimTestApp>;
+  let lt: Awaited<ReturnType<typeof createScimTestApp>>;
   let ids: Record<string, string>;
   let user: number;
   beforeAll(async () => {
-    lt = createScimTestApp();
+    lt = await createScimTestApp();
     user = Number((await json(await lt.scim("POST", "/Users", newUser("lister@example.com")))).id);
     ids = {};
     for (const n of names) ids[n] = (await json(await lt.scim("POST", "/Groups", { displayName: n, members: [{ value: String(user) }] }))).id;
@@ -376,14 +376,14 @@ describe("GET /Groups (list)", () => {
     const queries: string[] = [];
     const logged = drizzle(lt.ctx.sqlite, { logger: { logQuery: (q) => void queries.push(q) } });
     const service = createGroupService({ db: logged, config: lt.ctx.config });
-    const page = service.list({ startIndex: 1, count: 100, sortOrder: "ascending" });
+    const page = await service.list({ startIndex: 1, count: 100, sortOrder: "ascending" });
     expect(page.Resources).toHaveLength(5);
     expect(queries.filter((q) => /group_members/.test(q))).toHaveLength(1);
   });
 });
 
 test("returned: \"request\" member sub-attributes (display, $ref) are echoed in the answer to a write that sent them (RFC 7643 §7)", async () => {
-  const o = createScimTestApp();
+  const o = await createScimTestApp();
   try {
     const u = await json(await o.scim("POST", "/Users", newUser("echo@example.com", { displayName: "Echo User" })));
     const ref = `https://gatehouse.test/scim/v2/Users/${u.id}`;

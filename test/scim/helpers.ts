@@ -11,9 +11,9 @@ export const LIST_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:ListResponse";
  * A test app with one SCIM token, and `scim(method, path, body?, headers?)` calling /scim/v2 with
  * it the way an IdP does (Accept and Content-Type application/scim+json).
  */
-export function createScimTestApp(overrides: Partial<Config> = {}, opts: Parameters<typeof createTestApp>[1] = {}) {
+export async function createScimTestApp(overrides: Partial<Config> = {}, opts: Parameters<typeof createTestApp>[1] = {}) {
   const t = createTestApp(overrides, opts);
-  const token = createScimToken(t.ctx.db, "test IdP").token;
+  const token = (await createScimToken(t.ctx.db, "test IdP")).token;
   const scim = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     t.request(method, `/scim/v2${path}`, {
       body,

@@ -1,7 +1,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { createScimTestApp, expectScimError, json, PATCH_SCHEMA, USER_SCHEMA } from "./helpers";
 
-const t = createScimTestApp();
+const t = await createScimTestApp();
 afterAll(() => t.close());
 
 const PROTOTYPE_PATHS = ["constructor", "name.constructor", "__proto__", "name.__proto__", "toString", "hasOwnProperty", "emails.constructor", `${USER_SCHEMA}:constructor`];

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { createScimTestApp, expectScimError, json } from "./helpers";
 
-const t = createScimTestApp({ scimRateLimit: 1, scimRateBurst: 1000 });
+const t = await createScimTestApp({ scimRateLimit: 1, scimRateBurst: 1000 });
 afterAll(() => t.close());
 
 describe("SCIM gate", () => {
@@ -77,7 +77,7 @@ describe("routing", () => {
 
 describe("rate limit", () => {
   test("a drained bucket answers 429 with Retry-After and a SCIM body; other tokens are unaffected", async () => {
-    const other = createScimTestApp({ scimRateLimit: 1, scimRateBurst: 3 });
+    const other = await createScimTestApp({ scimRateLimit: 1, scimRateBurst: 3 });
     try {
       for (let i = 0; i < 3; i++) expect((await other.scim("GET", "/Users")).status).toBe(200);
       const r = await other.scim("GET", "/Users");

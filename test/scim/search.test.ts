@@ -3,7 +3,7 @@ import { createScimTestApp, expectScimError, json, LIST_SCHEMA, newUser } from "
 
 /** RFC 7644 §3.4.3: POST /.search, /Users/.search and /Groups/.search, the same semantics as GET. */
 const SEARCH = "urn:ietf:params:scim:api:messages:2.0:SearchRequest";
-const t = createScimTestApp();
+const t = await createScimTestApp();
 afterAll(() => t.close());
 
 const ids: string[] = [];
@@ -72,7 +72,7 @@ describe("POST /Groups/.search and POST /.search", () => {
 });
 
 test("searches are reads: the provisioning activity log records none of them", async () => {
-  const o = createScimTestApp();
+  const o = await createScimTestApp();
   try {
     await o.scim("POST", "/Users", newUser("logged@example.com"));
     await o.scim("POST", "/Users/.search", { schemas: [SEARCH] });

@@ -8,8 +8,8 @@ import { entraDefault, entraFlagged, okta, replay, type Step } from "./users/fix
  */
 const SEARCH = "urn:ietf:params:scim:api:messages:2.0:SearchRequest";
 
-function organization(overrides: Parameters<typeof createScimTestApp>[0] = {}) {
-  const app = createScimTestApp(overrides);
+async function organization(overrides: Parameters<typeof createScimTestApp>[0] = {}) {
+  const app = await createScimTestApp(overrides);
   const as = (token: string) => ({
     scim: (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
       app.request(method, `/scim/v2${path}`, {
@@ -38,7 +38,7 @@ describe("IdP sequences with a workspace token and with the organization token",
   ];
   for (const [name, steps, config] of sequences) {
     test(`${name}: workspace token — the user is a member of that workspace only`, async () => {
-      const { app, workspace, org } = organization(config);
+      const { app, workspace, org } = await organization(config);
       try {
         const a = await workspace("Alpha");
         const b = await workspace("Beta");
@@ -52,7 +52,7 @@ describe("IdP sequences with a workspace token and with the organization token",
       }
     });
     test(`${name}: organization token — as a single-workspace installation (default workspace)`, async () => {
-      const { app, org } = organization(config);
+      const { app, org } = await organization(config);
       try {
         const ids = await replay(steps, org);
         const members = app.ctx.sqlite.query("SELECT workspace_id FROM workspace_members WHERE user_id = ?").all(Number(ids.user)) as { workspace_id: number }[];
@@ -70,7 +70,7 @@ const patch = (...Operations: unknown[]) => ({ schemas: [PATCH_SCHEMA], Operatio
 describe("a person in several workspaces (docs/directory.md)", () => {
   test("a workspace token POSTing a userName provisioned in another workspace gets the duplicate answer and learns nothing else", async () => {
     for (const duplicateStatus of [400, 409] as const) {
-      const { app, workspace } = organization({ scimDuplicateStatus: duplicateStatus });
+      const { app, workspace } = await organization({ scimDuplicateStatus: duplicateStatus });
       try {
         const a = await workspace("Alpha");
         const b = await workspace("Beta");
@@ -100,7 +100,7 @@ describe("a person in several workspaces (docs/directory.md)", () => {
   });
 
   test("the organization shares a person with a second workspace; that workspace's token changes none of their attributes (400 mutability), no-op writes pass", async () => {
-    const { app, org, workspace } = organization();
+    const { app, org, workspace } = await organization();
     try {
       const a = await workspace("Alpha");
       const b = await workspace("Beta");
@@ -135,7 +135,7 @@ describe("a person in several workspaces (docs/directory.md)", () => {
   });
 
   test("a workspace's DELETE of a shared person withdraws them from that workspace only; the last workspace's deactivates them organization-wide", async () => {
-    const { app, org, workspace } = organization({ licenseSeats: 5 });
+    const { app, org, workspace } = await organization({ licenseSeats: 5 });
     try {
       const a = await workspace("Alpha");
       const b = await workspace("Beta");
@@ -180,7 +180,7 @@ describe("a person in several workspaces (docs/directory.md)", () => {
   });
 
   test("the organization token's DELETE of a shared person deactivates them in every workspace at once", async () => {
-    const { app, org, workspace } = organization();
+    const { app, org, workspace } = await organization();
     try {
       const a = await workspace("Alpha");
       const b = await workspace("Beta");
@@ -196,7 +196,7 @@ describe("a person in several workspaces (docs/directory.md)", () => {
   });
 
   test("a workspace token cannot reactivate a person the organization or another workspace deactivated (400 mutability); its own deactivations it can undo", async () => {
-    const { app, org, workspace } = organization();
+    const { app, org, workspace } = await organization();
     try {
       const a = await workspace("Alpha");
       const b = await workspace("Beta");
@@ -230,7 +230,7 @@ describe("a person in several workspaces (docs/directory.md)", () => {
 
 describe("references show and filter only the token's workspace", () => {
   test("an enterprise manager outside the workspace is unknown: stored as given, no displayName or $ref, unmatched by manager.displayName", async () => {
-    const { app, org, workspace } = organization();
+    const { app, org, workspace } = await organization();
     try {
       const a = await workspace("Alpha");
       const b = await workspace("Beta");
@@ -259,7 +259,7 @@ describe("references show and filter only the token's workspace", () => {
   });
 
   test("groups of a shared person: each workspace token sees and filters its own workspace's groups only", async () => {
-    const { app, org, workspace } = organization();
+    const { app, org, workspace } = await organization();
     try {
       const a = await workspace("Alpha");
       const b = await workspace("Beta");
@@ -288,7 +288,7 @@ describe("references show and filter only the token's workspace", () => {
 
 describe("isolation: a workspace token cannot see or change another workspace's users or groups", () => {
   test("list, get, filter, .search, PUT, PATCH, DELETE of users and groups", async () => {
-    const { app, org, workspace } = organization();
+    const { app, org, workspace } = await organization();
     try {
       const a = await workspace("Alpha");
       const b = await workspace("Beta");
@@ -331,7 +331,7 @@ describe("isolation: a workspace token cannot see or change another workspace's 
   });
 
   test("group names are unique per workspace; an organization token's groups and users go to the default workspace", async () => {
-    const { app, org, workspace } = organization();
+    const { app, org, workspace } = await organization();
     try {
       const a = await workspace("Alpha");
       await a.scim("POST", "/Groups", { displayName: "QA" });
@@ -349,7 +349,7 @@ describe("isolation: a workspace token cannot see or change another workspace's 
 
 describe("admin API: workspaces", () => {
   test("create, list, rename, archive and restore; archived workspaces' tokens answer 403; the default cannot be archived", async () => {
-    const { app, workspace } = organization();
+    const { app, workspace } = await organization();
     try {
       const list0 = await json(await app.admin("GET", "/api/admin/workspaces"));
       expect(list0.items).toEqual([expect.objectContaining({ id: 1, name: "Default", archived: false })]);

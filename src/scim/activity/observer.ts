@@ -3,8 +3,12 @@ import { mapError } from "../../http/error-mapping";
 import { renderScimError } from "../errors";
 import { silentLogger } from "../../log";
 import { requestIdOf } from "../../http/request-info";
-import { clientOf } from "../../db/connection";
+import { preparedQuery } from "../../db/statement";
 import { activityRecorder, operationOf } from "./service";
+
+const tokenNameById = preparedQuery<{ name: string }, [number]>("SELECT name FROM scim_tokens WHERE id = ?1");
+const userNameById = preparedQuery<{ name: string }, [number]>("SELECT user_name AS name FROM users WHERE id = ?1");
+const groupNameById = preparedQuery<{ name: string }, [string]>("SELECT display_name AS name FROM groups WHERE id = ?1");
 
 type Outcome = { status: number; scimType: string | null; detail: string | null };
 type Noted = { tokenId: number; resourceName?: string | null };
@@ -36,11 +40,11 @@ function resourceOf(value: unknown, created: boolean): Record<string, unknown> {
 export function activityObserver(ctx: AppContext) {
   const recorder = activityRecorder(ctx);
   const noted = new WeakMap<Request, Noted>();
-  const connection = clientOf(ctx.db);
-  const tokenName = connection.query<{ name: string }, [number]>("SELECT name FROM scim_tokens WHERE id = ?1");
-  const userName = connection.query<{ name: string }, [string]>("SELECT user_name AS name FROM users WHERE id = ?1");
-  const groupName = connection.query<{ name: string }, [string]>("SELECT display_name AS name FROM groups WHERE id = ?1");
-  const nameOf = (type: string, id: string) => ((type === "User" ? userName : groupName).get(id)?.name ?? null);
+  const nameOf = async (type: string, id: string): Promise<string | null> => {
+    if (type === "Group") return (await groupNameById.get(ctx.db, id))?.name ?? null;
+    // A user id is an integer (users.id); any other path segment names nobody.
+    return /^\d{1,15}$/.test(id) ? ((await userNameById.get(ctx.db, Number(id)))?.name ?? null) : null;
+  };
 
   const target = (request: Request) => {
     if (!operationOf(request.method)) return null;
@@ -52,10 +56,10 @@ export function activityObserver(ctx: AppContext) {
   return {
     recorder,
     /** The gate verified this request's token. A group about to be deleted has its name read now. */
-    admitted(request: Request, tokenId: number): void {
+    async admitted(request: Request, tokenId: number): Promise<void> {
       const t = target(request);
       if (!t) return;
-      noted.set(request, { tokenId, resourceName: request.method === "DELETE" && t.id && t.type === "Group" ? nameOf(t.type, t.id) : undefined });
+      noted.set(request, { tokenId, resourceName: request.method === "DELETE" && t.id && t.type === "Group" ? await nameOf(t.type, t.id) : undefined });
     },
     /** Whether `admitted` noted this request (a write by a verified token): only those are logged. */
     noted: (request: Request): boolean => noted.has(request),
@@ -88,11 +92,11 @@ export function activityObserver(ctx: AppContext) {
     const id = t.id ?? (typeof resource.id === "string" ? resource.id : null);
     const pick = (o: Record<string, unknown>) => (typeof o[key] === "string" ? (o[key] as string) : null);
     let name = pick(resource) ?? pick(sent) ?? n.resourceName ?? null;
-    if (name === null && id !== null) name = nameOf(t.type, id);
+    if (name === null && id !== null) name = await nameOf(t.type, id);
     recorder.record({
       at: Date.now(),
       tokenId: n.tokenId,
-      tokenName: tokenName.get(n.tokenId)?.name ?? `token ${n.tokenId}`,
+      tokenName: (await tokenNameById.get(ctx.db, n.tokenId))?.name ?? `token ${n.tokenId}`,
       operation: operationOf(c.request.method)!,
       resourceType: t.type,
       resourceId: id,

@@ -1,8 +1,9 @@
 import { and, asc, between, count, desc, eq, gt, gte, lt, not } from "drizzle-orm";
 import type { AppContext } from "../../context";
-import { clientOf, type Connection } from "../../db/connection";
+import type { Db } from "../../db/connection";
 import { containsText } from "../../db/dialect";
-import { immediateTransaction } from "../../db/transaction";
+import { preparedQuery } from "../../db/statement";
+import { first, writeTransaction } from "../../db/transaction";
 import { badRequest } from "../../http/errors";
 import { logExportResponse, type LogExportFormat } from "../../http/log-export";
 import type { ActivityEntry, ActivityListQuery } from "./model";
@@ -27,62 +28,69 @@ const PURGE_EVERY_MS = 3_600_000;
 
 /**
  * Appends activity rows. Rows are queued and written together once the current turn of the event
- * loop ends (after the answers went out), in one short transaction; nobody waits for its WAL sync
- * (src/db/group-commit.ts): it is in the WAL at once (a killed process loses nothing) and on disk
- * with the next group sync, so a power cut can lose the last rows, never a write.
- * Retention runs from here too, at most once an hour.
+ * loop ends (after the answers went out), in one short transaction (one multi-row INSERT per
+ * BATCH rows); nobody waits for its commit to be durable (src/db/group-commit.ts on SQLite: it is
+ * in the WAL at once, so a killed process loses nothing, and on disk with the next group sync; a
+ * power cut can lose the last rows, never a write). Retention runs from here too, at most once an hour.
  */
 export function activityRecorder(ctx: Pick<AppContext, "db" | "config" | "log">) {
-  const db = clientOf(ctx.db);
-  const insert = db.query(
-    `INSERT INTO scim_activity (at, token_id, token_name, operation, resource_type, resource_id, resource_name, status, scim_type, detail, request_id)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)`,
-  );
-  const writeAll = immediateTransaction(db, (rows: ActivityRecord[]) => {
-    for (const r of rows) insert.run(r.at, r.tokenId, r.tokenName, r.operation, r.resourceType, r.resourceId, r.resourceName, r.status, r.scimType, r.detail, r.requestId);
-  });
+  const writeAll = (rows: ActivityRecord[]) =>
+    writeTransaction(ctx.db, async (tx) => {
+      for (let i = 0; i < rows.length; i += BATCH) await tx.insert(scimActivity).values(rows.slice(i, i + BATCH));
+    });
   let queue: ActivityRecord[] = [];
   let lastPurge = 0;
-  const flush = () => {
+  /** The flush under way: `flush()` waits for it, and for the one after it. */
+  let flushing: Promise<void> = Promise.resolve();
+  const flush = async () => {
     const rows = queue;
     queue = [];
-    try {
-      writeAll(rows);
-    } catch (e) {
-      ctx.log.error("provisioning activity log write failed", { rows: rows.length, error: String((e as Error)?.message ?? e) });
+    if (rows.length > 0) {
+      try {
+        await writeAll(rows);
+      } catch (e) {
+        ctx.log.error("provisioning activity log write failed", { rows: rows.length, error: String((e as Error)?.message ?? e) });
+      }
     }
     const now = Date.now();
     if (now - lastPurge >= PURGE_EVERY_MS) {
       try {
-        if (purgeActivity(db, now - ctx.config.provisioningLogRetentionDays * 86_400_000)) lastPurge = now;
+        if (await purgeActivity(ctx.db, now - ctx.config.provisioningLogRetentionDays * 86_400_000)) lastPurge = now;
       } catch (e) {
         ctx.log.error("provisioning activity log purge failed", { error: String((e as Error)?.message ?? e) });
       }
     }
   };
+  // Flushes run one after another (a purge never overlaps the next batch); none ever rejects.
+  const startFlush = () => (flushing = flushing.then(flush));
   return {
     record(row: ActivityRecord): void {
-      if (queue.length === 0) setImmediate(flush);
+      if (queue.length === 0) setImmediate(startFlush);
       queue.push(row);
     },
-    /** Writes what is queued now (tests, shutdown). */
-    flush(): void {
-      if (queue.length > 0) flush();
+    /** Writes what is queued now, and waits for every write started before (tests, shutdown). */
+    flush(): Promise<void> {
+      return queue.length > 0 ? startFlush() : flushing;
     },
   };
 }
 
+const firstKeptAt = preparedQuery<{ id: number }, [number]>("SELECT id FROM scim_activity WHERE at >= ?1 ORDER BY id LIMIT 1");
+const deleteBatchBelow = preparedQuery<unknown, [number]>(`DELETE FROM scim_activity WHERE id IN (SELECT id FROM scim_activity WHERE id < ?1 ORDER BY id LIMIT ${BATCH})`);
+
 /**
- * Deletes rows older than `cutoff`, oldest first, at most 10 batches per call; true when none is
- * left. Ids grow with time, so the old rows are the ids below the first one at or after the
- * cutoff: found by reading from the start, which costs only the old rows (no index on `at`).
+ * Deletes rows older than `cutoff`, oldest first, at most 10 batches per call (each its own short
+ * transaction); true when none is left. Ids grow with time, so the old rows are the ids below the
+ * first one at or after the cutoff: found by reading from the start, which costs only the old
+ * rows (no index on `at`).
  */
-export function purgeActivity(db: Connection, cutoff: number): boolean {
-  const firstKept = db.query<{ id: number }, [number]>("SELECT id FROM scim_activity WHERE at >= ?1 ORDER BY id LIMIT 1").get(cutoff);
-  const end = firstKept ? firstKept.id : Number.MAX_SAFE_INTEGER;
-  const del = db.query(`DELETE FROM scim_activity WHERE id IN (SELECT id FROM scim_activity WHERE id < ?1 ORDER BY id LIMIT ${BATCH})`);
-  const purgeBatch = immediateTransaction(db, () => del.run(end).changes);
-  for (let i = 0; i < 10; i++) if (purgeBatch() < BATCH) return true;
+export async function purgeActivity(db: Db, cutoff: number): Promise<boolean> {
+  const firstKept = await firstKeptAt.get(db, cutoff);
+  const end = firstKept ? Number(firstKept.id) : Number.MAX_SAFE_INTEGER;
+  for (let i = 0; i < 10; i++) {
+    const { changes } = await writeTransaction(db, (tx) => deleteBatchBelow.run(tx, end));
+    if (changes < BATCH) return true;
+  }
   return false;
 }
 
@@ -130,13 +138,13 @@ export function activityWhere(q: Omit<ActivityListQuery, "limit" | "offset">) {
 }
 
 /** A page of the log, newest first, with the filters of `ActivityListQuery`. */
-export function listActivity(ctx: Pick<AppContext, "db">, q: ActivityListQuery) {
+export async function listActivity(ctx: Pick<AppContext, "db">, q: ActivityListQuery) {
   const limit = q.limit ?? 50;
   const offset = q.offset ?? 0;
   const a = scimActivity;
   const where = activityWhere(q);
-  const rows = ctx.db.select().from(a).where(where).orderBy(desc(a.id)).limit(limit).offset(offset).all();
-  const total = ctx.db.select({ n: count() }).from(a).where(where).get()!.n;
+  const rows = await ctx.db.select().from(a).where(where).orderBy(desc(a.id)).limit(limit).offset(offset);
+  const total = (await first(ctx.db.select({ n: count() }).from(a).where(where)))!.n;
   return { total, limit, offset, items: rows.map(toEntry) };
 }
 
@@ -147,7 +155,7 @@ export function exportActivity(ctx: Pick<AppContext, "db">, q: Omit<ActivityList
     format,
     name: "provisioning",
     columns: ["id", "at", "token_id", "token_name", "operation", "resource_type", "resource_id", "resource_name", "status", "scim_type", "detail", "request_id"],
-    rowsAfter: (afterId, limit) => ctx.db.select().from(scimActivity).where(and(where, gt(scimActivity.id, afterId))).orderBy(asc(scimActivity.id)).limit(limit).all().map(toEntry),
+    rowsAfter: async (afterId, limit) => (await ctx.db.select().from(scimActivity).where(and(where, gt(scimActivity.id, afterId))).orderBy(asc(scimActivity.id)).limit(limit)).map(toEntry),
     cells: (e: ActivityEntry) => [e.id, e.at, e.token.id, e.token.name, e.operation, e.resourceType, e.resourceId, e.resourceName, e.status, e.scimType, e.detail, e.requestId],
     entry: (e) => e,
   });

@@ -5,11 +5,11 @@
  * knowing different attributes. Pure: no database access.
  *
  * NULL handling: every condition is two-valued (true/false, never NULL), so `not (title eq "x")`
- * matches users without a title, as RFC 7644's "not" means. `eq`/`ne` use SQLite's null-safe
- * `IS`/`IS NOT`, which can still use an index.
+ * matches users without a title, as RFC 7644's "not" means. `eq`/`ne` are the dialect's
+ * two-valued equality (`isEqual`/`isNotEqual`), which can still use an index.
  */
 import { sql, type SQL } from "drizzle-orm";
-import { includesText } from "../../db/dialect";
+import { endsWithText, includesText, isEqual, isNotEqual, startsWithText } from "../../db/dialect";
 import { ScimError } from "../errors";
 import type { AttrPath, CompareOp, FilterNode, FilterValue } from "./parser";
 
@@ -128,18 +128,18 @@ function compareCondition(a: ScalarAttribute, op: CompareOp, value: FilterValue,
   const notNull = sql`${a.column} IS NOT NULL`;
   switch (op) {
     case "eq":
-      return sql`(${col} IS ${p})`;
+      return sql`(${isEqual(col, p)})`;
     case "ne":
-      return sql`(${col} IS NOT ${p})`;
+      return sql`(${isNotEqual(col, p)})`;
     case "co":
       if (param === "") return sql`(${notNull})`;
       return sql`(${notNull} AND ${includesText(col, p)})`;
     case "sw":
       if (param === "") return sql`(${notNull})`;
-      return sql`(${notNull} AND substr(${col}, 1, length(${p})) = ${p})`;
+      return sql`(${notNull} AND ${startsWithText(col, p)})`;
     case "ew":
       if (param === "") return sql`(${notNull})`;
-      return sql`(${notNull} AND length(${col}) >= length(${p}) AND substr(${col}, -length(${p})) = ${p})`;
+      return sql`(${notNull} AND ${endsWithText(col, p)})`;
     case "gt":
       return sql`(${notNull} AND ${col} > ${p})`;
     case "ge":

@@ -49,8 +49,8 @@ export function groupsRoutes(ctx: AppContext) {
     })
     .post(
       "/Groups",
-      ({ body, request, set }) => {
-        const created = service.create(body, { ...parseProjectionParams(queryOf(request)), echo: echoedMemberSubs(body.members) }, scopeOf(request));
+      async ({ body, request, set }) => {
+        const created = await service.create(body, { ...parseProjectionParams(queryOf(request)), echo: echoedMemberSubs(body.members) }, scopeOf(request));
         set.status = 201;
         set.headers["location"] = resourceLocation(ctx.config.baseUrl, "Groups", created.id);
         return created.resource;
@@ -96,8 +96,8 @@ export function groupsRoutes(ctx: AppContext) {
     )
     .delete(
       "/Groups/:id",
-      ({ params, set, request }) => {
-        service.delete(params.id, scopeOf(request));
+      async ({ params, set, request }) => {
+        await service.delete(params.id, scopeOf(request));
         set.status = 204;
         return undefined;
       },

@@ -15,16 +15,27 @@ import { SCHEMA_GROUP } from "../protocol";
 import { listResponse, projectResource, type ListParams } from "../query";
 import { type GroupMember, type GroupResource, type GroupWrite } from "./model";
 import { memberIds, planGroupPatch, type GroupPatchStep } from "./patch";
-import { writeTransaction } from "../../db/transaction";
+import { rowsOf } from "../../db/statement";
+import { first, writeTransaction } from "../../db/transaction";
 /** Either the database or an open transaction: reads work on both. */
 type Reader = Db | Tx;
 
 const groupNotFound = (id: string) => new ScimError(404, `Group ${JSON.stringify(id)} not found`);
 
 /**
- * Group persistence and membership rules. Every write is one BEGIN IMMEDIATE transaction that
- * reads the group, applies set-based membership statements and reads the answer back, so the
- * response is exactly what was committed and a failure leaves nothing half-written.
+ * The `serializeOn` key of the rule a group write checks first: displayNames are unique per
+ * workspace, case-folded. The unique index holds it; transactions that may set a name serialize on
+ * the workspace's key so the loser of a race gets the SCIM duplicate error, not a constraint failure.
+ */
+const groupNamesKey = (workspaceId: number) => `directory:group-names:${workspaceId}`;
+
+/** The workspace of group `id` (a group never moves), to name its key before the transaction. */
+const workspaceOfGroup = (db: Db, id: string) => first(db.select({ workspaceId: groups.workspaceId }).from(groups).where(eq(groups.id, id)));
+
+/**
+ * Group persistence and membership rules. Every write is one write transaction that reads the
+ * group, applies set-based membership statements and reads the answer back, so the response is
+ * exactly what was committed and a failure leaves nothing half-written.
  */
 export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
   const { db, config } = ctx;
@@ -56,14 +67,15 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
    * `$ref` are `returned: "request"` sub-attributes: the users join runs only when a client names
    * them in `attributes`. A 10 000-member team is then ~250 KB of JSON instead of ~1 MB.
    */
-  function membersOf(reader: Reader, groupIds: string[], view: MemberView): Map<string, GroupMember[]> {
+  async function membersOf(reader: Reader, groupIds: string[], view: MemberView): Promise<Map<string, GroupMember[]>> {
     const out = new Map<string, GroupMember[]>(groupIds.map((id) => [id, []]));
     if (groupIds.length === 0) return out;
     const inGroups =
       groupIds.length === 1 ? sql`gm.group_id = ${groupIds[0]}` : inList(sql`gm.group_id`, groupIds);
     // Plain rows (no drizzle result mapping, which cost more than the query itself at this size).
     if (!view.display) {
-      const rows = reader.all<{ group_id: string; user_id: number }>(
+      const rows = await rowsOf<{ group_id: string; user_id: number }>(
+        reader,
         sql`SELECT gm.group_id, gm.user_id FROM ${groupMembers} gm WHERE ${inGroups} ORDER BY gm.group_id, gm.user_id`,
       );
       for (const r of rows) {
@@ -73,7 +85,8 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
       }
       return out;
     }
-    const rows = reader.all<{ group_id: string; user_id: number; display: string }>(
+    const rows = await rowsOf<{ group_id: string; user_id: number; display: string }>(
+      reader,
       sql`SELECT gm.group_id, gm.user_id, u.display_name AS display FROM ${groupMembers} gm
           JOIN ${users} u ON u.id = gm.user_id WHERE ${inGroups} ORDER BY gm.group_id, gm.user_id`,
     );
@@ -94,11 +107,12 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
    * time of a PATCH. The text is exactly `JSON.stringify` of the object form (a test compares
    * both); ids are integers, so nothing needs escaping.
    */
-  function present(reader: Reader, row: GroupRow, projection: Projection): Record<string, unknown> | string {
+  async function present(reader: Reader, row: GroupRow, projection: Projection): Promise<Record<string, unknown> | string> {
     if (!projection.attributes?.length && !projection.excludedAttributes?.length && !projection.echo?.display && !projection.echo?.ref) {
-      const [{ ids }] = reader.all<{ ids: string | null }>(
-        sql`SELECT group_concat(user_id, ',' ORDER BY user_id) AS ids FROM ${groupMembers} WHERE group_id = ${row.id}`,
-      ) as [{ ids: string | null }];
+      const [{ ids }] = (await rowsOf<{ ids: string | null }>(
+        reader,
+        sql`SELECT string_agg(CAST(user_id AS TEXT), ',' ORDER BY user_id) AS ids FROM ${groupMembers} WHERE group_id = ${row.id}`,
+      )) as [{ ids: string | null }];
       const members = ids === null ? "[]" : `[{"value":${ids.replaceAll(",", ',"type":"User"},{"value":')},"type":"User"}]`;
       const { meta, ...head } = render(row, undefined);
       return `${JSON.stringify(head).slice(0, -1)},"members":${members},"meta":${JSON.stringify(meta)}}`;
@@ -107,27 +121,33 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
   }
 
   /** The object form: members read only if the projection keeps them, then projected. */
-  function presentObject(reader: Reader, row: GroupRow, projection: Projection): Record<string, unknown> {
+  async function presentObject(reader: Reader, row: GroupRow, projection: Projection): Promise<Record<string, unknown>> {
     const view = memberView(projection);
-    const resource = render(row, view ? membersOf(reader, [row.id], view).get(row.id)! : undefined);
+    const resource = render(row, view ? (await membersOf(reader, [row.id], view)).get(row.id)! : undefined);
     return projectResource(resource, projection, SCHEMA_GROUP);
   }
 
   /** The group `id` if `scope` can see it (a workspace token sees its workspace's groups only). */
-  function findRow(reader: Reader, id: string, scope: Scope): GroupRow | undefined {
-    return reader.select().from(groups).where(and(eq(groups.id, id), inScope(scope))).get();
+  function findRow(reader: Reader, id: string, scope: Scope): Promise<GroupRow | undefined> {
+    return first(reader.select().from(groups).where(and(eq(groups.id, id), inScope(scope))));
   }
 
-  function runStep(tx: Tx, group: GroupRow, step: GroupPatchStep): void {
+  /** The `serializeOn` keys of a write that may rename group `id`: its workspace's (a workspace token's group is in its workspace, or not found). */
+  async function renameKeys(id: string, scope: Scope): Promise<{ serializeOn: string[] }> {
+    const workspaceId = scope.workspaceId ?? (await workspaceOfGroup(db, id))?.workspaceId;
+    return { serializeOn: workspaceId === undefined ? [] : [groupNamesKey(workspaceId)] };
+  }
+
+  async function runStep(tx: Tx, group: GroupRow, step: GroupPatchStep): Promise<void> {
     switch (step.kind) {
       case "setDisplayName":
         if (step.displayName === group.displayName) return;
-        assertDisplayNameFree(tx, config.scimDuplicateStatus, step.displayName, group.id, group.workspaceId);
-        tx.update(groups).set({ displayName: step.displayName, displayNameKey: displayNameKey(step.displayName) }).where(eq(groups.id, group.id)).run();
+        await assertDisplayNameFree(tx, config.scimDuplicateStatus, step.displayName, group.id, group.workspaceId);
+        await tx.update(groups).set({ displayName: step.displayName, displayNameKey: displayNameKey(step.displayName) }).where(eq(groups.id, group.id));
         group.displayName = step.displayName;
         return;
       case "setExternalId":
-        tx.update(groups).set({ externalId: step.externalId }).where(eq(groups.id, group.id)).run();
+        await tx.update(groups).set({ externalId: step.externalId }).where(eq(groups.id, group.id));
         group.externalId = step.externalId;
         return;
       case "addMembers":
@@ -139,9 +159,9 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
     }
   }
 
-  function touch(tx: Tx, row: GroupRow): GroupRow {
+  async function touch(tx: Tx, row: GroupRow): Promise<GroupRow> {
     const now = new Date().toISOString();
-    tx.update(groups).set({ updatedAt: now }).where(eq(groups.id, row.id)).run();
+    await tx.update(groups).set({ updatedAt: now }).where(eq(groups.id, row.id));
     return { ...row, updatedAt: now };
   }
 
@@ -154,36 +174,36 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
      * GET /Groups: one COUNT, one page query and — unless members are projected away, as
      * Entra always asks — one query for the members of the whole page.
      */
-    list(params: ListParams, scope: Scope = ORGANIZATION) {
+    async list(params: ListParams, scope: Scope = ORGANIZATION) {
       const filter = params.filter ? compileFilter(parseFilter(params.filter), resolveGroupFilterAttribute, { allowNot: false }) : undefined;
       const where = and(filter, inScope(scope));
-      const total = db.select({ n: count() }).from(groups).where(where).get()!.n;
+      const total = (await first(db.select({ n: count() }).from(groups).where(where)))!.n;
       if (params.count === 0) return listResponse([], total, params.startIndex);
       const direction = params.sortOrder === "descending" ? desc : asc;
       const order: SQL[] = params.sortBy
         ? [direction(sortColumn(params.sortBy)), direction(groups.id)]
         : [asc(groups.createdAt), asc(groups.id)];
-      const rows = db.select().from(groups).where(where).orderBy(...order).limit(params.count).offset(params.startIndex - 1).all();
+      const rows = await db.select().from(groups).where(where).orderBy(...order).limit(params.count).offset(params.startIndex - 1);
       const view = memberView(params);
-      const members = view ? membersOf(db, rows.map((r) => r.id), view) : undefined;
+      const members = view ? await membersOf(db, rows.map((r) => r.id), view) : undefined;
       const resources = rows.map((r) => projectResource(render(r, members?.get(r.id)), params, SCHEMA_GROUP));
       return listResponse(resources, total, params.startIndex);
     },
 
-    get(id: string, projection: Projection = {}, scope: Scope = ORGANIZATION) {
-      const row = findRow(db, id, scope);
+    async get(id: string, projection: Projection = {}, scope: Scope = ORGANIZATION) {
+      const row = await findRow(db, id, scope);
       if (!row) throw groupNotFound(id);
       return present(db, row, projection);
     },
 
     /** Creates the group in the scope's workspace (an organization token: the default one). */
-    create(body: GroupWrite, projection: Projection = {}, scope: Scope = ORGANIZATION) {
+    async create(body: GroupWrite, projection: Projection = {}, scope: Scope = ORGANIZATION) {
       const workspaceId = homeWorkspace(scope);
       const displayName = requireDisplayName(body.displayName);
       const userIds = memberIds(body.members ?? [], "members");
       return writeTransaction(db,
-        (tx) => {
-          assertDisplayNameFree(tx, config.scimDuplicateStatus, displayName, null, workspaceId);
+        async (tx) => {
+          await assertDisplayNameFree(tx, config.scimDuplicateStatus, displayName, null, workspaceId);
           const now = new Date().toISOString();
           const row: GroupRow = {
             id: newGroupId(),
@@ -194,49 +214,54 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
             createdAt: now,
             updatedAt: now,
           };
-          tx.insert(groups).values(row).run();
-          addMembers(tx, row.id, userIds, workspaceId);
-          return { id: row.id, resource: present(tx, row, projection) };
+          await tx.insert(groups).values(row);
+          await addMembers(tx, row.id, userIds, workspaceId);
+          return { id: row.id, resource: await present(tx, row, projection) };
         },
+        { serializeOn: [groupNamesKey(workspaceId)] },
       );
     },
 
     /** PUT: displayName, externalId and the whole member list; omitted members → none. */
-    replace(id: string, body: GroupWrite, projection: Projection = {}, scope: Scope = ORGANIZATION) {
+    async replace(id: string, body: GroupWrite, projection: Projection = {}, scope: Scope = ORGANIZATION) {
       const displayName = requireDisplayName(body.displayName);
       const userIds = memberIds(body.members ?? [], "members");
       return writeTransaction(db,
-        (tx) => {
-          const row = findRow(tx, id, scope);
+        async (tx) => {
+          const row = await findRow(tx, id, scope);
           if (!row) throw groupNotFound(id);
-          if (displayName !== row.displayName) assertDisplayNameFree(tx, config.scimDuplicateStatus, displayName, id, row.workspaceId);
+          if (displayName !== row.displayName) await assertDisplayNameFree(tx, config.scimDuplicateStatus, displayName, id, row.workspaceId);
           const now = new Date().toISOString();
           const next: GroupRow = { ...row, displayName, displayNameKey: displayNameKey(displayName), externalId: body.externalId ?? null, updatedAt: now };
-          tx.update(groups).set({ displayName, displayNameKey: next.displayNameKey, externalId: next.externalId, updatedAt: now }).where(eq(groups.id, id)).run();
-          replaceMembers(tx, id, userIds, row.workspaceId);
+          await tx.update(groups).set({ displayName, displayNameKey: next.displayNameKey, externalId: next.externalId, updatedAt: now }).where(eq(groups.id, id));
+          await replaceMembers(tx, id, userIds, row.workspaceId);
           return present(tx, next, projection);
         },
+        await renameKeys(id, scope),
       );
     },
 
     /** PATCH: the planned steps in order, then the group with its full member list. */
-    patch(id: string, operations: Parameters<typeof planGroupPatch>[0], projection: Projection = {}, scope: Scope = ORGANIZATION) {
+    async patch(id: string, operations: Parameters<typeof planGroupPatch>[0], projection: Projection = {}, scope: Scope = ORGANIZATION) {
       const steps = planGroupPatch(operations);
+      // Membership-only PATCHes (what IdPs send most) check no name rule: no key to wait on.
+      const renames = steps.some((s) => s.kind === "setDisplayName");
       return writeTransaction(db,
-        (tx) => {
-          const row = findRow(tx, id, scope);
+        async (tx) => {
+          const row = await findRow(tx, id, scope);
           if (!row) throw groupNotFound(id);
-          for (const step of steps) runStep(tx, row, step);
-          const updated = touch(tx, row);
+          for (const step of steps) await runStep(tx, row, step);
+          const updated = await touch(tx, row);
           return present(tx, updated, projection);
         },
+        renames ? await renameKeys(id, scope) : {},
       );
     },
 
-    delete(id: string, scope: Scope = ORGANIZATION): void {
-      writeTransaction(db,
-        (tx) => {
-          const gone = tx.delete(groups).where(and(eq(groups.id, id), inScope(scope))).returning({ id: groups.id }).all();
+    async delete(id: string, scope: Scope = ORGANIZATION): Promise<void> {
+      await writeTransaction(db,
+        async (tx) => {
+          const gone = await tx.delete(groups).where(and(eq(groups.id, id), inScope(scope))).returning({ id: groups.id });
           if (gone.length === 0) throw groupNotFound(id);
         },
       );

@@ -1,6 +1,8 @@
 import { noteTokenUse } from "../../db/last-used";
 import { and, asc, eq, isNull } from "drizzle-orm";
-import { clientOf, type Db } from "../../db/connection";
+import type { Db } from "../../db/connection";
+import { preparedQuery } from "../../db/statement";
+import { first, writeTransaction } from "../../db/transaction";
 import { settings } from "../../db/tables";
 import { timingSafeEqual } from "node:crypto";
 import { generateToken, hashToken } from "../../lib/tokens";
@@ -23,6 +25,12 @@ const invalidateCaches = () => {
   generation++;
 };
 
+/** Whether `e` is the failure of unique index `index` (SQLite names it in the message; PostgreSQL's error, under drizzle's, in its own). */
+function violates(e: unknown, index: string): boolean {
+  for (let cause = e; cause instanceof Error; cause = cause.cause) if (cause.message.includes(index)) return true;
+  return false;
+}
+
 /** Public view of a token: never the token or its hash. */
 export type ScimTokenInfo = { id: number; name: string; workspaceId: number | null; createdAt: string; lastUsedAt: string | null; revokedAt: string | null };
 
@@ -33,20 +41,21 @@ const view = (r: ScimTokenRow): ScimTokenInfo => ({ id: r.id, name: r.name, work
  * `workspaceId` it is an organization token (every workspace); with one, a workspace token —
  * the workspace must exist and not be archived. A live token already holding the name → 409.
  */
-export function createScimToken(db: Db, name: string, workspaceId: number | null = null): ScimTokenInfo & { token: string } {
+export async function createScimToken(db: Db, name: string, workspaceId: number | null = null): Promise<ScimTokenInfo & { token: string }> {
   const badName = plainTextProblem("name", name);
   if (badName) throw new DirectoryError(400, badName, "invalidValue", "invalid_request");
-  if (workspaceId !== null) {
-    const w = getWorkspace(db, workspaceId);
-    if (w.archived) throw new DirectoryError(409, `Workspace ${workspaceId} is archived`, undefined, "conflict");
-  }
   const token = generateToken("scim");
   let row: ScimTokenRow;
   try {
-    row = db.insert(scimTokens).values({ name, workspaceId, tokenHash: hashToken(token), createdAt: new Date().toISOString() }).returning().get();
+    row = await writeTransaction(db, async (tx) => {
+      // In the transaction: a workspace archived meanwhile gets no new token.
+      if (workspaceId !== null && (await getWorkspace(tx, workspaceId)).archived) throw new DirectoryError(409, `Workspace ${workspaceId} is archived`, undefined, "conflict");
+      const [inserted] = await tx.insert(scimTokens).values({ name, workspaceId, tokenHash: hashToken(token), createdAt: new Date().toISOString() }).returning();
+      return inserted!;
+    });
   } catch (e) {
     // The unique index on live names decides, so two concurrent creates cannot both win.
-    if (e instanceof Error && e.message.includes("scim_tokens_live_name_unique"))
+    if (violates(e, "scim_tokens_live_name_unique"))
       throw new DirectoryError(409, `A live SCIM token is already named ${JSON.stringify(name)} (names are compared case-insensitively); choose another name or revoke that token first`, "uniqueness", "conflict");
     throw e;
   }
@@ -54,17 +63,19 @@ export function createScimToken(db: Db, name: string, workspaceId: number | null
   return { ...view(row), token };
 }
 
-export function listScimTokens(db: Db): ScimTokenInfo[] {
-  return db.select().from(scimTokens).orderBy(asc(scimTokens.id)).all().map(view);
+export async function listScimTokens(db: Db): Promise<ScimTokenInfo[]> {
+  return (await db.select().from(scimTokens).orderBy(asc(scimTokens.id))).map(view);
 }
 
 /** Revokes a token (idempotent). Returns false when no such token exists. */
-export function revokeScimToken(db: Db, id: number): boolean {
-  const row = db.select().from(scimTokens).where(eq(scimTokens.id, id)).get();
-  if (!row) return false;
-  if (!row.revokedAt) db.update(scimTokens).set({ revokedAt: new Date().toISOString() }).where(and(eq(scimTokens.id, id), isNull(scimTokens.revokedAt))).run();
-  invalidateCaches();
-  return true;
+export async function revokeScimToken(db: Db, id: number): Promise<boolean> {
+  const found = await writeTransaction(db, async (tx) => {
+    const row = await first(tx.select({ revokedAt: scimTokens.revokedAt }).from(scimTokens).where(eq(scimTokens.id, id)));
+    if (row && !row.revokedAt) await tx.update(scimTokens).set({ revokedAt: new Date().toISOString() }).where(and(eq(scimTokens.id, id), isNull(scimTokens.revokedAt)));
+    return row !== undefined;
+  });
+  if (found) invalidateCaches();
+  return found;
 }
 
 /**
@@ -80,17 +91,19 @@ export function invalidateScimCaches(): void {
   invalidateCaches();
 }
 
+/** The token with a hash, and its workspace's state: prepared once, it runs on every SCIM request the cache does not answer. */
+const tokenByHash = preparedQuery<{ id: number; token_hash: string; revoked_at: string | null; workspace_id: number | null; archived_at: string | null }, [string]>(
+  `SELECT t.id, t.token_hash, t.revoked_at, t.workspace_id, w.archived_at
+   FROM scim_tokens t LEFT JOIN workspaces w ON w.id = t.workspace_id WHERE t.token_hash = ?1`,
+);
+
 export function tokenVerifier(db: Db) {
-  const byHash = clientOf(db).query<{ id: number; token_hash: string; revoked_at: string | null; last_used_at: string | null; workspace_id: number | null; archived_at: string | null }, [string]>(
-    `SELECT t.id, t.token_hash, t.revoked_at, t.last_used_at, t.workspace_id, w.archived_at
-     FROM scim_tokens t LEFT JOIN workspaces w ON w.id = t.workspace_id WHERE t.token_hash = ?`,
-  );
   const lastTouched = new Map<number, number>();
   // hash → token id of recently verified tokens (only valid ones: unknown tokens always hit the
   // database, so a guesser gains nothing from the cache)
   const verified = new Map<string, { token: VerifiedToken; at: number }>();
   let seenGeneration = generation;
-  return (token: string): VerifiedToken | null => {
+  return async (token: string): Promise<VerifiedToken | null> => {
     const hash = hashToken(token);
     const now = Date.now();
     if (seenGeneration !== generation) {
@@ -99,7 +112,8 @@ export function tokenVerifier(db: Db) {
     }
     const hit = verified.get(hash);
     if (hit && now - hit.at < CACHE_MS) return hit.token;
-    const row = byHash.get(hash);
+    const seen = generation;
+    const row = await tokenByHash.get(db, hash);
     // both are 64 hex characters: compare them directly in constant time
     if (!row || row.revoked_at !== null || !timingSafeEqual(Buffer.from(row.token_hash), Buffer.from(hash))) {
       verified.delete(hash);
@@ -107,7 +121,8 @@ export function tokenVerifier(db: Db) {
     }
     if (verified.size > 1000) verified.clear();
     const verifiedToken: VerifiedToken = { id: row.id, workspaceId: row.workspace_id, workspaceArchived: row.archived_at !== null };
-    verified.set(hash, { token: verifiedToken, at: now });
+    // A revocation committed while this read was in flight must not be cached over.
+    if (generation === seen) verified.set(hash, { token: verifiedToken, at: now });
     // last_used_at is informational: write it at most once a minute per token, not per request.
     if ((lastTouched.get(row.id) ?? 0) < now - 60_000) {
       lastTouched.set(row.id, now);
@@ -119,22 +134,27 @@ export function tokenVerifier(db: Db) {
 
 const ENABLED_KEY = "scim.enabled";
 
+const settingByKey = preparedQuery<{ value: string }, [string]>("SELECT value FROM settings WHERE key = ?1");
+
 /** The run-time SCIM switch: the stored admin toggle wins; before it is first set, the config. */
 export function scimEnabledReader(db: Db, config: Config) {
-  const q = clientOf(db).query<{ value: string }, [string]>("SELECT value FROM settings WHERE key = ?");
   let cached: { value: boolean; at: number; generation: number } | null = null;
-  return (): boolean => {
+  return async (): Promise<boolean> => {
     const now = Date.now();
     if (cached && cached.generation === generation && now - cached.at < CACHE_MS) return cached.value;
-    const row = q.get(ENABLED_KEY);
+    const seen = generation;
+    const row = await settingByKey.get(db, ENABLED_KEY);
     const value = row ? row.value === "true" : config.scimEnabled;
-    cached = { value, at: now, generation };
+    // Cached under the generation it was read in: a change made while it was read drops it.
+    cached = { value, at: now, generation: seen };
     return value;
   };
 }
 
-export function setScimEnabled(db: Db, enabled: boolean): void {
-  db.insert(settings).values({ key: ENABLED_KEY, value: String(enabled) })
-    .onConflictDoUpdate({ target: settings.key, set: { value: String(enabled) } }).run();
+export async function setScimEnabled(db: Db, enabled: boolean): Promise<void> {
+  await writeTransaction(db, async (tx) => {
+    await tx.insert(settings).values({ key: ENABLED_KEY, value: String(enabled) })
+      .onConflictDoUpdate({ target: settings.key, set: { value: String(enabled) } });
+  });
   invalidateCaches();
 }

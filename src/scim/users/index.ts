@@ -41,8 +41,8 @@ export function usersRoutes(ctx: AppContext) {
       params: UserIdParams,
       detail: { tags, summary: "Get a user", parameters: projectionQuery, responses: scimResponses({ 200: theUser("The user") }, [400, 404]) },
     })
-    .post("/Users", ({ body, request, set }) => {
-      const created = users.create(stateFromBody(body, { requireNames: true, activeWhenOmitted: true }), scopeOf(request));
+    .post("/Users", async ({ body, request, set }) => {
+      const created = await users.create(stateFromBody(body, { requireNames: true, activeWhenOmitted: true }), scopeOf(request));
       set.status = 201;
       set.headers.location = resourceLocation(ctx.config.baseUrl, "Users", created.id);
       return users.view(created, parseProjectionParams(queryOf(request)), scopeOf(request));
@@ -51,17 +51,17 @@ export function usersRoutes(ctx: AppContext) {
       description: "201 with Location. userName must be an e-mail, unique case-insensitively (duplicate: 400 invalidValue, or 409 uniqueness with GATEHOUSE_SCIM_DUPLICATE_STATUS=409); 409 when no seat is free.",
       responses: scimResponses({ 201: theUser("The created user; Location header = meta.location") }, [...SCIM_BODY_ERRORS, 409]),
     } })
-    .put("/Users/:id", ({ params, body, request }) => {
-      const updated = users.replace(params.id, (before) => stateFromBody(body, { requireNames: false, activeWhenOmitted: before.active }), scopeOf(request));
+    .put("/Users/:id", async ({ params, body, request }) => {
+      const updated = await users.replace(params.id, (before) => stateFromBody(body, { requireNames: false, activeWhenOmitted: before.active }), scopeOf(request));
       return users.view(updated, parseProjectionParams(queryOf(request)), scopeOf(request));
     }, { params: UserIdParams, body: UserBody, detail: {
       tags, summary: "Replace a user", parameters: projectionQuery,
       description: "Attributes not sent are cleared; userType defaults to regular; active is kept when omitted.",
       responses: scimResponses({ 200: theUser("The user after replacement") }, [...SCIM_BODY_ERRORS, 404, 409]),
     } })
-    .patch("/Users/:id", ({ params, body, request }) => {
+    .patch("/Users/:id", async ({ params, body, request }) => {
       assertPatchOpSchemas(body.schemas);
-      return users.view(users.patch(params.id, body.Operations, scopeOf(request)), parseProjectionParams(queryOf(request)), scopeOf(request));
+      return users.view(await users.patch(params.id, body.Operations, scopeOf(request)), parseProjectionParams(queryOf(request)), scopeOf(request));
     }, {
       params: UserIdParams,
       body: PatchBody,
@@ -71,8 +71,8 @@ export function usersRoutes(ctx: AppContext) {
         responses: scimResponses({ 200: theUser("The user after the operations") }, [...SCIM_BODY_ERRORS, 404, 409]),
       },
     })
-    .delete("/Users/:id", ({ params, set, request }) => {
-      users.deactivate(params.id, scopeOf(request));
+    .delete("/Users/:id", async ({ params, set, request }) => {
+      await users.deactivate(params.id, scopeOf(request));
       set.status = 204;
     }, { params: UserIdParams, detail: {
       tags, summary: "Deactivate a user", description: "The record and its history stay; GET returns it with active false.",

@@ -3,7 +3,8 @@
  * (src/directory/user-columns.ts): each column attribute where the map puts it (name parts under
  * `name`, which is always present), `emails` from its rendered JSON copy, the profile document
  * merged in (its name parts join `name`, the enterprise extension comes under its URN), `meta`
- * last. Pure apart from the manager reference, which the caller resolves (it reads the database).
+ * last. Pure: the manager's computed `$ref`/`displayName` read the database, so the caller adds
+ * them to a whole page at once (`managerOf`).
  *
  * The column part is compiled once from the map into straight-line code (one property access and
  * one assignment per column, every resource built with the same shape), not walked per resource:
@@ -40,14 +41,19 @@ function compileColumns(): ColumnsRenderer {
 }
 const renderColumns = compileColumns();
 
-/**
- * The renderer for an installation at `baseUrl`. `withManagerReference` adds what the enterprise
- * extension's manager computes (`$ref`, `displayName`) when the scope sees that user.
- */
-export function userRenderer<S>(baseUrl: string, withManagerReference: (extension: Record<string, unknown>, scope: S) => Record<string, unknown>) {
+/** The enterprise extension's `manager` of a rendered resource, when it names a user by a numeric id (its `$ref` and `displayName` are computed). */
+export function managerOf(resource: UserResource): { extension: Record<string, unknown>; manager: { value: string }; id: number } | null {
+  const extension = resource[SCHEMA_ENTERPRISE_USER] as Record<string, unknown> | undefined;
+  const manager = extension?.manager as { value?: unknown } | undefined;
+  if (!extension || typeof manager?.value !== "string" || !/^\d{1,15}$/.test(manager.value)) return null;
+  return { extension, manager: manager as { value: string }, id: Number(manager.value) };
+}
+
+/** The renderer for an installation at `baseUrl`. */
+export function userRenderer(baseUrl: string) {
   // `{base}/scim/v2/Users/`: a user's location is this and the integer id (1000 per page).
   const locationPrefix = resourceLocation(baseUrl, "Users", "");
-  return (r: UserResourceRow, scope: S): UserResource => {
+  return (r: UserResourceRow): UserResource => {
     const out: UserResource = { schemas: [SCHEMA_USER], id: String(r.id) };
     const name = renderColumns(r, out);
     if (r.emails !== "[]") out.emails = JSON.parse(r.emails);
@@ -58,7 +64,7 @@ export function userRenderer<S>(baseUrl: string, withManagerReference: (extensio
       Object.assign(out, rest);
       if (extension) {
         out.schemas = [SCHEMA_USER, SCHEMA_ENTERPRISE_USER];
-        out[SCHEMA_ENTERPRISE_USER] = withManagerReference(extension as Record<string, unknown>, scope);
+        out[SCHEMA_ENTERPRISE_USER] = extension;
       }
     }
     out.meta = { resourceType: "User", created: r.created_at, lastModified: r.updated_at, location: `${locationPrefix}${r.id}` };

@@ -1,15 +1,15 @@
 /**
  * /Users as SCIM sees the directory: rendering, list queries, and PUT/PATCH/DELETE translated
  * into directory writes (src/directory/users.ts holds the rules and the storage). No Elysia
- * here; index.ts is the HTTP edge. Writes run in `BEGIN IMMEDIATE` transactions
- * (read-then-write); hot reads use statements prepared once on the connection (cached by SQL text) because
+ * here; index.ts is the HTTP edge. Writes run in write transactions serialized on the
+ * directory's user rules (read-then-write); hot reads are statements prepared once, because
  * every IdP sync is mostly lookups.
  */
 import type { AppContext } from "../../context";
-import { clientOf } from "../../db/connection";
+import { preparedQuery, type Param, type PreparedQuery } from "../../db/statement";
 import { inListText, listParam, queryText } from "../../db/dialect";
 import { caseFoldKey } from "../../directory/tables";
-import { createUserDirectory, USER_RESOURCE_COLUMNS, validateUser, type UserResourceRow, type UserState } from "../../directory/users";
+import { createUserDirectory, USER_RESOURCE_COLUMNS, userWriteKeys, validateUser, type UserResourceRow, type UserState } from "../../directory/users";
 import { notYours } from "../../directory/errors";
 import { homeWorkspace, joinWorkspace, leaveWorkspace, memberElsewhere, ORGANIZATION, type Scope } from "../../directory/workspaces";
 import { scimNotFound } from "../errors";
@@ -18,64 +18,88 @@ import { resourceLocation, SCHEMA_USER } from "../protocol";
 import { listResponse, projectResource, type ListParams } from "../query";
 import { userFilterResolverFor, userSortExpression } from "./attributes";
 import { applyUserPatch, type PatchOp } from "./patch";
-import { userRenderer, type UserResource } from "./render";
+import { managerOf, userRenderer, type UserResource } from "./render";
 import { writeTransaction } from "../../db/transaction";
 
 type Projection = Pick<ListParams, "attributes" | "excludedAttributes">;
 
 const isGroupsPath = (p: AttrPath) => (!p.uri || p.uri.toLowerCase() === SCHEMA_USER.toLowerCase()) && p.name.toLowerCase() === "groups";
 
+// One row is a whole user: their e-mails are rendered into `users.emails` on write (see
+// tables.ts), so every read is one statement. (Outside a transaction each statement is its own
+// read transaction, and a second statement for the e-mails measured as costly as the lookup.)
+const byId = preparedQuery<UserResourceRow, [number]>(`SELECT ${USER_RESOURCE_COLUMNS} FROM users u WHERE u.id = ?1`);
+const byUserNameKey = preparedQuery<UserResourceRow, [string]>(`SELECT ${USER_RESOURCE_COLUMNS} FROM users u WHERE u.user_name_key = ?1`);
+// max(id) is a b-tree edge read, and never less than the number of users.
+const userRowsBound = preparedQuery<{ n: number }, []>("SELECT coalesce(max(id), 0) AS n FROM users");
+const memberOf = preparedQuery<{ one: number }, [number, number]>("SELECT 1 AS one FROM workspace_members WHERE workspace_id = ?1 AND user_id = ?2");
+/** Built on first use: its text holds dialect fragments, which follow the engine the process picked at start. */
+function onFirstUse<T>(make: () => T): () => T {
+  let made: T | undefined;
+  return () => (made ??= make());
+}
+
+// The display names of the users in list `?1` that scope `?2` sees (null: the organization, everyone).
+const managersSeen = onFirstUse(() => preparedQuery<{ id: number; display_name: string }, [string, number | null]>(
+  `SELECT u.id, u.display_name FROM users u WHERE ${inListText("u.id", "?1")}
+   AND (CAST(?2 AS BIGINT) IS NULL OR u.id IN (SELECT wm.user_id FROM workspace_members wm WHERE wm.workspace_id = ?2))`,
+));
+// `?2` null: the organization, every group; else the workspace's groups only.
+const groupsOf = onFirstUse(() => preparedQuery<{ user_id: number; id: string; display_name: string }, [string, number | null]>(
+  `SELECT gm.user_id, g.id, g.display_name FROM group_members gm JOIN groups g ON g.id = gm.group_id
+   WHERE ${inListText("gm.user_id", "?1")} AND (CAST(?2 AS BIGINT) IS NULL OR g.workspace_id = ?2) ORDER BY gm.user_id, g.display_name_key`,
+));
+
+/** Statements of list queries kept by SQL text, least recently used dropped. */
+const LIST_STATEMENTS = 256;
+
 export function createUsersService(ctx: AppContext) {
   const { db, config } = ctx;
-  const connection = clientOf(db);
-  // One row is a whole user: their e-mails are rendered into `users.emails` on write (see
-  // tables.ts), so every read is one statement. (Outside a transaction each statement is its
-  // own WAL read transaction — two fcntl locks and an fstat — and a second statement for the
-  // e-mails measured as costly as the lookup itself.)
-  const byId = connection.query<UserResourceRow, [number]>(`SELECT ${USER_RESOURCE_COLUMNS} FROM users u WHERE u.id = ?`);
-  const byUserNameKey = connection.query<UserResourceRow, [string]>(`SELECT ${USER_RESOURCE_COLUMNS} FROM users u WHERE u.user_name_key = ?`);
-  // List SQL varies with the filter's shape (values are bound): the connection keeps prepared
-  // statements by SQL text (least recently used dropped, src/db/connection.ts), so repeated
-  // shapes are prepared once and an IdP sending endless shapes cannot grow memory without bound.
-  const statements = (text: string) => connection.prepare(text);
-  // max(id) is a b-tree edge read, and never less than the number of users.
-  const userRowsBound = connection.query<{ n: number }, []>("SELECT coalesce(max(id), 0) AS n FROM users");
+  // List SQL varies with the filter's shape (values are bound): statements are kept by SQL text,
+  // so repeated shapes are prepared once and an IdP sending endless shapes cannot grow memory
+  // without bound.
+  const listStatements = new Map<string, PreparedQuery<Record<string, unknown>, Param[]>>();
+  const statement = (text: string) => {
+    let q = listStatements.get(text);
+    if (q) listStatements.delete(text);
+    else {
+      q = preparedQuery(text);
+      if (listStatements.size >= LIST_STATEMENTS) listStatements.delete(listStatements.keys().next().value!);
+    }
+    listStatements.set(text, q);
+    return q;
+  };
   const directory = createUserDirectory(ctx);
 
-  const memberOf = connection.query<{ one: number }, [number, number]>("SELECT 1 AS one FROM workspace_members WHERE workspace_id = ? AND user_id = ?");
   /** Whether `scope` sees user `id`: the organization sees everyone, a workspace its members. */
-  const sees = (scope: Scope, id: number) => scope.workspaceId === null || memberOf.get(scope.workspaceId, id) !== null;
+  const sees = async (scope: Scope, id: number) => scope.workspaceId === null || (await memberOf.get(db, scope.workspaceId, id)) !== undefined;
 
-  const displayNameById = connection.query<{ display_name: string }, [number]>("SELECT display_name FROM users WHERE id = ?");
+  const renderRow = userRenderer(config.baseUrl);
   /**
-   * manager.$ref and manager.displayName are read-only: computed when manager.value names a user
-   * the scope sees. A manager outside a workspace token's workspace is unknown to it: the value
-   * shows as stored, nothing of that person.
+   * Renders a page of rows. manager.$ref and manager.displayName are read-only: computed when
+   * manager.value names a user the scope sees, for the whole page in one query. A manager outside
+   * a workspace token's workspace is unknown to it: the value shows as stored, nothing of that person.
    */
-  const withManagerReference = (extension: Record<string, unknown>, scope: Scope): Record<string, unknown> => {
-    const manager = extension.manager as { value?: string } | undefined;
-    if (!manager?.value || !/^\d{1,15}$/.test(manager.value)) return extension;
-    const found = sees(scope, Number(manager.value)) ? displayNameById.get(Number(manager.value)) : null;
-    if (!found) return extension;
-    return { ...extension, manager: { ...manager, $ref: resourceLocation(config.baseUrl, "Users", manager.value), displayName: found.display_name } };
+  const render = async (rows: UserResourceRow[], scope: Scope): Promise<UserResource[]> => {
+    const resources = rows.map(renderRow);
+    const managed = resources.map(managerOf).filter((m) => m !== null);
+    if (managed.length === 0) return resources;
+    const names = new Map((await managersSeen().all(db, listParam([...new Set(managed.map((m) => m.id))]), scope.workspaceId)).map((r) => [Number(r.id), r.display_name]));
+    for (const { extension, manager, id } of managed) {
+      const displayName = names.get(id);
+      if (displayName !== undefined) extension.manager = { ...manager, $ref: resourceLocation(config.baseUrl, "Users", manager.value), displayName };
+    }
+    return resources;
   };
-
-  const render = userRenderer(config.baseUrl, withManagerReference);
-
-  // `?2` null: the organization, every group; else the workspace's groups only.
-  const groupsOf = connection.query<{ user_id: number; id: string; display_name: string }, [string, number | null]>(
-    `SELECT gm.user_id, g.id, g.display_name FROM group_members gm JOIN groups g ON g.id = gm.group_id
-     WHERE ${inListText("gm.user_id", "?1")} AND (?2 IS NULL OR g.workspace_id = ?2) ORDER BY gm.user_id, g.display_name_key`,
-  );
   /**
    * `groups` is `returned: "request"` (schema.ts): read from the memberships, for a whole page in
    * one query, only when `attributes` names it — no IdP reads it, and every read would pay. A
    * workspace token sees its own workspace's groups only.
    */
-  const present = (resources: UserResource[], projection: Projection, scope: Scope): Record<string, unknown>[] => {
+  const present = async (resources: UserResource[], projection: Projection, scope: Scope): Promise<Record<string, unknown>[]> => {
     if (projection.attributes?.some(isGroupsPath) && resources.length) {
       const byUser = new Map<string, Record<string, unknown>[]>();
-      for (const g of groupsOf.all(listParam(resources.map((r) => Number(r.id))), scope.workspaceId)) {
+      for (const g of await groupsOf().all(db, listParam(resources.map((r) => Number(r.id))), scope.workspaceId)) {
         const list = byUser.get(String(g.user_id)) ?? byUser.set(String(g.user_id), []).get(String(g.user_id))!;
         list.push({ value: g.id, $ref: resourceLocation(config.baseUrl, "Groups", g.id), display: g.display_name, type: "direct" });
       }
@@ -89,15 +113,14 @@ export function createUsersService(ctx: AppContext) {
 
   const parseId = (id: string): number | null => (/^\d{1,15}$/.test(id) ? Number(id) : null);
 
-  const getResource = (id: number, scope: Scope): UserResource | null => {
-    const r = byId.get(id);
-    return r ? render(r, scope) : null;
+  const getResource = async (id: number, scope: Scope): Promise<UserResource | null> => {
+    const r = await byId.get(db, id);
+    return r ? (await render([r], scope))[0]! : null;
   };
 
-
-  const mustGet = (idText: string, scope: Scope): UserResource => {
+  const mustGet = async (idText: string, scope: Scope): Promise<UserResource> => {
     const id = parseId(idText);
-    const r = id === null || !sees(scope, id) ? null : getResource(id, scope);
+    const r = id === null || !(await sees(scope, id)) ? null : await getResource(id, scope);
     if (!r) throw scimNotFound("User", idText);
     return r;
   };
@@ -108,63 +131,63 @@ export function createUsersService(ctx: AppContext) {
    * nothing of them (400 mutability), except that deactivating withdraws them from its own
    * workspace only; the answer then shows them as that workspace last saw them, inactive.
    */
-  const update = (idText: string, scope: Scope, fn: (before: UserState) => UserState): UserResource => {
+  const update = async (idText: string, scope: Scope, fn: (before: UserState) => UserState): Promise<UserResource> => {
     const id = parseId(idText);
     if (id === null) throw scimNotFound("User", idText);
     let withdrawn: UserResource | null = null;
-    writeTransaction(db, (tx) => {
-      const before = directory.load(id);
-      if (!before || !sees(scope, id)) throw scimNotFound("User", idText);
+    await writeTransaction(db, async (tx) => {
+      const before = await directory.load(id);
+      if (!before || !(await sees(scope, id))) throw scimNotFound("User", idText);
       const after = validateUser(fn(before));
-      if (scope.workspaceId !== null && directory.changes(before, after) && memberElsewhere(tx, scope.workspaceId, id)) {
+      if (scope.workspaceId !== null && directory.changes(before, after) && (await memberElsewhere(tx, scope.workspaceId, id))) {
         if (before.active && !after.active && !directory.changes({ ...before, active: false }, after)) {
-          withdrawn = { ...getResource(id, scope)!, active: false };
-          leaveWorkspace(tx, scope.workspaceId, id);
+          withdrawn = { ...(await getResource(id, scope))!, active: false };
+          await leaveWorkspace(tx, scope.workspaceId, id);
           return;
         }
         throw notYours(`User ${id} also belongs to other workspaces: their attributes are the organization's, changed only through the organization SCIM token; this workspace's token can deactivate them, which withdraws them from this workspace only (docs/directory.md)`);
       }
-      directory.save(tx, id, before, after, scope);
-    });
-    return withdrawn ?? getResource(id, scope)!;
+      await directory.save(tx, id, before, after, scope);
+    }, { serializeOn: userWriteKeys(config) });
+    return withdrawn ?? (await getResource(id, scope))!;
   };
 
   return {
     /** A user as the client asked for it (`attributes`/`excludedAttributes`). */
-    view: (resource: UserResource, projection: Projection, scope: Scope = ORGANIZATION) => present([resource], projection, scope)[0]!,
+    view: async (resource: UserResource, projection: Projection, scope: Scope = ORGANIZATION) => (await present([resource], projection, scope))[0]!,
 
-    get: (idText: string, projection: Projection = {}, scope: Scope = ORGANIZATION) => present([mustGet(idText, scope)], projection, scope)[0]!,
+    get: async (idText: string, projection: Projection = {}, scope: Scope = ORGANIZATION) => (await present([await mustGet(idText, scope)], projection, scope))[0]!,
 
-    list(params: ListParams, scope: Scope = ORGANIZATION) {
+    async list(params: ListParams, scope: Scope = ORGANIZATION) {
       const filter = params.filter ? parseFilter(params.filter) : undefined;
       // Fast path for the lookup every IdP sends before creating or matching a user,
       // `userName eq "…"` (unique, so 0 or 1 user): one prepared statement, no SQL building.
       // Same answer as the general path (test/scim/users/filter.test.ts compares them).
       if (filter && !params.sortBy && filter.op === "compare" && filter.compare === "eq" && typeof filter.value === "string" &&
         !filter.attr.sub && filter.attr.name.toLowerCase() === "username" && (!filter.attr.uri || filter.attr.uri.toLowerCase() === SCHEMA_USER.toLowerCase())) {
-        const hit = byUserNameKey.get(caseFoldKey(filter.value));
-        const found = hit && sees(scope, hit.id) ? hit : null;
+        const hit = await byUserNameKey.get(db, caseFoldKey(filter.value));
+        const found = hit && (await sees(scope, hit.id)) ? hit : null;
         const total = found ? 1 : 0;
-        const page = found && params.count > 0 && params.startIndex === 1 ? present([render(found, scope)], params, scope) : [];
+        const page = found && params.count > 0 && params.startIndex === 1 ? await present(await render([found], scope), params, scope) : [];
         return listResponse<Record<string, unknown>>(page, total, params.startIndex);
       }
       // Every other filter is bounded before it runs (a running statement cannot be stopped).
-      if (filter) assertFilterCost(filter, userRowsBound.get()!.n, isUserIndexProbe);
+      if (filter) assertFilterCost(filter, Number((await userRowsBound.get(db))!.n), isUserIndexProbe);
       const { countQuery, pageQuery } = userListQueries(params, filter, scope.workspaceId);
-      const pageRows = (): UserResourceRow[] => statements(pageQuery.sql).all(...(pageQuery.params as never[])) as UserResourceRow[];
-      const countAll = () => (statements(countQuery.sql).get(...(countQuery.params as never[])) as { n: number }).n;
+      const pageRows = async () => (await statement(pageQuery.sql).all(db, ...(pageQuery.params as Param[]))) as UserResourceRow[];
+      const countAll = async () => Number((await statement(countQuery.sql).get(db, ...(countQuery.params as Param[])))!.n);
       let rows: UserResourceRow[] = [];
       let total: number;
       if (params.count > 0 && params.startIndex === 1) {
         // A first page that is not full already tells the total: skip the count query (the
         // common IdP lookup `userName eq "…"` is then one indexed probe).
-        rows = pageRows();
-        total = rows.length < params.count ? rows.length : countAll();
+        rows = await pageRows();
+        total = rows.length < params.count ? rows.length : await countAll();
       } else {
-        total = countAll();
-        if (params.count > 0 && params.startIndex <= total) rows = pageRows();
+        total = await countAll();
+        if (params.count > 0 && params.startIndex <= total) rows = await pageRows();
       }
-      return listResponse(present(rows.map((r) => render(r, scope)), params, scope), total, params.startIndex);
+      return listResponse(await present(await render(rows, scope), params, scope), total, params.startIndex);
     },
 
     /**
@@ -172,15 +195,15 @@ export function createUsersService(ctx: AppContext) {
      * default one). A userName taken anywhere in the organization is a duplicate, whoever sees
      * it: a workspace token learns that the name is taken and nothing else (docs/directory.md).
      */
-    create(input: UserState, scope: Scope = ORGANIZATION): UserResource {
+    async create(input: UserState, scope: Scope = ORGANIZATION): Promise<UserResource> {
       const state = validateUser(input); // the state's own rules, once, outside the write lock
       const workspaceId = homeWorkspace(scope);
-      const id = writeTransaction(db, (tx) => {
-        const created = directory.create(tx, state);
-        joinWorkspace(tx, workspaceId, created);
+      const id = await writeTransaction(db, async (tx) => {
+        const created = await directory.create(tx, state);
+        await joinWorkspace(tx, workspaceId, created);
         return created;
-      });
-      return getResource(id, scope)!;
+      }, { serializeOn: userWriteKeys(config) });
+      return (await getResource(id, scope))!;
     },
 
     /** PUT: `next` is built from the body and the current state (see index.ts). */
@@ -192,8 +215,8 @@ export function createUsersService(ctx: AppContext) {
      * DELETE: deactivate (spec part 3) — the record, its history and its seat type stay. Through
      * any token, deactivation is organization-wide (the directory's `save`).
      */
-    deactivate(idText: string, scope: Scope = ORGANIZATION): void {
-      update(idText, scope, (before) => ({ ...before, active: false }));
+    async deactivate(idText: string, scope: Scope = ORGANIZATION): Promise<void> {
+      await update(idText, scope, (before) => ({ ...before, active: false }));
     },
   };
 }

@@ -43,7 +43,7 @@ beforeAll(async () => {
   const config = testConfig({ dataDir: dir, adminToken: ADMIN, baseUrl: `http://127.0.0.1:${server.port}` });
   app = createApp({ config, db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log: silentLogger, version: "browser", secrets: ephemeralSecretBox() });
   close = () => closeDatabase(handle);
-  scimToken = createScimToken(handle.db, "browser").token;
+  scimToken = (await createScimToken(handle.db, "browser")).token;
   const created = await app.handle(new Request("http://127.0.0.1/api/admin/api-tokens", {
     method: "POST", headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" }, body: JSON.stringify({ name: "browser" }),
   }));

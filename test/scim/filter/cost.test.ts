@@ -23,7 +23,7 @@ test("assertFilterCost: terms × rows against the budget; anchored filters alway
   expect(() => assertFilterCost(parseFilter(terms(200)), 500, probe)).not.toThrow();
 });
 
-const t = createScimTestApp();
+const t = await createScimTestApp();
 afterAll(() => t.close());
 
 test("through the API: a costly legal filter → 400 invalidFilter saying why; the anchored and the cheap ones answer", async () => {

@@ -6,7 +6,7 @@ import { createScimTestApp, json, newUser, PATCH_SCHEMA, USER_SCHEMA } from "../
  * patchable (with and without a path, in both Entra dialects) and filterable.
  */
 const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
-const t = createScimTestApp();
+const t = await createScimTestApp();
 afterAll(() => t.close());
 
 /** A user carrying every writable attribute (the `manager` is set once the manager exists). */
@@ -209,7 +209,7 @@ describe("every User attribute round-trips", () => {
 
 describe("every User attribute filters and sorts", () => {
   test("eq on each attribute finds exactly the user carrying it", async () => {
-    const o = createScimTestApp();
+    const o = await createScimTestApp();
     try {
       const a = await json(await o.scim("POST", "/Users", fullUser("a.filter@example.com")));
       const b = await json(await o.scim("POST", "/Users", newUser("b.filter@example.com")));

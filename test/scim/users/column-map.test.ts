@@ -8,7 +8,7 @@ import { createScimTestApp, json, newUser, PATCH_SCHEMA } from "../helpers";
  * each entry is an attribute of the User schema, and each one is written by POST and PATCH,
  * rendered and filtered through it, stored in its column (not in the profile document).
  */
-const t = createScimTestApp();
+const t = await createScimTestApp();
 afterAll(() => t.close());
 
 /** A value of the entry's kind that differs from the defaults. */

@@ -3,7 +3,7 @@ import { parseListParams } from "../../../src/scim/query";
 import { userListQueries } from "../../../src/scim/users/service";
 import { createScimTestApp, expectScimError, json, newUser } from "../helpers";
 
-const t = createScimTestApp();
+const t = await createScimTestApp();
 afterAll(() => t.close());
 
 const people = [

@@ -6,7 +6,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { createScimTestApp, LIST_SCHEMA, newUser, PATCH_SCHEMA, SCIM_ERROR, USER_SCHEMA } from "../helpers";
 
-const t = createScimTestApp({ scimRateBurst: 1_000_000, scimRateLimit: 1_000_000, licenseSeats: 40 });
+const t = await createScimTestApp({ scimRateBurst: 1_000_000, scimRateLimit: 1_000_000, licenseSeats: 40 });
 afterAll(() => t.close());
 
 // mulberry32: small, seeded, good enough for test data

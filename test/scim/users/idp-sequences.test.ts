@@ -4,7 +4,7 @@ import { entraDefault, entraFlagged, okta, replay } from "./fixtures/idp";
 
 describe("recorded IdP sequences", () => {
   test("Microsoft Entra ID, default PATCH dialect", async () => {
-    const app = createScimTestApp();
+    const app = await createScimTestApp();
     try {
       await replay(entraDefault, app);
     } finally {
@@ -13,7 +13,7 @@ describe("recorded IdP sequences", () => {
   });
 
   test("Microsoft Entra ID, aadOptscim062020 dialect", async () => {
-    const app = createScimTestApp();
+    const app = await createScimTestApp();
     try {
       await replay(entraFlagged, app);
     } finally {
@@ -22,7 +22,7 @@ describe("recorded IdP sequences", () => {
   });
 
   test("Okta (duplicate status 409 as Okta expects)", async () => {
-    const app = createScimTestApp({ scimDuplicateStatus: 409 });
+    const app = await createScimTestApp({ scimDuplicateStatus: 409 });
     try {
       await replay(okta, app);
     } finally {
@@ -31,7 +31,7 @@ describe("recorded IdP sequences", () => {
   });
 
   test("Okta import paging: startIndex=1&count=100, then 101, over 250 users", async () => {
-    const app = createScimTestApp();
+    const app = await createScimTestApp();
     try {
       for (let i = 0; i < 250; i++) await app.scim("POST", "/Users", newUser(`import${String(i).padStart(3, "0")}@okta.local`));
       const seen: string[] = [];

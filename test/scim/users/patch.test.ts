@@ -113,8 +113,8 @@ describe("applyUserPatch (pure)", () => {
   });
 });
 
+const t = await createScimTestApp();
 describe("PATCH /Users/{id}", () => {
-  const t = createScimTestApp();
   afterAll(() => t.close());
 
   test("updates only what is named and returns the resource", async () => {
@@ -169,7 +169,7 @@ describe("PATCH /Users/{id}", () => {
 });
 
 test("PATCH remove active deactivates over HTTP: inactive, out of every group", async () => {
-  const o = createScimTestApp();
+  const o = await createScimTestApp();
   try {
     const u = await json(await o.scim("POST", "/Users", newUser("remove-active@example.com")));
     const g = await json(await o.scim("POST", "/Groups", { displayName: "Team", members: [{ value: u.id }] }));

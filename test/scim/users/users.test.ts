@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { createScimTestApp, expectScimError, json, LIST_SCHEMA, newUser, PATCH_SCHEMA, USER_SCHEMA } from "../helpers";
 
-const t = createScimTestApp();
+const t = await createScimTestApp();
 afterAll(() => t.close());
 
 describe("POST /Users", () => {
@@ -60,7 +60,7 @@ describe("POST /Users", () => {
   });
 
   test("duplicate with GATEHOUSE_SCIM_DUPLICATE_STATUS=409 → 409 uniqueness", async () => {
-    const o = createScimTestApp({ scimDuplicateStatus: 409 });
+    const o = await createScimTestApp({ scimDuplicateStatus: 409 });
     try {
       await o.scim("POST", "/Users", newUser("dup@example.com"));
       await expectScimError(await o.scim("POST", "/Users", newUser("Dup@Example.com")), 409, "uniqueness");
@@ -159,7 +159,7 @@ describe("GET, PUT, DELETE /Users/{id}", () => {
 
 describe("seat limit", () => {
   test("creating or reactivating a regular user over GATEHOUSE_LICENSE_SEATS → 409; deactivation frees the seat", async () => {
-    const s = createScimTestApp({ licenseSeats: 2 });
+    const s = await createScimTestApp({ licenseSeats: 2 });
     try {
       const a = await json(await s.scim("POST", "/Users", newUser("s1@example.com")));
       await s.scim("POST", "/Users", newUser("s2@example.com"));
@@ -185,7 +185,7 @@ describe("seat limit", () => {
 
 describe("list", () => {
   test("ListResponse shape, paging, count=0, stable order", async () => {
-    const o = createScimTestApp();
+    const o = await createScimTestApp();
     try {
       for (let i = 0; i < 7; i++) await o.scim("POST", "/Users", newUser(`p${i}@example.com`));
       const all = await json(await o.scim("GET", "/Users"));
@@ -216,7 +216,7 @@ describe("list", () => {
   });
 
   test("count is capped at 1000", async () => {
-    const o = createScimTestApp();
+    const o = await createScimTestApp();
     try {
       const now = new Date().toISOString();
       const ins = o.ctx.sqlite.query("INSERT INTO users (user_name, user_name_key, display_name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)");
@@ -232,7 +232,7 @@ describe("list", () => {
   });
 
   test("sortBy name.familyName and meta.created; unknown sortBy → 400", async () => {
-    const o = createScimTestApp();
+    const o = await createScimTestApp();
     try {
       for (const [u, f] of [["c@x.io", "Zeta"], ["a@x.io", "alpha"], ["b@x.io", "Mu"]]) {
         await o.scim("POST", "/Users", newUser(u!, { name: { givenName: "G", familyName: f } }));
@@ -281,7 +281,7 @@ describe("onUserDeactivated hook", () => {
 });
 
 test("lists carry each user's own e-mails, for dense pages and for sparse filter results", async () => {
-  const o = createScimTestApp();
+  const o = await createScimTestApp();
   try {
     for (let i = 0; i < 12; i++)
       await o.scim("POST", "/Users", newUser(`m${i}@example.com`, { emails: [{ value: `m${i}@work.example`, type: "work", primary: true }, { value: `m${i}@home.example`, type: "home" }] }));

@@ -1,7 +1,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { createScimTestApp, json, PATCH_SCHEMA, USER_SCHEMA } from "../../scim/helpers";
 
-const t = createScimTestApp();
+const t = await createScimTestApp();
 afterAll(() => t.close());
 
 test("API tokens and deactivated users: no token for a deactivated user (409); deactivation revokes, reactivation does not revive", async () => {

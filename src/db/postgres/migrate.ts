@@ -1,0 +1,83 @@
+import { createHash } from "node:crypto";
+import type postgres from "postgres";
+import { DatabaseNewerThanBinaryError } from "../migrate";
+import { migrations } from "./migrations.generated";
+
+/**
+ * The session-level advisory lock every node takes before looking at the schema ("Gatehous" as
+ * 8 ASCII bytes): nodes started at once migrate one after the other, so the first applies the
+ * migrations and the others, once it lets go, find them applied.
+ */
+export const MIGRATION_LOCK_KEY = "5143766062163699059";
+
+/** Where applied migrations are recorded: drizzle's own table, in the role's schema beside the tables. */
+const BOOKKEEPING = `CREATE TABLE IF NOT EXISTS "__drizzle_migrations" ("id" serial PRIMARY KEY, "hash" text NOT NULL, "created_at" bigint)`;
+
+export type MigratePostgresOptions = {
+  /** A count of migrations: stands for an older binary that knows only those (tests). */
+  upTo?: number;
+  /** Told the tags of the migrations this call applied, when it applied any. */
+  onApplied?: (tags: string[]) => void;
+};
+
+/**
+ * Applies the PostgreSQL migrations embedded in the binary (migrations-postgres/, through
+ * src/db/postgres/migrations.generated.ts), each in its own transaction with its bookkeeping row,
+ * so a failure leaves the database at the last whole migration. All of it runs on one reserved
+ * connection holding `pg_advisory_lock`: concurrent callers wait, then apply nothing. A database
+ * that records a migration this binary does not carry is refused (DatabaseNewerThanBinaryError,
+ * exit 2) before anything is written, as on SQLite. Returns how many migrations it applied.
+ */
+export async function migratePostgres(sql: postgres.Sql, options: MigratePostgresOptions = {}): Promise<number> {
+  const known = migrations.slice(0, options.upTo ?? migrations.length);
+  const connection = await sql.reserve();
+  try {
+    await connection.unsafe(`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
+    try {
+      await connection.unsafe(BOOKKEEPING);
+      const appliedTimes = (await connection.unsafe<{ created_at: string }[]>(`SELECT "created_at"::text AS created_at FROM "__drizzle_migrations"`)).map((r) => Number(r.created_at));
+      refuseUnknownMigrations(appliedTimes, known.map((m) => m.when));
+      const recorded = new Set(appliedTimes);
+      const applied: string[] = [];
+      for (const m of known) {
+        if (recorded.has(m.when)) continue;
+        await applyOne(connection, m);
+        applied.push(m.tag);
+      }
+      if (applied.length > 0) options.onApplied?.(applied);
+      return applied.length;
+    } finally {
+      await connection.unsafe(`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`);
+    }
+  } finally {
+    connection.release();
+  }
+}
+
+async function applyOne(connection: postgres.ReservedSql, m: (typeof migrations)[number]): Promise<void> {
+  await connection.unsafe("BEGIN");
+  try {
+    for (const statement of m.sql.split("--> statement-breakpoint")) {
+      if (statement.trim() !== "") await connection.unsafe(statement, [], { prepare: false });
+    }
+    const hash = createHash("sha256").update(m.sql).digest("hex");
+    await connection`INSERT INTO "__drizzle_migrations" ("hash", "created_at") VALUES (${hash}, ${m.when})`;
+    await connection.unsafe("COMMIT");
+  } catch (e) {
+    await connection.unsafe("ROLLBACK").catch(() => {});
+    throw e;
+  }
+}
+
+/** Migrations are known by their journal time (`created_at`), as drizzle tells them apart. */
+function refuseUnknownMigrations(applied: number[], known: number[]): void {
+  const knownTimes = new Set(known);
+  const unknown = applied.filter((when) => !knownTimes.has(when));
+  if (unknown.length === 0) return;
+  // Schema versions count migrations from 0, as their file names do (and as on SQLite).
+  throw new DatabaseNewerThanBinaryError(
+    `the database is at schema version ${applied.length - 1} and this Gatehouse knows schema versions up to ${known.length - 1} ` +
+      `(the database records ${unknown.length} migration(s) from a newer Gatehouse). ` +
+      `Run the newer version, or restore the backup taken before the upgrade; nothing was changed.`,
+  );
+}

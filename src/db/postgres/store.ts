@@ -1,0 +1,45 @@
+/**
+ * PostgreSQL behind the seam: drizzle's postgres-js database over the pool. Reads outside a
+ * transaction take any pooled connection; a write transaction holds one connection from BEGIN to
+ * COMMIT, READ COMMITTED, with the advisory locks its `serializeOn` names taken first (in a fixed
+ * order, so two transactions naming the same keys never deadlock on them). A 2xx follows COMMIT,
+ * and COMMIT returns once the WAL is flushed (`synchronous_commit` on, the server's own group
+ * commit), so there is no group commit of ours on this engine.
+ */
+import { sql as fragment } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/postgres-js";
+import type postgres from "postgres";
+import { useEngine } from "../engine";
+import { execute } from "../statement";
+import { withinTransaction, type Db, type Store, type Tx, type WriteOptions } from "../store";
+
+export class PostgresStore implements Store {
+  readonly engine = "postgres" as const;
+  readonly reader: Db;
+
+  constructor(readonly sql: postgres.Sql) {
+    useEngine("postgres");
+    this.reader = drizzle(sql) as unknown as Db;
+  }
+
+  begin<T>(work: (tx: Tx) => Promise<T>, options: WriteOptions): Promise<T> {
+    const pg = this.reader as unknown as { transaction<R>(fn: (tx: unknown) => Promise<R>, config?: { isolationLevel?: string }): Promise<R> };
+    return pg.transaction(async (raw) => {
+      const tx = raw as Tx;
+      for (const key of [...new Set(options.serializeOn ?? [])].sort()) {
+        await execute(tx, fragment`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
+      }
+      return withinTransaction(this, tx, () => work(tx));
+    });
+  }
+
+  savepoint<T>(tx: Tx, work: (tx: Tx) => Promise<T>): Promise<T> {
+    const pg = tx as unknown as { transaction<R>(fn: (sp: unknown) => Promise<R>): Promise<R> };
+    // The savepoint runs on the transaction's own connection: queries routed to `tx` stay in it.
+    return pg.transaction((sp) => work(sp as Tx));
+  }
+
+  async close(): Promise<void> {
+    await this.sql.end({ timeout: 5 });
+  }
+}
