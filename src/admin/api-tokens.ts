@@ -16,8 +16,8 @@ export function apiTokenAdminRoutes(ctx: AppContext) {
       set.status = 201;
       return audit({ action: "api_token.create", resource: { type: "api_token", id: (r) => r.id } }, () => createApiToken(ctx.db, body));
     }, { role: "operator", body: ApiTokenCreate, response: adminResponses({ 201: ApiTokenCreated }, [...ADMIN_BODY_ERRORS, 404, 409]), detail: detail("Create an API token (shown once)") })
-    .get("/api-tokens", () => {
-      const items = listApiTokens(ctx.db);
+    .get("/api-tokens", async () => {
+      const items = await listApiTokens(ctx.db);
       return { total: items.length, items };
     }, { role: "viewer", response: adminResponses({ 200: t.Object({ total: t.Integer(), items: t.Array(ApiTokenView) }) }), detail: detail("List API tokens (never the token itself)") })
     .delete("/api-tokens/:id", ({ params, set, audit }) => {

@@ -23,8 +23,8 @@ export function projectsAdminRoutes(ctx: AppContext) {
     .use(adminAccess(ctx))
     .get(
       "/projects",
-      ({ query }) => {
-        const items = projectSummaries(ctx.db, query.workspaceId);
+      async ({ query }) => {
+        const items = await projectSummaries(ctx.db, query.workspaceId);
         return { total: items.length, items };
       },
       {
