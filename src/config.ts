@@ -9,12 +9,16 @@
 
 import { isIP } from "node:net";
 import { resolve } from "node:path";
+import { parseDatabaseUrl } from "./db/postgres/url";
 
 export type Config = {
   baseUrl: string;
   host: string;
   port: number;
   dataDir: string;
+  databaseUrl: string | null;
+  databasePoolSize: number;
+  databaseCaFile: string | null;
   tlsCertFile: string | null;
   tlsKeyFile: string | null;
   httpRedirectPort: number | null;
@@ -126,6 +130,11 @@ const addressList: Parser<string[]> = (raw) => {
   }
   return items;
 };
+/** A database URL (src/db/postgres/url.ts), kept as written; the parser's messages quote no secret. */
+const databaseUrl: Parser<string> = (raw) => {
+  parseDatabaseUrl(raw);
+  return raw.trim();
+};
 const oneOf = <T extends string>(values: readonly T[]): Parser<T> => (raw) => {
   const v = raw.trim().toLowerCase() as T;
   if (!values.includes(v)) throw new Error(`one of ${values.join(", ")}`);
@@ -141,6 +150,9 @@ export const KEYS: KeySpec[] = [
   { key: "GATEHOUSE_HOST", field: "host", default: "0.0.0.0", parse: str, doc: "Interface to listen on." },
   { key: "GATEHOUSE_PORT", field: "port", default: "8080", parse: int(0, 65535), doc: "Port to listen on (HTTPS when TLS files are set). 0 picks a free port." },
   { key: "GATEHOUSE_DATA_DIR", field: "dataDir", default: "./data", parse: str, doc: "Directory holding `gatehouse.db` (SQLite, WAL)." },
+  { key: "GATEHOUSE_DATABASE_URL", field: "databaseUrl", default: "", parse: optional(databaseUrl), secret: true, doc: "Empty: SQLite in the data directory. `postgres://USER:PASSWORD@HOST:5432/DATABASE?sslmode=verify-full` (or `postgresql://`; several `HOST:PORT` separated by commas with `target_session_attrs=read-write`): PostgreSQL 15 or newer. Never printed; errors show it with the password as `***`." },
+  { key: "GATEHOUSE_DATABASE_POOL_SIZE", field: "databasePoolSize", default: "10", parse: int(1, 200), doc: "PostgreSQL connections this process opens at most." },
+  { key: "GATEHOUSE_DATABASE_CA_FILE", field: "databaseCaFile", default: "", parse: optional(str), doc: "PEM CA certificate(s) the PostgreSQL server's certificate must chain to, with `sslmode=verify-ca` or `verify-full`. Empty: the system's trusted CAs." },
   { key: "GATEHOUSE_TLS_CERT_FILE", field: "tlsCertFile", default: "", parse: optional(str), doc: "PEM certificate chain; with the key file, the server speaks HTTPS." },
   { key: "GATEHOUSE_TLS_KEY_FILE", field: "tlsKeyFile", default: "", parse: optional(str), doc: "PEM private key for the certificate." },
   { key: "GATEHOUSE_HTTP_REDIRECT_PORT", field: "httpRedirectPort", default: "", parse: optional(int(1, 65535)), doc: "Optional plain-HTTP port answering every request with 308 to the HTTPS address (needs TLS)." },
@@ -207,6 +219,8 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
       errors.push("GATEHOUSE_OIDC_ISSUER: expected GATEHOUSE_OIDC_ISSUER, GATEHOUSE_OIDC_CLIENT_ID and GATEHOUSE_OIDC_CLIENT_SECRET together, or none");
     else if (c.oidcIssuer !== null && c.oidcOwnerGroups.length + c.oidcOperatorGroups.length + c.oidcViewerGroups.length === 0)
       errors.push("GATEHOUSE_OIDC_OWNER_GROUPS: expected at least one group in GATEHOUSE_OIDC_OWNER_GROUPS, _OPERATOR_GROUPS or _VIEWER_GROUPS (else nobody could sign in)");
+    if (c.databaseCaFile !== null && (c.databaseUrl === null || !["verify-ca", "verify-full"].includes(parseDatabaseUrl(c.databaseUrl).sslmode)))
+      errors.push("GATEHOUSE_DATABASE_CA_FILE: expected only together with GATEHOUSE_DATABASE_URL and its sslmode=verify-ca or sslmode=verify-full (with require the server's certificate is not checked)");
     if (c.httpRedirectPort !== null && c.tlsCertFile === null)
       errors.push("GATEHOUSE_HTTP_REDIRECT_PORT: expected only together with GATEHOUSE_TLS_CERT_FILE/GATEHOUSE_TLS_KEY_FILE");
   }

@@ -4,11 +4,14 @@
  * restart loop only buries the message; 1 means a retry may succeed (space freed, disk back).
  *
  *   0  success
- *   1  transient: disk full, I/O error, WAL sync failure, crash
+ *   1  transient: disk full, I/O error, WAL sync failure, crash; PostgreSQL unreachable,
+ *      starting up or not (yet) the primary
  *   2  the admin must act: usage, configuration, TLS files, data directory permissions or lock,
- *      port taken or not allowed, database newer than this executable
+ *      port taken or not allowed, database newer than this executable; PostgreSQL refusing the
+ *      login, the database or a privilege, or older than 15
  */
 import { DatabaseNewerThanBinaryError } from "../db/migrate";
+import { DatabaseConnectError } from "../db/postgres/connect-error";
 import { sqliteCode } from "../db/lock-wait";
 import { StartupConfigError } from "../server";
 
@@ -24,6 +27,7 @@ const FULL_OR_IO = /^(SQLITE_FULL|SQLITE_IOERR|ENOSPC|EIO|EDQUOT)/;
 export function classifyFailure(e: unknown): Failure {
   const message = (e as Error)?.message ?? String(e);
   if (e instanceof StartupConfigError || e instanceof DatabaseNewerThanBinaryError) return { code: EXIT_ADMIN_MUST_ACT, message };
+  if (e instanceof DatabaseConnectError) return { code: e.transient ? EXIT_TRANSIENT : EXIT_ADMIN_MUST_ACT, message };
   const errno = (e as NodeJS.ErrnoException)?.code;
   const sqlite = sqliteCode(e);
   if ((errno && FULL_OR_IO.test(errno)) || (sqlite && FULL_OR_IO.test(sqlite)) || /disk is full|database or disk is full|disk I\/O error/i.test(message))

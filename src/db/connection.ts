@@ -123,7 +123,7 @@ export class SqliteStore implements Store {
 
   constructor(
     readonly writer: Database,
-    private readonly writerDb: Db,
+    readonly writerDb: Db,
     file: string,
   ) {
     this.groupCommit = new GroupCommit(writer, null);

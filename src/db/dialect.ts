@@ -118,11 +118,13 @@ export type JsonKeys = readonly string[];
 /**
  * The SQL type a JSON scalar is read as, so comparisons and order mean the same on both engines:
  * `text` (strings, dateTimes as ISO text), `number`, `boolean` (1/0, as SQLite's json_extract
- * gives it). SQLite's JSON functions answer in the value's own SQL type whatever is asked;
+ * gives it), `id` (an integer key written as a JSON number or a string of digits, as SCIM writes
+ * ids, compared with an integer key column). SQLite's JSON functions answer in the value's own SQL
+ * type whatever is asked (and an integer column converts digit text it is compared with);
  * PostgreSQL reads the text (`#>>`) and converts it, NULL when the stored value has another JSON
- * type (never a cast error).
+ * type or is no integer (never a cast error).
  */
-export type JsonType = "text" | "number" | "boolean";
+export type JsonType = "text" | "number" | "boolean" | "id";
 
 function checkedKeys(keys: JsonKeys): JsonKeys {
   for (const key of keys) if (key.includes('"')) throw new Error(`JSON key ${key} contains a double quote`);
@@ -152,6 +154,8 @@ function postgresTyped(jsonb: string, keys: JsonKeys, type: JsonType): string {
       return `(CASE WHEN jsonb_typeof(${value}) = 'number' THEN (${value})::numeric END)`;
     case "boolean":
       return `(CASE ${value} WHEN 'true'::jsonb THEN 1 WHEN 'false'::jsonb THEN 0 END)`;
+    case "id":
+      return integerOfText(`${jsonb} #>> ${path}`);
   }
 }
 

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { classifyFailure, EXIT_ADMIN_MUST_ACT, EXIT_TRANSIENT } from "../../src/cli/exit-codes";
 import { DatabaseNewerThanBinaryError } from "../../src/db/migrate";
+import { DatabaseConnectError } from "../../src/db/postgres/connect-error";
 import { StartupConfigError } from "../../src/server";
 
 /** The real error SQLite raises on a full disk (max_page_count stands in for the disk). */
@@ -28,6 +29,8 @@ test("the exit-code table: the admin must act → 2, a retry may succeed → 1",
   const table: [unknown, number][] = [
     [new StartupConfigError("GATEHOUSE_TLS_KEY_FILE: the key does not belong to the certificate"), EXIT_ADMIN_MUST_ACT],
     [new DatabaseNewerThanBinaryError("the database is at schema version 20"), EXIT_ADMIN_MUST_ACT],
+    [new DatabaseConnectError("PostgreSQL at …: authentication failed", false), EXIT_ADMIN_MUST_ACT],
+    [new DatabaseConnectError("PostgreSQL at …: connection refused — retrying", true), EXIT_TRANSIENT],
     [errno("EADDRINUSE"), EXIT_ADMIN_MUST_ACT],
     [errno("EACCES"), EXIT_ADMIN_MUST_ACT],
     [diskFullError(), EXIT_TRANSIENT],

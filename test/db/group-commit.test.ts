@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { testConfig } from "../../src/config";
 import { closeDatabase, openDatabase, type DbHandle } from "../../src/db/connection";
 import { openDataDir } from "../../src/server";
+import { writeTransaction } from "../../src/db/transaction";
 import { DurabilityError, GroupCommit, WalFile, WRITE_HOLD_MAX_MS, WRITE_OPEN_MIN_MS, type WalSync } from "../../src/db/group-commit";
 
 /** A WAL "disk" whose syncs finish only when the test says so (or fail). */
@@ -106,16 +107,18 @@ test("a failed sync rejects everything it covered and everything queued; later w
   expect(disk.syncs.length).toBe(0); // no retry: after a failed fsync the WAL on disk is unknown
 });
 
-test("no sync starts while a transaction is open (its changes are counted but not committed)", async () => {
+test("no sync starts while a transaction is open (its changes are counted but not committed); it starts as the transaction ends", async () => {
   const disk = heldDisk();
   const { h, gc } = open(disk);
-  h.sqlite.exec("BEGIN IMMEDIATE");
-  h.sqlite.query("INSERT INTO t (v) VALUES ('in tx')").run();
-  const p = gc.durable();
-  expect(await settled(p)).toBe(false);
-  expect(disk.syncs.length).toBe(0);
-  h.sqlite.exec("COMMIT");
-  await settled(p);
+  let p!: Promise<void>;
+  await writeTransaction(h.db, async () => {
+    h.sqlite.query("INSERT INTO t (v) VALUES ('in tx')").run();
+    p = gc.durable();
+    // Turns of the event loop pass while the body awaits: still no sync.
+    expect(await settled(p)).toBe(false);
+    expect(disk.syncs.length).toBe(0);
+  });
+  // Started in the gap after COMMIT, before anything else could run.
   expect(disk.syncs.length).toBe(1);
   disk.releaseAll();
   await p;

@@ -18,7 +18,7 @@ beforeAll(() => {
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+}, 30_000);
 
 /** A fresh database and `n` clients of it, each its own connection pool; all dropped after the test. */
 async function database(n = 1): Promise<postgres.Sql[]> {
@@ -39,7 +39,7 @@ test("a fresh database is migrated: every embedded migration applied and recorde
   expect(applied).toEqual([migrations.map((m) => m.tag)]);
   expect((await recorded(sql!)).map((r) => Number(r.created_at))).toEqual(migrations.map((m) => m.when));
   expect((await tables(sql!)).map((t) => t.name)).toContain("webhook_deliveries");
-});
+}, 30_000);
 
 test("running it again applies nothing and changes nothing", async () => {
   const [sql] = await database();
@@ -49,7 +49,7 @@ test("running it again applies nothing and changes nothing", async () => {
   expect(await migratePostgres(sql!, { onApplied: () => (told = true) })).toBe(0);
   expect(told).toBe(false);
   expect({ recorded: [...(await recorded(sql!))], tables: [...(await tables(sql!))] }).toEqual(before);
-});
+}, 30_000);
 
 test("three nodes started at once on one empty database: one applies the migrations, the others wait for it, then find them applied", async () => {
   const [holder, ...nodes] = await database(4);
@@ -66,14 +66,14 @@ test("three nodes started at once on one empty database: one applies the migrati
   expect(counts.sort()).toEqual([0, 0, migrations.length]);
   expect((await recorded(holder!)).map((r) => Number(r.created_at))).toEqual(migrations.map((m) => m.when));
   expect([...(await holder!`SELECT id::int FROM workspaces`)]).toEqual([{ id: 1 }]); // the seed row, once
-});
+}, 30_000);
 
 test("three nodes started at once without anything holding them back migrate once too", async () => {
   const nodes = await database(3);
   const counts = await Promise.all(nodes.map((sql) => migratePostgres(sql)));
   expect(counts.sort()).toEqual([0, 0, migrations.length]);
   expect((await recorded(nodes[0]!)).length).toBe(migrations.length);
-});
+}, 30_000);
 
 test("a migration that fails leaves nothing of itself and lets go of the lock; once the cause is gone, it applies", async () => {
   const [sql, other] = await database(2);
@@ -86,7 +86,7 @@ test("a migration that fails leaves nothing of itself and lets go of the lock; o
   await sql!`DROP TABLE webhook_deliveries`;
   // Another session gets the lock at once (a lock kept by the failed run would block it).
   expect(await migratePostgres(other!)).toBe(migrations.length);
-});
+}, 30_000);
 
 test("a database a newer Gatehouse migrated is refused, as on SQLite (exit 2), and nothing is changed", async () => {
   const [sql] = await database();
@@ -106,10 +106,10 @@ test("a database a newer Gatehouse migrated is refused, as on SQLite (exit 2), a
   expect({ recorded: [...(await recorded(sql!))], schema: await schema() }).toEqual(before);
   // and the lock was let go: another run is refused the same way instead of waiting
   await expect(migratePostgres(sql!)).rejects.toThrow(DatabaseNewerThanBinaryError);
-});
+}, 30_000);
 
 test("an older binary (knowing fewer migrations) refuses a database this one migrated", async () => {
   const [sql] = await database();
   await migratePostgres(sql!);
   await expect(migratePostgres(sql!, { upTo: migrations.length - 1 })).rejects.toThrow(DatabaseNewerThanBinaryError);
-});
+}, 30_000);

@@ -19,4 +19,4 @@ test("the test PostgreSQL server answers, and each fresh database is its own", a
     await a.drop();
     await b.drop();
   }
-});
+}, 120_000); // the first use may start the server (initdb) on a loaded machine

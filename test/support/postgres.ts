@@ -6,7 +6,7 @@
  * `freshDatabase()` gives each caller a database of its own.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
@@ -35,16 +35,30 @@ function run(cmd: string[], what: string): void {
 }
 
 /**
+ * What a server of its own may need beyond settings: `files` written into its data directory
+ * (owned by the server's user, mode 0600, as PostgreSQL wants a TLS key), e.g. `server.crt` for
+ * `ssl_cert_file=server.crt`; `hba`, the whole pg_hba.conf instead of initdb's trust-for-all.
+ */
+export type PostgresFiles = { files?: Record<string, string>; hba?: string };
+
+/**
  * Starts a server of its own (a primary with `extra` settings, e.g. replication). The caller
  * stops it; `stop` is also run at process exit.
  */
-export function startPostgres(extra: string[] = []): PostgresServer {
+export function startPostgres(extra: string[] = [], { files = {}, hba }: PostgresFiles = {}): PostgresServer {
   const bin = postgresBinDir();
   if (!bin) throw new Error("PostgreSQL is not installed (Debian: apt-get install postgresql)");
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-pg-"));
   chmodSync(dir, 0o777);
   const data = join(dir, "data");
   run([join(bin, "initdb"), "-D", data, "-A", "trust", "-U", "gatehouse", "--no-sync", "-E", "UTF8", "--locale=C.UTF-8"], "initdb");
+  const owner = statSync(data);
+  for (const [name, text] of [...Object.entries(files), ...(hba === undefined ? [] : [["pg_hba.conf", hba] as const])]) {
+    const file = join(data, name);
+    writeFileSync(file, text, { mode: 0o600 });
+    chmodSync(file, 0o600);
+    if (process.getuid?.() === 0) chownSync(file, owner.uid, owner.gid);
+  }
   const port = freePort();
   const options = [`-p ${port}`, `-k ${dir}`, "-c listen_addresses=127.0.0.1", "-c max_connections=300", // The test server's own crash safety is not under test (Gatehouse's is: its tests kill
     // Gatehouse, never this server), and without fsync a database per test app costs milliseconds.
@@ -115,7 +129,8 @@ export function freshDatabaseSync(prefix = "t"): { url: string; drop(): Promise<
     return r.stdout.trim();
   })();
   const name = `${prefix}_${process.pid}_${Date.now().toString(36)}_${counter++}`;
-  const r = spawnSync("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", server, "-c", `CREATE DATABASE "${name}" TEMPLATE "${template}"`], { encoding: "utf8" });
+  const psql = postgresBinDir() ? join(postgresBinDir()!, "psql") : "psql";
+  const r = spawnSync(psql, ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", server, "-c", `CREATE DATABASE "${name}" TEMPLATE "${template}"`], { encoding: "utf8" });
   if (r.status !== 0) throw new Error(`creating a test database failed: ${r.stderr}`);
   const url = new URL(server);
   url.pathname = `/${name}`;

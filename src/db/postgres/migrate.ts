@@ -11,7 +11,7 @@ import { migrations } from "./migrations.generated";
 export const MIGRATION_LOCK_KEY = "5143766062163699059";
 
 /** Where applied migrations are recorded: drizzle's own table, in the role's schema beside the tables. */
-const BOOKKEEPING = `CREATE TABLE IF NOT EXISTS "__drizzle_migrations" ("id" serial PRIMARY KEY, "hash" text NOT NULL, "created_at" bigint)`;
+const BOOKKEEPING = `CREATE TABLE "__drizzle_migrations" ("id" serial PRIMARY KEY, "hash" text NOT NULL, "created_at" bigint)`;
 
 export type MigratePostgresOptions = {
   /** A count of migrations: stands for an older binary that knows only those (tests). */
@@ -34,7 +34,9 @@ export async function migratePostgres(sql: postgres.Sql, options: MigratePostgre
   try {
     await connection.unsafe(`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
     try {
-      await connection.unsafe(BOOKKEEPING);
+      // Created only when absent (under the lock), not IF NOT EXISTS: that logs a notice at every start.
+      const [{ present }] = await connection.unsafe<{ present: boolean }[]>(`SELECT to_regclass('"__drizzle_migrations"') IS NOT NULL AS present`);
+      if (!present) await connection.unsafe(BOOKKEEPING);
       const appliedTimes = (await connection.unsafe<{ created_at: string }[]>(`SELECT "created_at"::text AS created_at FROM "__drizzle_migrations"`)).map((r) => Number(r.created_at));
       refuseUnknownMigrations(appliedTimes, known.map((m) => m.when));
       const recorded = new Set(appliedTimes);
@@ -47,7 +49,8 @@ export async function migratePostgres(sql: postgres.Sql, options: MigratePostgre
       if (applied.length > 0) options.onApplied?.(applied);
       return applied.length;
     } finally {
-      await connection.unsafe(`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`);
+      // A connection that broke has lost its session, and the lock with it; its error is the one to report.
+      await connection.unsafe(`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`).catch(() => {});
     }
   } finally {
     connection.release();

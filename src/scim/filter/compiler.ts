@@ -5,11 +5,12 @@
  * knowing different attributes. Pure: no database access.
  *
  * NULL handling: every condition is two-valued (true/false, never NULL), so `not (title eq "x")`
- * matches users without a title, as RFC 7644's "not" means. `eq`/`ne` are the dialect's
- * two-valued equality (`isEqual`/`isNotEqual`), which can still use an index.
+ * matches users without a title, as RFC 7644's "not" means. `eq`/`ne` use the dialect's null-safe
+ * `isEqual`/`isNotEqual`, which can still use an index. Whatever differs by engine (case folding,
+ * substrings, JSON values) comes from the storage seam's fragments (src/db/dialect.ts).
  */
 import { sql, type SQL } from "drizzle-orm";
-import { endsWithText, includesText, isEqual, isNotEqual, startsWithText } from "../../db/dialect";
+import { endsWithText, foldCase, includesText, isEqual, isNotEqual, startsWithText } from "../../db/dialect";
 import { ScimError } from "../errors";
 import type { AttrPath, CompareOp, FilterNode, FilterValue } from "./parser";
 
@@ -71,7 +72,7 @@ export function compileFilter(node: FilterNode, resolve: AttributeResolver, opti
         return sql`(NOT ${walk(n.filter)})`;
       case "present": {
         const a = resolve(n.attr);
-        if (a.kind === "multiValued") return a.within(sql`1`);
+        if (a.kind === "multiValued") return a.within(sql`TRUE`);
         return scalar(a, n.attr, (s) => presentCondition(s));
       }
       case "compare": {
@@ -121,8 +122,8 @@ function compareCondition(a: ScalarAttribute, op: CompareOp, value: FilterValue,
   if (isText && !a.caseExact) {
     if (a.folded) p = sql`${a.folded(String(param))}`;
     else {
-      col = sql`lower(${a.column})`;
-      p = sql`lower(${param})`;
+      col = foldCase(a.column);
+      p = foldCase(sql`${param}`);
     }
   }
   const notNull = sql`${a.column} IS NOT NULL`;
@@ -151,7 +152,7 @@ function compareCondition(a: ScalarAttribute, op: CompareOp, value: FilterValue,
   }
 }
 
-/** Checks a literal against the attribute type and turns it into what SQLite stores. */
+/** Checks a literal against the attribute type and turns it into what the database stores (booleans 1/0, dateTimes ISO text). */
 function literalFor(type: AttributeType, value: Exclude<FilterValue, null>, name: string): unknown {
   switch (type) {
     case "string":

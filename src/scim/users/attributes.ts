@@ -12,7 +12,7 @@
  *   candidate rows; the filter's size bounds keep it cheap enough).
  */
 import { sql, type SQL } from "drizzle-orm";
-import { ignoringCase, ignoringCaseText, integerOfText, jsonElementOrderText, jsonElementsText, jsonElementText, jsonValueText, type JsonKeys, type JsonType } from "../../db/dialect";
+import { ignoringCase, ignoringCaseText, jsonElementOrderText, jsonElementsText, jsonElementText, jsonValueText, type JsonKeys, type JsonType } from "../../db/dialect";
 import type { ScimAttribute } from "../discovery/attributes";
 import { ScimError } from "../errors";
 import type { AttrPath, AttributeResolver, AttributeType, MultiValuedAttribute, ScalarAttribute } from "../filter";
@@ -42,8 +42,11 @@ function filterType(def: ScimAttribute): AttributeType {
   }
 }
 
-/** How a profile value of `def` is read from the JSON document, so it compares and sorts by its type on either engine. */
-const jsonTypeOf = (def: ScimAttribute): JsonType => (def.type === "integer" || def.type === "decimal" ? "number" : def.type === "boolean" ? "boolean" : "text");
+/** How a profile value of this attribute is read from the JSON document, so it compares by its type on both engines. */
+function jsonTypeOf(def: ScimAttribute): JsonType {
+  const type = filterType(def);
+  return type === "integer" || type === "decimal" ? "number" : type === "boolean" ? "boolean" : "text";
+}
 
 const scalarOf = (def: ScimAttribute, column: string): ScalarAttribute => ({ kind: "scalar", type: filterType(def), column: col(column), caseExact: def.caseExact });
 
@@ -175,7 +178,7 @@ const resolverFor = (workspaceId: number | null): AttributeResolver => {
       if (!s || (schema === userSchema && name === "name" && userColumnOf(`name.${s.name}`))) return unknown(p);
       if (s.name === "$ref" && s.mutability === "readOnly") throw new ScimError(400, `${def.name}.$ref is the URL of ${def.name}.value: filter on that`, "invalidFilter");
       if (s.name === "displayName" && s.mutability === "readOnly") // manager.displayName: the manager's own, if the scope sees them
-        return scalarOf(s, `(SELECT m.display_name FROM users m WHERE m.id = ${integerOfText(jsonValueText("u.profile", [...profileKeys(schema.id, def.name), "value"]))}${memberOf(workspaceId, "m.id")})`);
+        return scalarOf(s, `(SELECT m.display_name FROM users m WHERE m.id = ${jsonValueText("u.profile", [...profileKeys(schema.id, def.name), "value"], "id")}${memberOf(workspaceId, "m.id")})`);
       return scalarOf(s, jsonValueText("u.profile", [...profileKeys(schema.id, def.name), s.name], jsonTypeOf(s)));
     }
     if (sub) return unknown(p);
@@ -217,7 +220,8 @@ export function userSortExpression(p: AttrPath, workspaceId: number | null = nul
     const def = findAttribute(schema.attributes, p.name);
     if (!def?.multiValued || schema === userSchema && (name === "emails" || name === "groups")) throw bad();
     const s = findAttribute(def.subAttributes, p.sub ?? "value") ?? def.subAttributes![0]!;
-    const primary = findAttribute(def.subAttributes, "primary") ? `${jsonElementText("j", ["primary"], "boolean")} DESC, ` : "";
+    // NULLS LAST: SQLite's order for DESC, spelled out for PostgreSQL's (an entry without `primary` is not the primary one)
+    const primary = findAttribute(def.subAttributes, "primary") ? `${jsonElementText("j", ["primary"], "boolean")} DESC NULLS LAST, ` : "";
     const first = `(SELECT ${jsonElementText("j", [s.name], jsonTypeOf(s))} FROM ${jsonElementsText("u.profile", profileKeys(schema.id, def.name), "j")} ORDER BY ${primary}${jsonElementOrderText("j")} LIMIT 1)`;
     return sql.raw(s.type === "string" ? ignoringCaseText(first) : first);
   }
