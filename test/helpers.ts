@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../src/app";
 import { testConfig, type Config } from "../src/config";
-import { closeDatabase, openDatabase } from "../src/db/connection";
+import { openTestDatabase } from "./support/test-database";
 import type { WalSync } from "../src/db/group-commit";
 import { silentLogger } from "../src/log";
 import type { AppContext } from "../src/context";
@@ -13,17 +13,18 @@ import { ephemeralSecretBox } from "../src/lib/secret-box";
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
 /**
- * A real app over a real SQLite file in a fresh temp directory. Tests talk to it through
- * `app.handle(new Request(...))`, exactly the surface clients see. `walSync` replaces the WAL's
- * fdatasync (a test that holds or fails syncs).
+ * A real app over a real database: a SQLite file in a fresh temp directory, or — in the suite's
+ * PostgreSQL run (`GATEHOUSE_TEST_ENGINE=postgres`) — a fresh database of its own on the run's
+ * server (test/support/test-database.ts). Tests talk to it through `app.handle(new Request(...))`,
+ * exactly the surface clients see. `walSync` replaces the WAL's fdatasync (a test that holds or
+ * fails syncs; SQLite only).
  */
 export function createTestApp(overrides: Partial<Config> = {}, opts: { walSync?: WalSync } = {}) {
   // an existing data directory (e.g. a database an older release left) when given; else a fresh one
   const dir = overrides.dataDir ?? mkdtempSync(join(tmpdir(), "gatehouse-test-"));
   const config = testConfig({ dataDir: dir, adminToken: ADMIN_TOKEN, baseUrl: "https://gatehouse.test", ...overrides });
-  // Group commit as `serve` runs it: with fdatasync of the WAL, or the test's own syncs.
-  const handle = openDatabase(join(dir, "gatehouse.db"), { groupCommit: opts.walSync ?? true });
-  const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log: silentLogger, version: "test", secrets: ephemeralSecretBox() };
+  const handle = openTestDatabase(dir, opts);
+  const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite!, groupCommit: handle.groupCommit, log: silentLogger, version: "test", secrets: ephemeralSecretBox() };
   const app = createApp(ctx);
   holdToContract(app);
   const request = (method: string, path: string, init: { body?: unknown; headers?: Record<string, string>; rawBody?: string | Uint8Array | ReadableStream | Blob } = {}) => {
@@ -44,7 +45,7 @@ export function createTestApp(overrides: Partial<Config> = {}, opts: { walSync?:
     request,
     admin,
     close() {
-      closeDatabase(handle);
+      handle.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -39,8 +39,8 @@ export function tmsRoutes(ctx: AppContext) {
   // The body hooks reach every controller's routes (they are used below them): the `Token` is
   // checked before one byte is read (401), then the JSON body within TMS_MAX_BODY_BYTES (413).
   const withBodyHooks = (mounted: Elysia<any>) => mounted
-    .onParse(({ request }) => {
-      callerOf(ctx, request);
+    .onParse(async ({ request }) => {
+      await callerOf(ctx, request);
       // The attachment upload is the one multipart body (src/tms/attachments/upload.ts).
       if (isAttachmentUpload(request)) return readUpload(request);
       return readJsonApiBody(request, TMS_MAX_BODY_BYTES);

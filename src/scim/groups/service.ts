@@ -101,7 +101,7 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
   /**
    * One group as the client asked for it. Without `attributes`/`excludedAttributes` — what every
    * GET, PUT and PATCH from Entra and Okta looks like — the answer is serialised here as JSON
-   * text: SQLite hands over the member ids as one comma-separated string and each becomes
+   * text: the database hands over the member ids as one comma-separated string (`string_agg`) and each becomes
    * `{"value":<id>,"type":"User"}` by string substitution. For a 10 000-member team that skips
    * 10 000 row objects, 10 000 member objects and their generic serialisation, about half the
    * time of a PATCH. The text is exactly `JSON.stringify` of the object form (a test compares

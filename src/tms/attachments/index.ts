@@ -15,21 +15,21 @@ const detail = (summary: string, extra: object = {}) => ({ tags: ["Attachments"]
 export function attachmentRoutes(ctx: AppContext) {
   const base = ctx.config.baseUrl;
   const upload = projectApi(ctx)
-    .post("/attachment/:code", ({ project, body, caller }) => ok(uploadAttachments(ctx.db, base, caller, project, body.files)), {
+    .post("/attachment/:code", async ({ project, body, caller }) => ok(await uploadAttachments(ctx.db, base, caller, project, body.files)), {
       params: CodeParam, body: UploadedFiles, response: tmsResponses({ 200: AttachmentUploaded }, ERRS),
       detail: detail("Upload files (multipart `file[]`; up to 20 files and 32 MiB a request; type sniffed from the bytes)", { requestBody: UPLOAD_REQUEST_BODY }),
     });
   // Everything else addresses an attachment by hash alone, within the token's workspace.
   const byHash = tmsApi(ctx)
-    .get("/attachment", ({ query, caller }) => {
-      const r = listAttachments(ctx.db, base, caller.workspaceId, paging(query));
+    .get("/attachment", async ({ query, caller }) => {
+      const r = await listAttachments(ctx.db, base, caller.workspaceId, paging(query));
       return page(r.entities, r.total, r.filtered);
     }, { query: AttachmentListQuery, response: tmsResponses({ 200: AttachmentList }, ERRS), detail: detail("List attachments") })
-    .get("/attachment/:hash", ({ params, caller }) => ok(getAttachment(ctx.db, base, caller.workspaceId, params.hash)), {
+    .get("/attachment/:hash", async ({ params, caller }) => ok(await getAttachment(ctx.db, base, caller.workspaceId, params.hash)), {
       params: HashParam, response: tmsResponses({ 200: AttachmentResult }, ERRS), detail: detail("Get an attachment's details"),
     })
-    .get("/attachment/:hash/file", ({ params, caller }) => {
-      const a = attachmentFile(ctx.db, caller.workspaceId, params.hash);
+    .get("/attachment/:hash/file", async ({ params, caller }) => {
+      const a = await attachmentFile(ctx.db, caller.workspaceId, params.hash);
       // Always a download, never rendered by the browser in this origin.
       return new Response(a.content, {
         headers: {
@@ -47,7 +47,7 @@ export function attachmentRoutes(ctx: AppContext) {
         },
       }),
     })
-    .delete("/attachment/:hash", ({ params, caller }) => ok(deleteAttachment(ctx.db, caller.workspaceId, params.hash)), {
+    .delete("/attachment/:hash", async ({ params, caller }) => ok(await deleteAttachment(ctx.db, caller.workspaceId, params.hash)), {
       params: HashParam, response: tmsResponses({ 200: HashResult }, ERRS), detail: detail("Delete an attachment"),
     });
   return new Elysia().use(upload).use(byHash);

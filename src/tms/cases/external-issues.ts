@@ -19,33 +19,35 @@ import { caseExternalIssues, cases } from "./tables";
  */
 
 /** The case keys of the body's links (400 naming `links.N.case_id` for a case not live in the project) and each link's issue ids, trimmed, each once. */
-function resolveLinks(tx: Reader, p: ProjectRow, body: CaseExternalIssuesBody) {
-  return body.links.map((l, i) => {
-    const caseId = refId(tx, "case", p.id, l.case_id, `links.${i}.case_id`, isNull(cases.deleted));
+async function resolveLinks(tx: Reader, p: ProjectRow, body: CaseExternalIssuesBody) {
+  const links: { caseId: number; ids: string[] }[] = [];
+  for (const [i, l] of body.links.entries()) {
+    const caseId = await refId(tx, "case", p.id, l.case_id, `links.${i}.case_id`, isNull(cases.deleted));
     const ids = l.external_issues.map((raw, j) => {
       const id = raw.trim();
       if (!id) throw badRequest("An issue id is not empty", `links.${i}.external_issues.${j}`);
       return id;
     });
-    return { caseId, ids: [...new Set(ids)] };
-  });
+    links.push({ caseId, ids: [...new Set(ids)] });
+  }
+  return links;
 }
 
 export function attachCaseExternalIssues(db: Db, p: ProjectRow, body: CaseExternalIssuesBody) {
-  return inProject(db, p, ({ tx }) => {
+  return inProject(db, p, async ({ tx }) => {
     const created = isoMicro();
-    for (const { caseId, ids } of resolveLinks(tx, p, body)) {
-      if (ids.length) tx.insert(caseExternalIssues).values(ids.map((issueId) => ({ caseId, type: body.type, issueId, created }))).onConflictDoNothing().run();
+    for (const { caseId, ids } of await resolveLinks(tx, p, body)) {
+      if (ids.length) await tx.insert(caseExternalIssues).values(ids.map((issueId) => ({ caseId, type: body.type, issueId, created }))).onConflictDoNothing();
     }
     return { status: true as const };
   });
 }
 
 export function detachCaseExternalIssues(db: Db, p: ProjectRow, body: CaseExternalIssuesBody) {
-  return inProject(db, p, ({ tx }) => {
-    for (const { caseId, ids } of resolveLinks(tx, p, body)) {
+  return inProject(db, p, async ({ tx }) => {
+    for (const { caseId, ids } of await resolveLinks(tx, p, body)) {
       const ofType = and(eq(caseExternalIssues.caseId, caseId), eq(caseExternalIssues.type, body.type));
-      tx.delete(caseExternalIssues).where(ids.length ? and(ofType, inArray(caseExternalIssues.issueId, ids)) : ofType).run();
+      await tx.delete(caseExternalIssues).where(ids.length ? and(ofType, inArray(caseExternalIssues.issueId, ids)) : ofType);
     }
     return { status: true as const };
   });
@@ -54,11 +56,11 @@ export function detachCaseExternalIssues(db: Db, p: ProjectRow, body: CaseExtern
 export type ExternalIssueGroup = { type: string; issues: { id: string; link?: string }[] };
 
 /** The external issues of many cases in one query, grouped by tracker type (Qase's `ExternalIssue`), by case key. */
-export function externalIssuesOf(db: Reader, caseIds: number[]): Map<number, ExternalIssueGroup[]> {
+export async function externalIssuesOf(db: Reader, caseIds: number[]): Promise<Map<number, ExternalIssueGroup[]>> {
   const out = new Map<number, ExternalIssueGroup[]>();
   if (!caseIds.length) return out;
-  const rows = db.select().from(caseExternalIssues).where(inArray(caseExternalIssues.caseId, caseIds))
-    .orderBy(caseExternalIssues.caseId, caseExternalIssues.type, caseExternalIssues.created, caseExternalIssues.issueId).all();
+  const rows = await db.select().from(caseExternalIssues).where(inArray(caseExternalIssues.caseId, caseIds))
+    .orderBy(caseExternalIssues.caseId, caseExternalIssues.type, caseExternalIssues.created, caseExternalIssues.issueId);
   for (const r of rows) {
     const groups = out.get(r.caseId) ?? [];
     if (!out.has(r.caseId)) out.set(r.caseId, groups);

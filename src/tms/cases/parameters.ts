@@ -19,8 +19,8 @@ type CaseParameterView = typeof CaseParameterViewSchema.static;
  * case (ignoring case), shared ones counted as they read when written. 400s name
  * `parameters.N` (`parameters.N.shared_id` for a reference).
  */
-export function buildCaseParameters(db: Reader, project: ProjectRow, input: Input[]): CaseParameter[] {
-  const shared = sharedById(db, input.flatMap((p) => (p.shared_id != null ? [p.shared_id.toLowerCase()] : [])));
+export async function buildCaseParameters(db: Reader, project: ProjectRow, input: Input[]): Promise<CaseParameter[]> {
+  const shared = await sharedById(db, input.flatMap((p) => (p.shared_id != null ? [p.shared_id.toLowerCase()] : [])));
   const titles = new Set<string>();
   return input.map((p, i) => {
     const field = `parameters.${i}`;
@@ -53,9 +53,9 @@ export function buildCaseParameters(db: Reader, project: ProjectRow, input: Inpu
 }
 
 /** Shared parameters by UUID, in one query. */
-function sharedById(db: Reader, uuids: string[]): Map<string, SharedRow> {
+async function sharedById(db: Reader, uuids: string[]): Promise<Map<string, SharedRow>> {
   if (uuids.length === 0) return new Map();
-  return new Map(db.select().from(sharedParameters).where(inArray(sharedParameters.uuid, [...new Set(uuids)])).all().map((s) => [s.uuid, s]));
+  return new Map((await db.select().from(sharedParameters).where(inArray(sharedParameters.uuid, [...new Set(uuids)]))).map((s) => [s.uuid, s]));
 }
 
 /** The shared parameters many cases reference, in one query (for `caseParameterViews`). */

@@ -1,5 +1,6 @@
 import { and, count, eq, inArray, isNull, max, or, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/connection";
+import { first } from "../../db/transaction";
 import { ApiError, badRequest } from "../../http/errors";
 import { users } from "../../directory/tables";
 import { caseFieldsFor, customFieldValues, customFieldViews, liveFieldIds } from "../custom-fields/service";
@@ -10,7 +11,7 @@ import type { Caller } from "../shared/auth";
 import { attachmentIds } from "../shared/envelope";
 import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, enumName, enumNumber, LAYER, PRIORITY, SEVERITY } from "../../qase/enums";
 import type { Reader } from "../shared/lookup";
-import { findRowId, nextNumber, Numbers, numbersIn, optRefId, requireNumbered } from "../shared/numbers";
+import { findRowId, nextNumber, Numbers, optRefId, requireNumbered } from "../shared/numbers";
 import { isoMicro } from "../shared/time";
 import { sharedSteps } from "../shared-steps/tables";
 import { containsText } from "../../db/contains";
@@ -28,7 +29,7 @@ type CustomFieldRow = typeof customFields.$inferSelect;
 
 const notDeleted = isNull(cases.deleted);
 
-/** The full case.created payload (spec §6.3); `numbers` gives its suite's and milestone's. */
+/** The full case.created payload (spec §6.3); `numbers` gives its suite's and milestone's (`payloadNumbers` loads them). */
 export function casePayload(c: CaseRow, numbers: Numbers) {
   return {
     id: c.number, position: c.position, title: c.title, description: c.description, preconditions: c.preconditions,
@@ -40,8 +41,11 @@ export function casePayload(c: CaseRow, numbers: Numbers) {
   };
 }
 
+/** `numbers` with what `casePayload` of `c` reads loaded. */
+export const payloadNumbers = (numbers: Numbers, c: CaseRow) => numbers.with({ suite: [c.suiteId], milestone: [c.milestoneId] });
+
 type CaseAuthor = { id: number; name: string; email: string; active: boolean };
-type SharedParameters = ReturnType<typeof sharedParametersOf>;
+type SharedParameters = Awaited<ReturnType<typeof sharedParametersOf>>;
 
 /** Qase's automation state of a case (0 manual, 1 to be automated, 2 automated). */
 const automationOf = (c: CaseRow) => enumNumber(AUTOMATION, c.isAutomated ? "automated" : c.toBeAutomated ? "to_be_automated" : "manual");
@@ -67,10 +71,10 @@ export function caseView(c: CaseRow, author: CaseAuthor | null, numbers: Numbers
 }
 
 /** The authors of many cases in one query (by user id). */
-function authorsOf(db: Reader, rows: CaseRow[]): Map<number, CaseAuthor> {
+async function authorsOf(db: Reader, rows: CaseRow[]): Promise<Map<number, CaseAuthor>> {
   const ids = [...new Set(rows.map((c) => c.authorId).filter((id): id is number => id !== null))];
   if (ids.length === 0) return new Map();
-  const found = db.select({ id: users.id, name: users.displayName, email: users.userName, active: users.active }).from(users).where(inArray(users.id, ids)).all();
+  const found = await db.select({ id: users.id, name: users.displayName, email: users.userName, active: users.active }).from(users).where(inArray(users.id, ids));
   return new Map(found.map((a) => [a.id, a]));
 }
 
@@ -80,22 +84,23 @@ function authorsOf(db: Reader, rows: CaseRow[]): Map<number, CaseAuthor> {
  * one for their custom fields, one each for their suites' and milestones' numbers, and with
  * `include=external_issues` (Qase shows them only then) one for their external issues.
  */
-export function caseViews(db: Reader, rows: CaseRow[], opts: { externalIssues?: boolean } = {}) {
-  const issues = opts.externalIssues ? externalIssuesOf(db, rows.map((c) => c.id)) : null;
-  const authors = authorsOf(db, rows);
-  const liveFields = liveFieldIds(db, rows.flatMap((c) => c.customFields));
-  const numbers = Numbers.load(db, { suite: rows.map((c) => c.suiteId), milestone: rows.map((c) => c.milestoneId) });
-  const shared = sharedParametersOf(db, rows);
+export async function caseViews(db: Reader, rows: CaseRow[], opts: { externalIssues?: boolean } = {}) {
+  const issues = opts.externalIssues ? await externalIssuesOf(db, rows.map((c) => c.id)) : null;
+  const authors = await authorsOf(db, rows);
+  const liveFields = await liveFieldIds(db, rows.flatMap((c) => c.customFields));
+  const numbers = await Numbers.load(db, { suite: rows.map((c) => c.suiteId), milestone: rows.map((c) => c.milestoneId) });
+  const shared = await sharedParametersOf(db, rows);
   return rows.map((c) => caseView(c, c.authorId === null ? null : authors.get(c.authorId) ?? null, numbers, shared, liveFields, issues ? issues.get(c.id) ?? [] : undefined));
 }
 
 /** The live case numbered `number` in the project, or 404. */
-export function requireCase(db: Reader, projectId: number, number: number): CaseRow {
+export function requireCase(db: Reader, projectId: number, number: number): Promise<CaseRow> {
   return requireNumbered(db, "case", projectId, number, notDeleted);
 }
 
-function buildSteps(tx: Reader, projectId: number, input: NonNullable<CaseCreateBody["steps"]>): CaseStep[] {
-  const steps = input.map((s, i) => {
+async function buildSteps(tx: Reader, projectId: number, input: NonNullable<CaseCreateBody["steps"]>): Promise<CaseStep[]> {
+  const steps: CaseStep[] = [];
+  for (const [i, s] of input.entries()) {
     const field = `steps.${i}`;
     if (s.steps?.length) throw badRequest("Nested case steps are not supported; send each as a top-level step", `${field}.steps`);
     let action = s.action ?? "";
@@ -103,7 +108,7 @@ function buildSteps(tx: Reader, projectId: number, input: NonNullable<CaseCreate
     let data = s.data ?? "";
     let sharedHash: string | null = null;
     if (s.shared) {
-      const shared = tx.select().from(sharedSteps).where(and(eq(sharedSteps.hash, s.shared), eq(sharedSteps.projectId, projectId))).get();
+      const shared = await first(tx.select().from(sharedSteps).where(and(eq(sharedSteps.hash, s.shared), eq(sharedSteps.projectId, projectId))));
       if (!shared) throw badRequest(`Shared step ${s.shared} does not exist in this project`, `${field}.shared`);
       sharedHash = shared.hash;
       action = shared.action;
@@ -112,8 +117,8 @@ function buildSteps(tx: Reader, projectId: number, input: NonNullable<CaseCreate
     } else if (action.trim() === "") {
       throw badRequest("A step needs a non-empty action unless it references a shared step", `${field}.action`);
     }
-    return { position: s.position ?? i + 1, action, expected_result: expected, data, shared_hash: sharedHash, attachments: attachmentIds(s.attachments) };
-  });
+    steps.push({ position: s.position ?? i + 1, action, expected_result: expected, data, shared_hash: sharedHash, attachments: attachmentIds(s.attachments) });
+  }
   const positions = new Set(steps.map((s) => s.position));
   if (positions.size !== steps.length) throw badRequest("Step positions must be unique", "steps");
   return steps.sort((a, b) => a.position - b.position);
@@ -134,7 +139,7 @@ function automationFrom(body: CaseCreateBody | CaseUpdateBody, previous: CaseRow
 }
 
 /** Request fields → columns (only those given). Shared by create and update. */
-function columnsFrom(tx: Reader, project: ProjectRow, body: CaseCreateBody | CaseUpdateBody, previous: CaseRow | null, fields?: CustomFieldRow[]): Columns {
+async function columnsFrom(tx: Reader, project: ProjectRow, body: CaseCreateBody | CaseUpdateBody, previous: CaseRow | null, fields?: CustomFieldRow[]): Promise<Columns> {
   const c: Columns = {};
   if (body.title != null) c.title = body.title;
   if (body.description !== undefined) c.description = body.description ?? "";
@@ -146,24 +151,24 @@ function columnsFrom(tx: Reader, project: ProjectRow, body: CaseCreateBody | Cas
   if (body.behavior != null) c.behavior = enumName(BEHAVIOR, body.behavior);
   if (body.layer != null) c.layer = enumName(LAYER, body.layer);
   if (body.is_flaky != null) c.isFlaky = Boolean(body.is_flaky);
-  if (body.suite_id !== undefined) c.suiteId = optRefId(tx, "suite", project.id, body.suite_id, "suite_id");
-  if (body.milestone_id !== undefined) c.milestoneId = optRefId(tx, "milestone", project.id, body.milestone_id, "milestone_id");
+  if (body.suite_id !== undefined) c.suiteId = await optRefId(tx, "suite", project.id, body.suite_id, "suite_id");
+  if (body.milestone_id !== undefined) c.milestoneId = await optRefId(tx, "milestone", project.id, body.milestone_id, "milestone_id");
   const automation = automationFrom(body, previous);
   if (automation) [c.isAutomated, c.toBeAutomated] = [automation === "automated", automation === "to_be_automated"];
   if (body.status != null) c.status = enumName(CASE_STATUS, body.status);
   if (body.is_deprecated != null) c.isDeprecated = body.is_deprecated;
   else if (c.status) c.isDeprecated = c.status === "deprecated";
   if (body.attachments != null) c.attachments = attachmentIds(body.attachments);
-  if (body.steps != null) c.steps = buildSteps(tx, project.id, body.steps);
+  if (body.steps != null) c.steps = await buildSteps(tx, project.id, body.steps);
   if (body.tags != null) c.tags = body.tags;
-  if (body.parameters != null) c.parameters = buildCaseParameters(tx, project, body.parameters);
-  if (previous === null || body.custom_field != null) c.customFields = customFieldValues(fields ?? caseFieldsFor(tx, project), body.custom_field, previous?.customFields ?? null, "case");
+  if (body.parameters != null) c.parameters = await buildCaseParameters(tx, project, body.parameters);
+  if (previous === null || body.custom_field != null) c.customFields = customFieldValues(fields ?? (await caseFieldsFor(tx, project)), body.custom_field, previous?.customFields ?? null, "case");
   return c;
 }
 
-function nextPosition(tx: Reader, projectId: number, suiteId: number | null | undefined): number {
+async function nextPosition(tx: Reader, projectId: number, suiteId: number | null | undefined): Promise<number> {
   const where = and(eq(cases.projectId, projectId), suiteId == null ? isNull(cases.suiteId) : eq(cases.suiteId, suiteId));
-  return (tx.select({ m: max(cases.position) }).from(cases).where(where).get()?.m ?? 0) + 1;
+  return ((await first(tx.select({ m: max(cases.position) }).from(cases).where(where)))?.m ?? 0) + 1;
 }
 
 /**
@@ -175,13 +180,13 @@ export class CaseBatch {
   private readonly positions = new Map<number | null, number>();
   constructor(private readonly w: ProjectWrite) {}
 
-  caseFields(): CustomFieldRow[] {
-    return (this.fields ??= caseFieldsFor(this.w.tx, this.w.project));
+  async caseFields(): Promise<CustomFieldRow[]> {
+    return (this.fields ??= await caseFieldsFor(this.w.tx, this.w.project));
   }
 
   /** The position after the last case of the suite (or of the project's root), counting this batch's own inserts. */
-  takePosition(suiteId: number | null): number {
-    const next = this.positions.get(suiteId) ?? nextPosition(this.w.tx, this.w.project.id, suiteId);
+  async takePosition(suiteId: number | null): Promise<number> {
+    const next = this.positions.get(suiteId) ?? (await nextPosition(this.w.tx, this.w.project.id, suiteId));
     this.positions.set(suiteId, next + 1);
     return next;
   }
@@ -190,82 +195,84 @@ export class CaseBatch {
 const insertCaseRow = fastInserter(cases);
 
 /** Inserts a case and publishes case.created; for use inside a caller's transaction (pass one `batch` for many cases). */
-export function insertCase(w: ProjectWrite, caller: Caller, body: CaseCreateBody, reporter: Pick<Columns, "signature" | "params"> = {}, batch = new CaseBatch(w)): CaseRow {
+export async function insertCase(w: ProjectWrite, caller: Caller, body: CaseCreateBody, reporter: Pick<Columns, "signature" | "params"> = {}, batch = new CaseBatch(w)): Promise<CaseRow> {
   const { tx, project } = w;
-  const cols = columnsFrom(tx, project, body, null, batch.caseFields());
+  const cols = await columnsFrom(tx, project, body, null, await batch.caseFields());
   const now = isoMicro();
-  const row = insertCaseRow(tx, {
-    ...cols, ...reporter, title: body.title, projectId: project.id, number: nextNumber(tx, project.id, "case"), position: batch.takePosition(cols.suiteId ?? null),
+  const row = await insertCaseRow(tx, {
+    ...cols, ...reporter, title: body.title, projectId: project.id, number: await nextNumber(tx, project.id, "case"), position: await batch.takePosition(cols.suiteId ?? null),
     revision: 1, authorId: caller.userId, created: now, updated: now,
   });
-  w.emit("case.created", casePayload(row, numbersIn(tx)));
+  await w.emit("case.created", casePayload(row, await payloadNumbers(w.numbers, row)));
   return row;
 }
 
 export function createCase(db: Db, caller: Caller, project: ProjectRow, body: CaseCreateBody) {
-  return inProject(db, project, (w) => ({ id: insertCase(w, caller, body).number }));
+  return inProject(db, project, async (w) => ({ id: (await insertCase(w, caller, body)).number }));
 }
 
 export function createCasesBulk(db: Db, caller: Caller, project: ProjectRow, bodies: CaseCreateBody[]) {
-  return inProject(db, project, (w) => {
+  return inProject(db, project, async (w) => {
     const budget = new RowBudget();
     for (const b of bodies) budget.spend(1 + (b.steps?.length ?? 0), 1);
     const batch = new CaseBatch(w);
-    return { ids: bodies.map((b, i) => {
+    const ids: number[] = [];
+    for (const [i, b] of bodies.entries()) {
       try {
-        return insertCase(w, caller, b, {}, batch).number;
+        ids.push((await insertCase(w, caller, b, {}, batch)).number);
       } catch (e) {
         // Name the failing element so the client can find it among hundreds.
         if (e instanceof ApiError && e.field) throw new ApiError(e.status, e.code, e.message, `cases.${i}.${e.field}`);
         throw e;
       }
-    }) };
+    }
+    return { ids };
   });
 }
 
 export function updateCase(db: Db, project: ProjectRow, number: number, body: CaseUpdateBody) {
-  return inProject(db, project, ({ tx, emit }) => {
-    const prev = requireCase(tx, project.id, number);
-    const cols = columnsFrom(tx, project, body, prev);
-    tx.update(cases).set({ ...cols, revision: prev.revision + 1, updated: isoMicro() }).where(eq(cases.id, prev.id)).run();
-    emit("case.updated", { id: number });
+  return inProject(db, project, async ({ tx, emit }) => {
+    const prev = await requireCase(tx, project.id, number);
+    const cols = await columnsFrom(tx, project, body, prev);
+    await tx.update(cases).set({ ...cols, revision: prev.revision + 1, updated: isoMicro() }).where(eq(cases.id, prev.id));
+    await emit("case.updated", { id: number });
     return { id: number };
   });
 }
 
 export function deleteCase(db: Db, project: ProjectRow, number: number) {
-  return inProject(db, project, (w) => {
-    softDeleteCases(w, [requireCase(w.tx, project.id, number)]);
+  return inProject(db, project, async (w) => {
+    await softDeleteCases(w, [await requireCase(w.tx, project.id, number)]);
     return { id: number };
   });
 }
 
 /** Soft-deletes cases (runs, results and defects keep their references; their numbers stay taken) and publishes case.deleted for each. */
-export function softDeleteCases({ tx, emit }: ProjectWrite, rows: { id: number; number: number }[]): void {
+export async function softDeleteCases({ tx, emit }: ProjectWrite, rows: { id: number; number: number }[]): Promise<void> {
   const now = isoMicro();
   for (const c of rows) {
-    tx.update(cases).set({ deleted: now }).where(eq(cases.id, c.id)).run();
-    emit("case.deleted", { id: c.number });
+    await tx.update(cases).set({ deleted: now }).where(eq(cases.id, c.id));
+    await emit("case.deleted", { id: c.number });
   }
 }
 
 /** Copies a case (steps, fields, attachments) as revision 1 and publishes case.cloned; inside a transaction. */
-export function copyCase({ tx, project: p, emit }: ProjectWrite, caller: Caller, from: CaseRow, into: { suiteId: number | null; title?: string }): CaseRow {
+export async function copyCase({ tx, project: p, emit }: ProjectWrite, caller: Caller, from: CaseRow, into: { suiteId: number | null; title?: string }): Promise<CaseRow> {
   const now = isoMicro();
   const { id: _id, number: _n, created: _c, updated: _u, deleted: _d, ...rest } = from;
-  const row = insertCaseRow(tx, {
-    ...rest, number: nextNumber(tx, p.id, "case"), suiteId: into.suiteId, title: into.title ?? from.title, position: nextPosition(tx, p.id, into.suiteId),
+  const row = await insertCaseRow(tx, {
+    ...rest, number: await nextNumber(tx, p.id, "case"), suiteId: into.suiteId, title: into.title ?? from.title, position: await nextPosition(tx, p.id, into.suiteId),
     revision: 1, authorId: caller.userId, created: now, updated: now,
   });
-  emit("case.cloned", { id: row.number, from_id: from.number });
+  await emit("case.cloned", { id: row.number, from_id: from.number });
   return row;
 }
 
 export function cloneCase(db: Db, caller: Caller, project: ProjectRow, number: number, body: CaseCloneBody) {
-  return inProject(db, project, (w) => {
-    const from = requireCase(w.tx, project.id, number);
-    const suiteId = optRefId(w.tx, "suite", project.id, body.suite_id, "suite_id");
-    return { id: copyCase(w, caller, from, { suiteId: suiteId !== undefined ? suiteId : from.suiteId, title: body.title ?? undefined }).number };
+  return inProject(db, project, async (w) => {
+    const from = await requireCase(w.tx, project.id, number);
+    const suiteId = await optRefId(w.tx, "suite", project.id, body.suite_id, "suite_id");
+    return { id: (await copyCase(w, caller, from, { suiteId: suiteId !== undefined ? suiteId : from.suiteId, title: body.title ?? undefined })).number };
   });
 }
 
@@ -275,15 +282,16 @@ function includesExternalIssues(include: string | undefined): boolean {
   return include !== undefined && csv(include).includes("external_issues");
 }
 
-export function getCase(db: Db, project: ProjectRow, number: number, include?: string) {
-  return caseViews(db, [requireCase(db, project.id, number)], { externalIssues: includesExternalIssues(include) })[0]!;
+export async function getCase(db: Db, project: ProjectRow, number: number, include?: string) {
+  const externalIssues = includesExternalIssues(include);
+  return (await caseViews(db, [await requireCase(db, project.id, number)], { externalIssues }))[0]!;
 }
 
 type CaseFilters = Omit<typeof CaseListQuery.static, "limit" | "offset">;
 
 /** Qase list filters are comma-separated values; each enum value may be a name or Qase's number. */
 
-export function listCases(db: Db, p: ProjectRow, q: CaseFilters & { limit: number; offset: number }) {
+export async function listCases(db: Db, p: ProjectRow, q: CaseFilters & { limit: number; offset: number }) {
   const withIssues = includesExternalIssues(q.include);
   const base = and(eq(cases.projectId, p.id), notDeleted)!;
   const filters: SQL[] = [base];
@@ -291,8 +299,8 @@ export function listCases(db: Db, p: ProjectRow, q: CaseFilters & { limit: numbe
   const linked = externalIssueFilter(db, q["external_issues[type]"], q["external_issues[ids][]"]);
   if (linked) filters.push(linked);
   // Filters name suites and milestones by number; one of no such suite matches no case.
-  if (q.suite_id) filters.push(eq(cases.suiteId, findRowId(db, "suite", p.id, q.suite_id) ?? 0));
-  if (q.milestone_id) filters.push(eq(cases.milestoneId, findRowId(db, "milestone", p.id, q.milestone_id) ?? 0));
+  if (q.suite_id) filters.push(eq(cases.suiteId, (await findRowId(db, "suite", p.id, q.suite_id)) ?? 0));
+  if (q.milestone_id) filters.push(eq(cases.milestoneId, (await findRowId(db, "milestone", p.id, q.milestone_id)) ?? 0));
   if (q.severity) filters.push(inArray(cases.severity, csv(q.severity).map((v) => enumName(SEVERITY, v))));
   if (q.priority) filters.push(inArray(cases.priority, csv(q.priority).map((v) => enumName(PRIORITY, v))));
   if (q.type) filters.push(inArray(cases.type, csv(q.type).map((v) => enumName(CASE_TYPE, v))));
@@ -309,8 +317,8 @@ export function listCases(db: Db, p: ProjectRow, q: CaseFilters & { limit: numbe
     filters.push(or(...states)!);
   }
   const where = and(...filters);
-  const total = db.select({ n: count() }).from(cases).where(base).get()!.n;
-  const filtered = db.select({ n: count() }).from(cases).where(where).get()!.n;
-  const rows = db.select().from(cases).where(where).orderBy(cases.number).limit(q.limit).offset(q.offset).all();
-  return { total, filtered, entities: caseViews(db, rows, { externalIssues: withIssues }) };
+  const total = (await first(db.select({ n: count() }).from(cases).where(base)))!.n;
+  const filtered = (await first(db.select({ n: count() }).from(cases).where(where)))!.n;
+  const rows = await db.select().from(cases).where(where).orderBy(cases.number).limit(q.limit).offset(q.offset);
+  return { total, filtered, entities: await caseViews(db, rows, { externalIssues: withIssues }) };
 }

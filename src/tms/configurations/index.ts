@@ -11,13 +11,13 @@ const detail = (summary: string) => ({ tags: ["Configurations"], summary });
 
 export function configurationRoutes(ctx: AppContext) {
   return projectApi(ctx)
-    .get("/configuration/:code", ({ project }) => ok(listConfigurations(ctx.db, project)), {
+    .get("/configuration/:code", async ({ project }) => ok(await listConfigurations(ctx.db, project)), {
       params: CodeParam, response: tmsResponses({ 200: ConfigurationList }, ERRS), detail: detail("List configuration groups with their configurations"),
     })
-    .post("/configuration/:code/group", ({ project, body }) => ok(createConfigurationGroup(ctx.db, project, body.title)), {
+    .post("/configuration/:code/group", async ({ project, body }) => ok(await createConfigurationGroup(ctx.db, project, body.title)), {
       params: CodeParam, body: ConfigurationGroupCreate, response: tmsResponses({ 200: IdResult }, ERRS), detail: detail("Create a configuration group (title unique in the project; 409 otherwise)"),
     })
-    .post("/configuration/:code", ({ project, body }) => ok(createConfiguration(ctx.db, project, body)), {
+    .post("/configuration/:code", async ({ project, body }) => ok(await createConfiguration(ctx.db, project, body)), {
       params: CodeParam, body: ConfigurationCreate, response: tmsResponses({ 200: IdResult }, ERRS), detail: detail("Create a configuration in a group (title unique in the group; 409 otherwise)"),
     });
 }

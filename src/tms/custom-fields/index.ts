@@ -9,18 +9,18 @@ const detail = (summary: string) => ({ tags: ["Custom fields"], summary });
 /** Workspace-wide (no project in the path): a token reaches its own workspace's custom fields only; their events carry that workspace. */
 export function customFieldRoutes(ctx: AppContext) {
   return tmsApi(ctx)
-    .post("/custom_field", ({ body, caller }) => ok(createCustomField(ctx.db, caller, body)), {
+    .post("/custom_field", async ({ body, caller }) => ok(await createCustomField(ctx.db, caller, body)), {
       body: CustomFieldCreate, response: tmsResponses({ 200: IdResult }, [404, ...TMS_BODY_ERRORS]), detail: detail("Create a custom field (custom_field.created)"),
     })
-    .get("/custom_field", ({ query, caller }) => {
-      const r = listCustomFields(ctx.db, caller.workspaceId, { ...paging(query), entity: query.entity, type: query.type });
+    .get("/custom_field", async ({ query, caller }) => {
+      const r = await listCustomFields(ctx.db, caller.workspaceId, { ...paging(query), entity: query.entity, type: query.type });
       return page(r.entities, r.total, r.filtered);
     }, { query: CustomFieldListQuery, response: tmsResponses({ 200: PageOf(CustomFieldView) }), detail: detail("List custom fields") })
-    .get("/custom_field/:id", ({ params, caller }) => ok(customFieldView(requireField(ctx.db, caller.workspaceId, params.id))), { params: FieldIdParam, response: tmsResponses({ 200: Envelope(CustomFieldView) }, [404]), detail: detail("Get a custom field") })
-    .patch("/custom_field/:id", ({ params, body, caller }) => ok(updateCustomField(ctx.db, caller, params.id, body)), {
+    .get("/custom_field/:id", async ({ params, caller }) => ok(customFieldView(await requireField(ctx.db, caller.workspaceId, params.id))), { params: FieldIdParam, response: tmsResponses({ 200: Envelope(CustomFieldView) }, [404]), detail: detail("Get a custom field") })
+    .patch("/custom_field/:id", async ({ params, body, caller }) => ok(await updateCustomField(ctx.db, caller, params.id, body)), {
       params: FieldIdParam, body: CustomFieldUpdate, response: tmsResponses({ 200: IdResult }, [404, ...TMS_BODY_ERRORS]), detail: detail("Update a custom field (custom_field.updated)"),
     })
-    .delete("/custom_field/:id", ({ params, caller }) => ok(deleteCustomField(ctx.db, caller, params.id)), {
+    .delete("/custom_field/:id", async ({ params, caller }) => ok(await deleteCustomField(ctx.db, caller, params.id)), {
       params: FieldIdParam, response: tmsResponses({ 200: IdResult }, [404]), detail: detail("Delete a custom field (custom_field.deleted)"),
     });
 }
@@ -28,11 +28,11 @@ export function customFieldRoutes(ctx: AppContext) {
 /** qase-api-v2-client's CustomFieldsApi (`/v2/custom_field`): the v1 reads with options as objects. */
 export function customFieldV2Routes(ctx: AppContext) {
   return tmsApi(ctx, "/v2")
-    .get("/custom_field", ({ query, caller }) => {
-      const r = listCustomFields(ctx.db, caller.workspaceId, { ...paging(query), entity: query.entity, type: query.type }, customFieldV2View);
+    .get("/custom_field", async ({ query, caller }) => {
+      const r = await listCustomFields(ctx.db, caller.workspaceId, { ...paging(query), entity: query.entity, type: query.type }, customFieldV2View);
       return page(r.entities, r.total, r.filtered);
     }, { query: CustomFieldListQuery, response: tmsResponses({ 200: PageOf(CustomFieldV2View) }), detail: detail("v2: list custom fields") })
-    .get("/custom_field/:id", ({ params, caller }) => ok(customFieldV2View(requireField(ctx.db, caller.workspaceId, params.id))), {
+    .get("/custom_field/:id", async ({ params, caller }) => ok(customFieldV2View(await requireField(ctx.db, caller.workspaceId, params.id))), {
       params: FieldIdParam, response: tmsResponses({ 200: Envelope(CustomFieldV2View) }, [404]), detail: detail("v2: get a custom field"),
     });
 }

@@ -1,6 +1,6 @@
 import { and, count, eq, inArray } from "drizzle-orm";
 import type { Db, Tx } from "../../db/connection";
-import { writeTransaction } from "../../db/transaction";
+import { first, writeTransaction } from "../../db/transaction";
 import { badRequest, notFound } from "../../http/errors";
 import { own } from "../../lib/own";
 import { publish } from "../../webhooks/publish";
@@ -51,8 +51,8 @@ export const customFieldView = (f: Row) => ({
 export const customFieldV2View = (f: Row) => ({ ...customFieldView(f), value: f.options });
 
 /** The caller's workspace's field with this id, or 404 (another workspace's is not found either). */
-export function requireField(db: Db | Tx, workspaceId: number, id: number): Row {
-  const f = db.select().from(customFields).where(and(eq(customFields.id, id), eq(customFields.workspaceId, workspaceId))).get();
+export async function requireField(db: Db | Tx, workspaceId: number, id: number): Promise<Row> {
+  const f = await first(db.select().from(customFields).where(and(eq(customFields.id, id), eq(customFields.workspaceId, workspaceId))));
   if (!f) throw notFound(`Custom field ${id}`);
   return f;
 }
@@ -68,22 +68,22 @@ export function createCustomField(db: Db, caller: Caller, body: CustomFieldCreat
   if (type === "selectbox" && body.default_value != null && body.default_value !== "" && !options!.some((o) => String(o.id) === body.default_value))
     throw badRequest("default_value must be the id of one of the selectbox values", "default_value");
   const now = isoMicro();
-  return writeTransaction(db, (tx) => {
-    const projectCodes = workspaceProjectCodes(tx, caller.workspaceId, body.projects_codes ?? [], "projects_codes");
-    const f = tx.insert(customFields).values({
+  return writeTransaction(db, async (tx) => {
+    const projectCodes = await workspaceProjectCodes(tx, caller.workspaceId, body.projects_codes ?? [], "projects_codes");
+    const [f] = await tx.insert(customFields).values({
       workspaceId: caller.workspaceId, title: body.title, entity, type, options, placeholder: body.placeholder ?? null, defaultValue: body.default_value ?? null,
       isRequired: body.is_required ?? false, isFilterable: body.is_filterable ?? true, isVisible: body.is_visible ?? true,
       isEnabledForAllProjects: body.is_enabled_for_all_projects ?? true, projectCodes,
       authorId: caller.userId, created: now, updated: now,
-    }).returning().get();
-    publish(tx, "custom_field.created", customFieldPayload(f), { workspaceId: f.workspaceId });
-    return { id: f.id };
+    }).returning();
+    await publish(tx, "custom_field.created", customFieldPayload(f!), { workspaceId: f!.workspaceId });
+    return { id: f!.id };
   });
 }
 
 export function updateCustomField(db: Db, caller: Caller, id: number, body: CustomFieldUpdateBody) {
-  return writeTransaction(db, (tx) => {
-    const f = requireField(tx, caller.workspaceId, id);
+  return writeTransaction(db, async (tx) => {
+    const f = await requireField(tx, caller.workspaceId, id);
     let options = f.options;
     if (body.value != null || body.replace_values != null) {
       if (f.type !== "selectbox") throw badRequest(`Only selectbox fields take values; this one is "${f.type}"`, "value");
@@ -100,7 +100,8 @@ export function updateCustomField(db: Db, caller: Caller, id: number, body: Cust
         });
       }
     }
-    tx.update(customFields).set({
+    const projectCodes = body.projects_codes != null ? await workspaceProjectCodes(tx, f.workspaceId, body.projects_codes, "projects_codes") : undefined;
+    await tx.update(customFields).set({
       ...(body.title != null ? { title: body.title } : {}),
       options,
       ...(body.placeholder !== undefined ? { placeholder: body.placeholder } : {}),
@@ -109,41 +110,41 @@ export function updateCustomField(db: Db, caller: Caller, id: number, body: Cust
       ...(body.is_filterable != null ? { isFilterable: body.is_filterable } : {}),
       ...(body.is_visible != null ? { isVisible: body.is_visible } : {}),
       ...(body.is_enabled_for_all_projects != null ? { isEnabledForAllProjects: body.is_enabled_for_all_projects } : {}),
-      ...(body.projects_codes != null ? { projectCodes: workspaceProjectCodes(tx, f.workspaceId, body.projects_codes, "projects_codes") } : {}),
+      ...(projectCodes !== undefined ? { projectCodes } : {}),
       updated: isoMicro(),
-    }).where(eq(customFields.id, id)).run();
-    publish(tx, "custom_field.updated", { id }, { workspaceId: f.workspaceId });
+    }).where(eq(customFields.id, id));
+    await publish(tx, "custom_field.updated", { id }, { workspaceId: f.workspaceId });
     return { id };
   });
 }
 
 /** Values already stored on cases stay in their JSON (history); the field just stops being offered. */
 export function deleteCustomField(db: Db, caller: Caller, id: number) {
-  return writeTransaction(db, (tx) => {
-    const f = requireField(tx, caller.workspaceId, id);
-    tx.delete(customFields).where(eq(customFields.id, id)).run();
-    publish(tx, "custom_field.deleted", { id }, { workspaceId: f.workspaceId });
+  return writeTransaction(db, async (tx) => {
+    const f = await requireField(tx, caller.workspaceId, id);
+    await tx.delete(customFields).where(eq(customFields.id, id));
+    await publish(tx, "custom_field.deleted", { id }, { workspaceId: f.workspaceId });
     return { id };
   });
 }
 
 /** The workspace's fields; `entity` and `type` (a name or Qase's number) narrow them (else 400 naming them). */
-export function listCustomFields<V = ReturnType<typeof customFieldView>>(db: Db, workspaceId: number, q: { limit: number; offset: number; entity?: string; type?: string }, view: (f: Row) => V = customFieldView as (f: Row) => V) {
+export async function listCustomFields<V = ReturnType<typeof customFieldView>>(db: Db, workspaceId: number, q: { limit: number; offset: number; entity?: string; type?: string }, view: (f: Row) => V = customFieldView as (f: Row) => V) {
   const mine = eq(customFields.workspaceId, workspaceId);
   const where = and(
     mine,
     q.entity ? eq(customFields.entity, enumName(CUSTOM_FIELD_ENTITY, q.entity, "entity")) : undefined,
     q.type ? eq(customFields.type, enumName(CUSTOM_FIELD_TYPE, q.type, "type")) : undefined,
   );
-  const total = db.select({ n: count() }).from(customFields).where(mine).get()!.n;
-  const filtered = db.select({ n: count() }).from(customFields).where(where).get()!.n;
-  return { total, filtered, entities: db.select().from(customFields).where(where).orderBy(customFields.id).limit(q.limit).offset(q.offset).all().map(view) };
+  const total = (await first(db.select({ n: count() }).from(customFields).where(mine)))!.n;
+  const filtered = (await first(db.select({ n: count() }).from(customFields).where(where)))!.n;
+  return { total, filtered, entities: (await db.select().from(customFields).where(where).orderBy(customFields.id).limit(q.limit).offset(q.offset)).map(view) };
 }
 
 /** Case custom fields that apply to a project: its workspace's, enabled for all its projects or listing its code. */
 /** The custom fields of `entity` that apply to the project (its workspace's, for all projects or listing it). */
-export function fieldsFor(db: Db | Tx, project: { code: string; workspaceId: number }, entity: "case" | "run" | "defect"): Row[] {
-  return db.select().from(customFields).where(and(eq(customFields.entity, entity), eq(customFields.workspaceId, project.workspaceId))).all()
+export async function fieldsFor(db: Db | Tx, project: { code: string; workspaceId: number }, entity: "case" | "run" | "defect"): Promise<Row[]> {
+  return (await db.select().from(customFields).where(and(eq(customFields.entity, entity), eq(customFields.workspaceId, project.workspaceId))))
     .filter((f) => f.isEnabledForAllProjects || f.projectCodes.includes(project.code));
 }
 
@@ -181,10 +182,10 @@ export function customFieldValues(fields: Row[], input: Record<string, string> |
 }
 
 /** Which of the custom fields these stored values name still exist (one query). */
-export function liveFieldIds(db: Reader, values: Iterable<StoredCustomFieldValue>): Set<number> {
+export async function liveFieldIds(db: Reader, values: Iterable<StoredCustomFieldValue>): Promise<Set<number>> {
   const ids = [...new Set([...values].map((f) => Number(f.field_id)))].filter(Number.isSafeInteger);
   if (ids.length === 0) return new Set();
-  return new Set(db.select({ id: customFields.id }).from(customFields).where(inArray(customFields.id, ids)).all().map((f) => f.id));
+  return new Set((await db.select({ id: customFields.id }).from(customFields).where(inArray(customFields.id, ids))).map((f) => f.id));
 }
 
 /**

@@ -11,20 +11,20 @@ const detail = (summary: string) => ({ tags: ["Plans"], summary });
 
 export function planRoutes(ctx: AppContext) {
   return projectApi(ctx)
-    .post("/plan/:code", ({ project, body, caller }) => ok(createPlan(ctx.db, caller, project, body)), {
+    .post("/plan/:code", async ({ project, body, caller }) => ok(await createPlan(ctx.db, caller, project, body)), {
       params: CodeParam, body: PlanCreate, response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]), detail: detail("Create a test plan (plan.created)"),
     })
-    .get("/plan/:code", ({ project, query }) => {
+    .get("/plan/:code", async ({ project, query }) => {
       const { limit, offset } = paging(query);
-      const r = listPlans(ctx.db, project, limit, offset);
+      const r = await listPlans(ctx.db, project, limit, offset);
       return page(r.entities, r.total);
     }, { params: CodeParam, query: Paging, response: tmsResponses({ 200: PageOf(PlanSummary) }, [404]), detail: detail("List test plans") })
-    .get("/plan/:code/:id", ({ project, params }) => ok(getPlan(ctx.db, project, params.id)), { params: NumberParams, response: tmsResponses({ 200: Envelope(PlanView) }, [404]), detail: detail("Get a test plan with its cases") })
-    .patch("/plan/:code/:id", ({ project, params, body }) => ok(updatePlan(ctx.db, project, params.id, body)), {
+    .get("/plan/:code/:id", async ({ project, params }) => ok(await getPlan(ctx.db, project, params.id)), { params: NumberParams, response: tmsResponses({ 200: Envelope(PlanView) }, [404]), detail: detail("Get a test plan with its cases") })
+    .patch("/plan/:code/:id", async ({ project, params, body }) => ok(await updatePlan(ctx.db, project, params.id, body)), {
       params: NumberParams, body: PlanUpdate, response: tmsResponses({ 200: Numbered }, [404, ...TMS_BODY_ERRORS]),
       detail: detail("Update a test plan (plan.updated; run.updated for in-progress runs gaining cases)"),
     })
-    .delete("/plan/:code/:id", ({ project, params }) => ok(deletePlan(ctx.db, project, params.id)), {
+    .delete("/plan/:code/:id", async ({ project, params }) => ok(await deletePlan(ctx.db, project, params.id)), {
       params: NumberParams, response: tmsResponses({ 200: Numbered }, [404]), detail: detail("Delete a test plan (plan.deleted)"),
     });
 }

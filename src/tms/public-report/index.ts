@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import { and, asc, eq, isNull } from "drizzle-orm";
 import type { AppContext } from "../../context";
 import { workspaces } from "../../directory/tables";
+import { first } from "../../db/transaction";
 import { notFound } from "../../http/errors";
 import { ApiErrorBody, apiErrorAnswers, ERROR_MEANINGS } from "../../http/responses";
 import { cases } from "../cases/tables";
@@ -33,19 +34,19 @@ function wantsJsonOnly(request: Request): boolean {
  * makes it a 404 for good) and its workspace is not archived. Deleted cases are not listed.
  */
 export function publicReportRoutes(ctx: AppContext) {
-  return new Elysia({ name: "public-report" }).get("/public/report/:token", ({ params, request }) => {
+  return new Elysia({ name: "public-report" }).get("/public/report/:token", async ({ params, request }) => {
     // An archived workspace publishes nothing (its tokens answer 403 too); restoring it brings the page back.
-    const row = ctx.db.select({ run: runs, project: projects }).from(runs).innerJoin(projects, eq(projects.id, runs.projectId))
+    const row = await first(ctx.db.select({ run: runs, project: projects }).from(runs).innerJoin(projects, eq(projects.id, runs.projectId))
       .innerJoin(workspaces, eq(workspaces.id, projects.workspaceId))
-      .where(and(eq(runs.publicToken, params.token), eq(runs.isPublic, true), isNull(workspaces.archivedAt))).get();
+      .where(and(eq(runs.publicToken, params.token), eq(runs.isPublic, true), isNull(workspaces.archivedAt))));
     if (!row) {
       // A browser gets a page; a client asking for JSON only gets the API's error body.
       if (wantsJsonOnly(request)) throw notFound("Public report");
       return new Response(NOT_FOUND_PAGE, { status: 404, headers: HEADERS });
     }
-    const view = runViews(ctx.db, [row.run], ctx.config.baseUrl, row.project.code)[0]!;
-    const list = ctx.db.select({ title: cases.title, status: runCases.status }).from(runCases).innerJoin(cases, eq(cases.id, runCases.caseId))
-      .where(and(eq(runCases.runId, row.run.id), isNull(cases.deleted))).orderBy(asc(runCases.position)).all(); // a deleted case's title is gone from every view
+    const view = (await runViews(ctx.db, [row.run], ctx.config.baseUrl, row.project.code))[0]!;
+    const list = await ctx.db.select({ title: cases.title, status: runCases.status }).from(runCases).innerJoin(cases, eq(cases.id, runCases.caseId))
+      .where(and(eq(runCases.runId, row.run.id), isNull(cases.deleted))).orderBy(asc(runCases.position)); // a deleted case's title is gone from every view
     const html = renderReport({
       project: `${row.project.title} (${row.project.code})`, title: row.run.title, description: row.run.description, status: row.run.status,
       environment: view.environment?.title ?? null, started: row.run.startTime, ended: row.run.endTime,

@@ -18,7 +18,8 @@ import type { ProjectRow } from "../projects/service";
 import { attachmentIds } from "../shared/envelope";
 import { BEHAVIOR, CASE_STATUS, CASE_TYPE, enumName, LAYER, PRIORITY, SEVERITY, type QaseEnum } from "../../qase/enums";
 import { V2ResultCreate, V2Step, type V2ResultCreateBody, type V2StepBody } from "./model";
-import { requireRunTakingResults, resultStatements, statusOf, storeResults, type ResultInput, type StoredResult } from "./service";
+import { requireRunTakingResults, resultStatements, resultWrites, statusOf, storeResults, type ResultInput, type StoredResult } from "./service";
+import { writeTransaction } from "../../db/transaction";
 import type { ResultStep } from "./tables";
 
 /** A problem with one item of a request: which item, which field, what. */
@@ -133,36 +134,39 @@ const dotted = (path: string) => path.replace(/^\//, "").replace(/\//g, ".");
  * stored, matched by its signature, and carries `unlinked_reason`. The project and run must
  * exist and the run take results (not aborted), or the whole request is refused (nothing could be stored).
  */
-export function recordV2Results(db: Db, log: Logger, caller: Caller, p: ProjectRow, runNumber: number, items: unknown[]) {
-  const q = resultStatements(db);
+export async function recordV2Results(db: Db, log: Logger, caller: Caller, p: ProjectRow, runNumber: number, items: unknown[]) {
+  const q = resultStatements();
   const errors: ItemProblem[] = [];
   const warnings: ItemProblem[] = [];
-  const out = inProject(db, p, (w) => {
+  const out = await inProject(db, p, async (w) => {
     const { tx } = w;
-    const run = requireRunTakingResults(tx, p, runNumber);
+    const run = await requireRunTakingResults(tx, p, runNumber);
     const budget = new RowBudget();
     // Positions taken by a rolled-back item leave a gap, never a duplicate.
     const newCases = new CaseBatch(w);
-    return items.map((item, index): StoredResult[] | null => {
+    const stored: (StoredResult[] | null)[] = [];
+    for (const [index, item] of items.entries()) {
       const field = `results.${index}.`;
       if (!checkResult.Check(item)) {
         const e = checkResult.Errors(item).First();
         errors.push({ index, field: `${field}${dotted(e?.path ?? "")}`.replace(/\.$/, ""), message: e?.message ?? "invalid result" });
-        return null;
+        stored.push(null);
+        continue;
       }
       const itemWarnings: ItemProblem[] = [];
       try {
-        const stored = tx.transaction((sp) => storeResults(projectWrite(sp, p), q, caller, run.id, fromV2(item, index, field, (w) => itemWarnings.push(w)), field, budget, newCases));
+        // Each item in its own savepoint (a nested write transaction): a bad one leaves nothing behind.
+        stored.push(await writeTransaction(tx, (sp) => storeResults(projectWrite(sp, p), q, caller, run.id, fromV2(item, index, field, (w) => itemWarnings.push(w)), field, budget, newCases)));
         warnings.push(...itemWarnings);
-        return stored;
       } catch (e) {
         // Over the row budget the whole request is refused (413, nothing written), as for every bulk write.
         if (!(e instanceof ApiError) || e.status === 413) throw e;
         errors.push({ index, field: e.field, message: e.message });
-        return null;
+        stored.push(null);
       }
-    });
-  });
+    }
+    return stored;
+  }, resultWrites(p));
   if (errors.length) log.warn("v2 results: items not stored", { project: p.code, run: runNumber, rejected: errors.length, of: items.length, first: errors[0] });
   // An item naming several cases (`testops_ids`) stored one result per case: each is answered, under the item's index.
   const stored = out.flatMap((r, index) => (r ?? []).map((x) => ({ index, ...x })));

@@ -1,5 +1,6 @@
 import { eq, max } from "drizzle-orm";
 import type { Tx } from "../../db/connection";
+import { first } from "../../db/transaction";
 import { runCases } from "./tables";
 
 /**
@@ -9,13 +10,13 @@ import { runCases } from "./tables";
  */
 
 /** Adds cases not yet in the run (at the end); returns how many were added. Inside a transaction. */
-export function addCasesToRun(tx: Tx, runId: number, caseIds: number[]): number {
-  const pos = tx.select({ m: max(runCases.position) }).from(runCases).where(eq(runCases.runId, runId)).get()?.m ?? 0;
+export async function addCasesToRun(tx: Tx, runId: number, caseIds: number[]): Promise<number> {
+  const pos = (await first(tx.select({ m: max(runCases.position) }).from(runCases).where(eq(runCases.runId, runId))))?.m ?? 0;
   let added = 0;
   // Multi-row inserts in chunks: one statement per 500 cases instead of one per case.
   for (let i = 0; i < caseIds.length; i += 500) {
     const rows = caseIds.slice(i, i + 500).map((caseId, k) => ({ runId, caseId, position: pos + i + k + 1 }));
-    added += tx.insert(runCases).values(rows).onConflictDoNothing().returning({ caseId: runCases.caseId }).all().length;
+    added += (await tx.insert(runCases).values(rows).onConflictDoNothing().returning({ caseId: runCases.caseId })).length;
   }
   return added;
 }

@@ -14,7 +14,11 @@ import { QqlError, type Call, type Expr, type Query, type Value } from "./qql";
 type FieldType = "number" | "text" | "enum" | "bool" | "runStatus" | "date" | "tags" | "user";
 /** An enum column holds the enum's names; a query may name a value by name, title, alias or Qase's number. */
 type Field = [column: string, type: FieldType, values?: QaseEnum<string>];
-/** `customFields`: the JSON column holding `[{field_id, value}]`, where the entity stores custom field values. */
+/**
+ * `customFields`: the JSON column holding `[{field_id, value}]`, where the entity stores custom
+ * field values. Every expression is SQL both engines speak: booleans are 0/1 integers (a
+ * condition is turned into one with CASE), and "no condition" is `1 = 1`.
+ */
 type Entity = { from: string; base: string; key: string; order: string; fields: Record<string, Field>; customFields?: string };
 
 const projectField: Record<string, Field> = { project: ["p.code", "text"] };
@@ -38,26 +42,26 @@ export const QQL_ENTITIES: Record<string, Entity> = {
       id: ["e.number", "number"], title: ["e.title", "text"], description: ["e.description", "text"], preconditions: ["e.preconditions", "text"],
       postconditions: ["e.postconditions", "text"], severity: ["e.severity", "enum", SEVERITY], priority: ["e.priority", "enum", PRIORITY], type: ["e.type", "enum", CASE_TYPE],
       behavior: ["e.behavior", "enum", BEHAVIOR], layer: ["e.layer", "enum", LAYER], status: ["e.status", "enum", CASE_STATUS], isflaky: ["e.is_flaky", "bool"],
-      is_flaky: ["e.is_flaky", "bool"], automated: ["e.is_automated", "bool"], ismanual: ["(NOT e.is_automated)", "bool"], istobeautomated: ["e.to_be_automated", "bool"],
-      automation: ["(CASE WHEN e.is_automated THEN 'automated' WHEN e.to_be_automated THEN 'to_be_automated' ELSE 'manual' END)", "enum", AUTOMATION],
+      is_flaky: ["e.is_flaky", "bool"], automated: ["e.is_automated", "bool"], ismanual: ["(1 - e.is_automated)", "bool"], istobeautomated: ["e.to_be_automated", "bool"],
+      automation: ["(CASE WHEN e.is_automated = 1 THEN 'automated' WHEN e.to_be_automated = 1 THEN 'to_be_automated' ELSE 'manual' END)", "enum", AUTOMATION],
       suite: [titleOf("tms_suites", "e.suite_id"), "text"], suite_id: [numberSql("suite", "e.suite_id"), "number"],
       milestone: [titleOf("tms_milestones", "e.milestone_id"), "text"], milestone_id: [numberSql("milestone", "e.milestone_id"), "number"], tags: ["e.tags", "tags"],
       created: ["e.created", "date"], updated: ["e.updated", "date"], ...authorFields, ...projectField,
     },
   },
   run: {
-    from: "tms_runs e JOIN tms_projects p ON p.id = e.project_id", base: "1", key: "e.id", order: "e.id", customFields: "e.custom_fields",
+    from: "tms_runs e JOIN tms_projects p ON p.id = e.project_id", base: "1 = 1", key: "e.id", order: "e.id", customFields: "e.custom_fields",
     fields: {
       id: ["e.number", "number"], title: ["e.title", "text"], description: ["e.description", "text"], status: ["e.status", "runStatus"],
-      environment: ["e.environment", "text"], started: ["e.start_time", "date"], ended: ["e.end_time", "date"], isstarted: ["(e.start_time IS NOT NULL)", "bool"],
-      isended: ["(e.end_time IS NOT NULL)", "bool"], ispublic: ["e.is_public", "bool"], isautotest: ["e.is_autotest", "bool"],
+      environment: ["e.environment", "text"], started: ["e.start_time", "date"], ended: ["e.end_time", "date"], isstarted: ["(CASE WHEN e.start_time IS NULL THEN 0 ELSE 1 END)", "bool"],
+      isended: ["(CASE WHEN e.end_time IS NULL THEN 0 ELSE 1 END)", "bool"], ispublic: ["e.is_public", "bool"], isautotest: ["e.is_autotest", "bool"],
       plan: [titleOf("tms_plans", "e.plan_id"), "text"], plan_id: [numberSql("plan", "e.plan_id"), "number"],
       milestone: [titleOf("tms_milestones", "e.milestone_id"), "text"], milestone_id: [numberSql("milestone", "e.milestone_id"), "number"], tags: ["e.tags", "tags"],
       ...authorFields, ...projectField,
     },
   },
   result: {
-    from: "tms_results e JOIN tms_runs r ON r.id = e.run_id JOIN tms_projects p ON p.id = r.project_id", base: "1", key: "e.hash", order: "e.created, e.hash",
+    from: "tms_results e JOIN tms_runs r ON r.id = e.run_id JOIN tms_projects p ON p.id = r.project_id", base: "1 = 1", key: "e.hash", order: "e.created, e.hash",
     fields: {
       hash: ["e.hash", "text"], status: ["e.status", "enum", RESULT_STATUS], run: ["r.number", "number"], run_id: ["r.number", "number"], case_id: [numberSql("case", "e.case_id"), "number"],
       caseid: [numberSql("case", "e.case_id"), "number"], suite: [numberSql("suite", "(SELECT suite_id FROM tms_cases WHERE id = e.case_id)"), "number"],
@@ -66,16 +70,16 @@ export const QQL_ENTITIES: Record<string, Entity> = {
     },
   },
   defect: {
-    from: "tms_defects e JOIN tms_projects p ON p.id = e.project_id", base: "1", key: "e.id", order: "e.id", customFields: "e.custom_fields",
+    from: "tms_defects e JOIN tms_projects p ON p.id = e.project_id", base: "1 = 1", key: "e.id", order: "e.id", customFields: "e.custom_fields",
     fields: {
       id: ["e.number", "number"], title: ["e.title", "text"], actual_result: ["e.actual_result", "text"], severity: ["e.severity", "enum", SEVERITY],
       status: ["e.status", "enum"], case_id: [numberSql("case", "e.case_id"), "number"], run_id: [numberSql("run", "e.run_id"), "number"],
       milestone: [titleOf("tms_milestones", "e.milestone_id"), "text"], tags: ["e.tags", "tags"], resolved: ["e.resolved_at", "date"],
-      isresolved: ["(e.status = 'resolved')", "bool"], created: ["e.created", "date"], updated: ["e.updated", "date"], ...authorFields, ...projectField,
+      isresolved: ["(CASE WHEN e.status = 'resolved' THEN 1 ELSE 0 END)", "bool"], created: ["e.created", "date"], updated: ["e.updated", "date"], ...authorFields, ...projectField,
     },
   },
   plan: {
-    from: "tms_plans e JOIN tms_projects p ON p.id = e.project_id", base: "1", key: "e.id", order: "e.id",
+    from: "tms_plans e JOIN tms_projects p ON p.id = e.project_id", base: "1 = 1", key: "e.id", order: "e.id",
     fields: {
       id: ["e.number", "number"], title: ["e.title", "text"], description: ["e.description", "text"], created: ["e.created", "date"], updated: ["e.updated", "date"],
       ...authorFields, ...projectField,
@@ -346,7 +350,7 @@ export function compileQql(q: Query, workspaceId: number, context: Partial<Omit<
     }
   };
 
-  const where = [entity.base, "p.workspace_id = ?", q.where ? walk(q.where) : "1"];
+  const where = [entity.base, "p.workspace_id = ?", q.where ? walk(q.where) : "1 = 1"];
   // The workspace parameter sits before the query's own in the clause order.
   const ordered: (string | number)[] = [workspaceId, ...params];
   let order = entity.order;

@@ -8,7 +8,7 @@ import { SearchQuery, SearchResult } from "./model";
 import { search } from "./service";
 
 export function searchRoutes(ctx: AppContext) {
-  return tmsApi(ctx).get("/search", ({ query, caller }) => ok(search(ctx.db, ctx.config.baseUrl, caller, query.query, paging(query))), {
+  return tmsApi(ctx).get("/search", async ({ query, caller }) => ok(await search(ctx.db, ctx.config.baseUrl, caller, query.query, paging(query))), {
     query: SearchQuery, response: tmsResponses({ 200: SearchResult }, ERRS),
     detail: { tags: ["Search"], summary: "QQL search (a documented subset: case, run, result, defect, plan) within the token's workspace" },
   });

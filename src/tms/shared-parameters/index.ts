@@ -11,22 +11,22 @@ const detail = (summary: string) => ({ tags: ["Shared parameters"], summary });
 /** Workspace-wide (no project in the path): a token reaches its own workspace's shared parameters only. No webhook events (Qase's catalog has none). */
 export function sharedParameterRoutes(ctx: AppContext) {
   return tmsApi(ctx)
-    .post("/shared_parameter", ({ body, caller }) => ok(createSharedParameter(ctx.db, caller, body)), {
+    .post("/shared_parameter", async ({ body, caller }) => ok(await createSharedParameter(ctx.db, caller, body)), {
       body: SharedParameterCreate, response: tmsResponses({ 200: UuidResult }, TMS_BODY_ERRORS), detail: detail("Create a shared parameter"),
     })
-    .get("/shared_parameter", ({ query, caller }) => {
-      const r = listSharedParameters(ctx.db, caller.workspaceId, {
+    .get("/shared_parameter", async ({ query, caller }) => {
+      const r = await listSharedParameters(ctx.db, caller.workspaceId, {
         ...paging(query), search: query["filters[search]"], type: query["filters[type]"], projectCodes: filterCodes(query["filters[project_codes][]"]),
       });
       return page(r.entities, r.total, r.filtered);
     }, { query: SharedParameterListQuery, response: tmsResponses({ 200: PageOf(SharedParameterView) }), detail: detail("List shared parameters") })
-    .get("/shared_parameter/:id", ({ params, caller }) => ok(sharedParameterView(requireSharedParameter(ctx.db, caller.workspaceId, params.id))), {
+    .get("/shared_parameter/:id", async ({ params, caller }) => ok(sharedParameterView(await requireSharedParameter(ctx.db, caller.workspaceId, params.id))), {
       params: UuidParam, response: tmsResponses({ 200: Envelope(SharedParameterView) }, [404]), detail: detail("Get a shared parameter"),
     })
-    .patch("/shared_parameter/:id", ({ params, body, caller }) => ok(updateSharedParameter(ctx.db, caller, params.id, body)), {
+    .patch("/shared_parameter/:id", async ({ params, body, caller }) => ok(await updateSharedParameter(ctx.db, caller, params.id, body)), {
       params: UuidParam, body: SharedParameterUpdate, response: tmsResponses({ 200: UuidResult }, [404, ...TMS_BODY_ERRORS]), detail: detail("Update a shared parameter"),
     })
-    .delete("/shared_parameter/:id", ({ params, caller }) => ok(deleteSharedParameter(ctx.db, caller, params.id)), {
+    .delete("/shared_parameter/:id", async ({ params, caller }) => ok(await deleteSharedParameter(ctx.db, caller, params.id)), {
       params: UuidParam, response: tmsResponses({ 200: UuidResult }, [404]), detail: detail("Delete a shared parameter"),
     });
 }

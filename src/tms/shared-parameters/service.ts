@@ -1,6 +1,6 @@
 import { and, count, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/connection";
-import { writeTransaction } from "../../db/transaction";
+import { first, writeTransaction } from "../../db/transaction";
 import { containsText } from "../../db/contains";
 import { jsonArrayHasAny } from "../../db/dialect";
 import { badRequest, notFound } from "../../http/errors";
@@ -55,49 +55,49 @@ function checkReach(enabledForAll: boolean, codes: string[]) {
 }
 
 /** The caller's workspace's shared parameter with this UUID, or 404 (another workspace's is not found either). */
-export function requireSharedParameter(db: Reader, workspaceId: number, uuid: string): Row {
-  const row = db.select().from(sharedParameters)
-    .where(and(eq(sharedParameters.uuid, uuid.toLowerCase()), eq(sharedParameters.workspaceId, workspaceId))).get();
+export async function requireSharedParameter(db: Reader, workspaceId: number, uuid: string): Promise<Row> {
+  const row = await first(db.select().from(sharedParameters)
+    .where(and(eq(sharedParameters.uuid, uuid.toLowerCase()), eq(sharedParameters.workspaceId, workspaceId))));
   if (!row) throw notFound(`Shared parameter ${uuid}`);
   return row;
 }
 
 export function createSharedParameter(db: Db, caller: Caller, body: SharedParameterCreateBody) {
   checkParameters(body.type, body.parameters);
-  return writeTransaction(db, (tx) => {
-    const codes = workspaceProjectCodes(tx, caller.workspaceId, body.project_codes ?? [], "project_codes");
+  return writeTransaction(db, async (tx) => {
+    const codes = await workspaceProjectCodes(tx, caller.workspaceId, body.project_codes ?? [], "project_codes");
     checkReach(body.is_enabled_for_all_projects, codes);
     const now = isoMicro();
     const uuid = crypto.randomUUID();
-    tx.insert(sharedParameters).values({
+    await tx.insert(sharedParameters).values({
       uuid, workspaceId: caller.workspaceId, title: body.title, type: body.type, parameters: storedParameters(body.parameters),
       isEnabledForAllProjects: body.is_enabled_for_all_projects, projectCodes: codes, authorId: caller.userId, created: now, updated: now,
-    }).run();
+    });
     return { id: uuid };
   });
 }
 
 /** The type never changes (Qase's update has no `type`); `parameters`, when given, replaces them all and must fit it. */
 export function updateSharedParameter(db: Db, caller: Caller, uuid: string, body: SharedParameterUpdateBody) {
-  return writeTransaction(db, (tx) => {
-    const row = requireSharedParameter(tx, caller.workspaceId, uuid);
+  return writeTransaction(db, async (tx) => {
+    const row = await requireSharedParameter(tx, caller.workspaceId, uuid);
     if (body.parameters != null) checkParameters(row.type, body.parameters);
-    const codes = body.project_codes != null ? workspaceProjectCodes(tx, caller.workspaceId, body.project_codes, "project_codes") : row.projectCodes;
+    const codes = body.project_codes != null ? await workspaceProjectCodes(tx, caller.workspaceId, body.project_codes, "project_codes") : row.projectCodes;
     const enabledForAll = body.is_enabled_for_all_projects ?? row.isEnabledForAllProjects;
     checkReach(enabledForAll, codes);
-    tx.update(sharedParameters).set({
+    await tx.update(sharedParameters).set({
       ...(body.title != null ? { title: body.title } : {}),
       ...(body.parameters != null ? { parameters: storedParameters(body.parameters) } : {}),
       projectCodes: codes, isEnabledForAllProjects: enabledForAll, updated: isoMicro(),
-    }).where(eq(sharedParameters.id, row.id)).run();
+    }).where(eq(sharedParameters.id, row.id));
     return { id: row.uuid };
   });
 }
 
 export function deleteSharedParameter(db: Db, caller: Caller, uuid: string) {
-  return writeTransaction(db, (tx) => {
-    const row = requireSharedParameter(tx, caller.workspaceId, uuid);
-    tx.delete(sharedParameters).where(eq(sharedParameters.id, row.id)).run();
+  return writeTransaction(db, async (tx) => {
+    const row = await requireSharedParameter(tx, caller.workspaceId, uuid);
+    await tx.delete(sharedParameters).where(eq(sharedParameters.id, row.id));
     return { id: row.uuid };
   });
 }
@@ -108,18 +108,18 @@ export const filterCodes = (raw: string | string[] | undefined): string[] =>
 
 export type SharedParameterFilters = { limit: number; offset: number; search?: string; type?: Type; projectCodes?: string[] };
 
-export function listSharedParameters(db: Db, workspaceId: number, q: SharedParameterFilters) {
+export async function listSharedParameters(db: Db, workspaceId: number, q: SharedParameterFilters) {
   const base = eq(sharedParameters.workspaceId, workspaceId);
   const filters: SQL[] = [base];
   if (q.search) filters.push(containsText(sharedParameters.title, q.search));
   if (q.type) filters.push(eq(sharedParameters.type, q.type));
   if (q.projectCodes?.length) {
-    const codes = workspaceProjectCodes(db, workspaceId, q.projectCodes, "filters[project_codes][]");
+    const codes = await workspaceProjectCodes(db, workspaceId, q.projectCodes, "filters[project_codes][]");
     filters.push(sql`(${sharedParameters.isEnabledForAllProjects} = 1 OR ${jsonArrayHasAny(sharedParameters.projectCodes, codes)})`);
   }
   const where = and(...filters);
-  const total = db.select({ n: count() }).from(sharedParameters).where(base).get()!.n;
-  const filtered = db.select({ n: count() }).from(sharedParameters).where(where).get()!.n;
-  const rows = db.select().from(sharedParameters).where(where).orderBy(sharedParameters.id).limit(q.limit).offset(q.offset).all();
+  const total = (await first(db.select({ n: count() }).from(sharedParameters).where(base)))!.n;
+  const filtered = (await first(db.select({ n: count() }).from(sharedParameters).where(where)))!.n;
+  const rows = await db.select().from(sharedParameters).where(where).orderBy(sharedParameters.id).limit(q.limit).offset(q.offset);
   return { total, filtered, entities: rows.map(sharedParameterView) };
 }

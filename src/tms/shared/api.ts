@@ -2,7 +2,8 @@ import { Elysia, type TSchema } from "elysia";
 import { apiErrorAnswers, jsonResponses, type ErrorStatus } from "../../http/responses";
 import type { AppContext } from "../../context";
 import { notFound } from "../../http/errors";
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
+import { first } from "../../db/transaction";
 import { normaliseCode } from "../projects/service";
 import { projects } from "../projects/tables";
 import { callerOf } from "./auth";
@@ -16,7 +17,7 @@ import { callerOf } from "./auth";
  * body); callerOf answers from that. derive runs before validation, so a GET is a 401 first too.
  */
 export function tmsApi(ctx: AppContext, prefix: "/v1" | "/v2" = "/v1") {
-  return new Elysia({ prefix }).derive(({ request }) => ({ caller: callerOf(ctx, request) }));
+  return new Elysia({ prefix }).derive(async ({ request }) => ({ caller: await callerOf(ctx, request) }));
 }
 
 /**
@@ -26,13 +27,12 @@ export function tmsApi(ctx: AppContext, prefix: "/v1" | "/v2" = "/v1") {
  * time), before the body or parameters are validated.
  */
 export function projectApi(ctx: AppContext, prefix: "/v1" | "/v2" = "/v1") {
-  const byCode = ctx.db.select().from(projects).where(eq(projects.code, sql.placeholder("code"))).prepare();
-  return new Elysia({ prefix }).derive(({ request, params }) => {
-    const caller = callerOf(ctx, request);
+  return new Elysia({ prefix }).derive(async ({ request, params }) => {
+    const caller = await callerOf(ctx, request);
     const code = (params as Record<string, string | undefined> | undefined)?.code;
     // Every route of this base names its project; one without `:code` is a programming error.
     if (code === undefined) throw new Error(`projectApi route without :code: ${new URL(request.url).pathname}`);
-    const project = byCode.get({ code: normaliseCode(code) });
+    const project = await first(ctx.db.select().from(projects).where(eq(projects.code, normaliseCode(code))));
     if (!project || project.workspaceId !== caller.workspaceId) throw notFound(`Project "${code}"`);
     return { caller, project };
   });

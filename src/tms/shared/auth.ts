@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import { noteTokenUse } from "../../db/last-used";
+import { first } from "../../db/transaction";
 import { ApiError } from "../../http/errors";
 import { constantTimeEqual, hashToken } from "../../lib/tokens";
 import type { AppContext } from "../../context";
@@ -15,10 +16,10 @@ const LAST_USED_RESOLUTION_MS = 5 * 60 * 1000;
 const unauthorized = () =>
   new ApiError(401, "unauthorized", "A valid API token is required in the `Token` header", undefined, { "www-authenticate": "Token" });
 
-const callers = new WeakMap<Request, Caller>();
+const callers = new WeakMap<Request, Promise<Caller>>();
 
 /** `authenticate`, once per request: the body parser and the route's derive both ask. */
-export function callerOf(ctx: AppContext, request: Request): Caller {
+export function callerOf(ctx: AppContext, request: Request): Promise<Caller> {
   let caller = callers.get(request);
   if (!caller) callers.set(request, (caller = authenticate(ctx, request)));
   return caller;
@@ -30,11 +31,11 @@ export function callerOf(ctx: AppContext, request: Request): Caller {
  * random, so the lookup leaks nothing useful, and the hash is never compared character by
  * character in JavaScript.
  */
-export function authenticate(ctx: AppContext, request: Request): Caller {
+export async function authenticate(ctx: AppContext, request: Request): Promise<Caller> {
   const token = request.headers.get("token")?.trim();
   if (!token || token.length > 512) throw unauthorized();
   const hash = hashToken(token);
-  const row = ctx.db
+  const row = await first(ctx.db
     .select({
       id: apiTokens.id, userId: apiTokens.userId, tokenHash: apiTokens.tokenHash, revokedAt: apiTokens.revokedAt, lastUsedAt: apiTokens.lastUsedAt,
       userActive: users.active, workspaceId: apiTokens.workspaceId, workspaceArchivedAt: workspaces.archivedAt,
@@ -42,8 +43,7 @@ export function authenticate(ctx: AppContext, request: Request): Caller {
     .from(apiTokens)
     .leftJoin(users, eq(users.id, apiTokens.userId))
     .leftJoin(workspaces, eq(workspaces.id, apiTokens.workspaceId))
-    .where(eq(apiTokens.tokenHash, hash))
-    .get();
+    .where(eq(apiTokens.tokenHash, hash)));
   if (!row || !constantTimeEqual(row.tokenHash, hash) || row.revokedAt) throw unauthorized();
   // De-provisioning a user in the IdP must cut their API access too; what they wrote stays.
   if (row.userId !== null && row.userActive === false)

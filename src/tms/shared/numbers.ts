@@ -15,7 +15,9 @@
  * pair, once read, stays true.
  */
 import { and, eq, getTableName, inArray, type SQL } from "drizzle-orm";
-import { perConnection, type Statement, type Tx } from "../../db/connection";
+import type { Tx } from "../../db/connection";
+import { first } from "../../db/transaction";
+import { preparedQuery, type PreparedQuery } from "../../db/statement";
 import { badRequest, notFound } from "../../http/errors";
 import { cases } from "../cases/tables";
 import { defects } from "../defects/tables";
@@ -38,53 +40,52 @@ const NAMES: Record<Numbered, string> = { case: "Test case", suite: "Suite", mil
 /** SQLite binds at most 32766 variables; lists are looked up in chunks well below that. */
 const CHUNK = 500;
 
-/** Prepared statements per connection (the write paths call these once per entity). */
-const statementsFor = perConnection((client) => ({
-  allocate: client.query<{ last: number }, [number, string]>(
-    `INSERT INTO tms_project_counters (project_id, entity, last) VALUES (?1, ?2, 1)
-     ON CONFLICT (project_id, entity) DO UPDATE SET last = last + 1 RETURNING last`,
-  ),
-  numberOf: Object.fromEntries(
-    (Object.keys(TABLES) as Numbered[]).map((k) => [k, client.query<{ number: number }, [number]>(`SELECT number FROM ${getTableName(TABLES[k])} WHERE id = ?`)]),
-  ) as Record<Numbered, Statement<{ number: number }, [number]>>,
-}));
+/** Prepared statements (the write paths call these once per entity). */
+const allocate = preparedQuery<{ last: number }, [number, string]>(
+  `INSERT INTO tms_project_counters (project_id, entity, last) VALUES (?1, ?2, 1)
+   ON CONFLICT (project_id, entity) DO UPDATE SET last = tms_project_counters.last + 1 RETURNING last`,
+);
+const numberOf = Object.fromEntries(
+  (Object.keys(TABLES) as Numbered[]).map((k) => [k, preparedQuery<{ number: number }, [number]>(`SELECT number FROM ${getTableName(TABLES[k])} WHERE id = ?1`)]),
+) as Record<Numbered, PreparedQuery<{ number: number }, [number]>>;
 
 /**
- * The next number of `kind` in the project; inside the inserting transaction. Every write runs
- * in a BEGIN IMMEDIATE transaction on the one connection, so the counter's read-and-increment is
- * one statement no other writer can interleave with; the counter only grows, so a number is
- * never handed out twice, even after its entity is deleted.
+ * The next number of `kind` in the project; inside the inserting transaction. The counter's
+ * read-and-increment is one upsert of the counter row, which holds that row's write lock until
+ * the transaction ends (SQLite: the one writer; PostgreSQL: the row lock, so a concurrent
+ * transaction's upsert waits and then increments the committed value); the counter only grows,
+ * so a number is never handed out twice, even after its entity is deleted.
  */
-export function nextNumber(tx: Tx, projectId: number, kind: Numbered): number {
-  return statementsFor(tx).allocate.get(projectId, kind)!.last;
+export async function nextNumber(tx: Tx, projectId: number, kind: Numbered): Promise<number> {
+  return (await allocate.get(tx, projectId, kind))!.last;
 }
 
 // ---- in: numbers the client sent -----------------------------------------------------------
 
 /** The project's `kind` numbered `number`, or 404 (a path names it). `extra` narrows (e.g. live cases only). */
-export function requireNumbered<K extends Numbered>(db: Reader, kind: K, projectId: number, number: number, extra?: SQL): RowOf<K> {
+export async function requireNumbered<K extends Numbered>(db: Reader, kind: K, projectId: number, number: number, extra?: SQL): Promise<RowOf<K>> {
   const table = TABLES[kind];
   const where = and(eq(table.projectId, projectId), eq(table.number, number), extra);
-  const row = db.select().from(table).where(where).get() as RowOf<K> | undefined;
+  const row = (await first(db.select().from(table).where(where))) as RowOf<K> | undefined;
   if (!row) throw notFound(`${NAMES[kind]} ${number}`);
   return row;
 }
 
 /** The key of the project's `kind` numbered `number`, or null. */
-export function findRowId(db: Reader, kind: Numbered, projectId: number, number: number, extra?: SQL): number | null {
+export async function findRowId(db: Reader, kind: Numbered, projectId: number, number: number, extra?: SQL): Promise<number | null> {
   const table = TABLES[kind];
-  return db.select({ id: table.id }).from(table).where(and(eq(table.projectId, projectId), eq(table.number, number), extra)).get()?.id ?? null;
+  return (await first(db.select({ id: table.id }).from(table).where(and(eq(table.projectId, projectId), eq(table.number, number), extra))))?.id ?? null;
 }
 
 /** The key of a body's reference (`suite_id`, `plan_id`…), or 400 naming `field`: it must be of the same project. */
-export function refId(db: Reader, kind: Numbered, projectId: number, number: number, field: string, extra?: SQL): number {
-  const id = findRowId(db, kind, projectId, number, extra);
+export async function refId(db: Reader, kind: Numbered, projectId: number, number: number, field: string, extra?: SQL): Promise<number> {
+  const id = await findRowId(db, kind, projectId, number, extra);
   if (id === null) throw badRequest(`${NAMES[kind]} ${number} does not exist in this project`, field);
   return id;
 }
 
 /** `refId` for an optional field: null and undefined (not given) pass through. */
-export function optRefId(db: Reader, kind: Numbered, projectId: number, number: number | null | undefined, field: string): number | null | undefined {
+export async function optRefId(db: Reader, kind: Numbered, projectId: number, number: number | null | undefined, field: string): Promise<number | null | undefined> {
   return number == null ? number : refId(db, kind, projectId, number, field);
 }
 
@@ -92,13 +93,13 @@ export function optRefId(db: Reader, kind: Numbered, projectId: number, number: 
  * The keys of a body's list of references (`cases`, `links[].run_id`…), de-duplicated in the
  * order given, with their numbers; 400 naming `field` and the first missing numbers otherwise.
  */
-export function refIds(db: Reader, kind: Numbered, projectId: number, numbers: number[], field: string, extra?: SQL): { ids: number[]; numbers: number[] } {
+export async function refIds(db: Reader, kind: Numbered, projectId: number, numbers: number[], field: string, extra?: SQL): Promise<{ ids: number[]; numbers: number[] }> {
   const table = TABLES[kind];
   const unique = [...new Set(numbers)];
   const found = new Map<number, number>();
   for (let i = 0; i < unique.length; i += CHUNK) {
     const chunk = unique.slice(i, i + CHUNK);
-    for (const r of db.select({ id: table.id, number: table.number }).from(table).where(and(eq(table.projectId, projectId), inArray(table.number, chunk), extra)).all())
+    for (const r of await db.select({ id: table.id, number: table.number }).from(table).where(and(eq(table.projectId, projectId), inArray(table.number, chunk), extra)))
       found.set(r.number, r.id);
   }
   const missing = unique.filter((n) => !found.has(n));
@@ -122,54 +123,63 @@ export function numberSql(kind: Numbered, keyColumn: string): string {
 
 /**
  * Row keys → numbers, per kind. `Numbers.load` reads a batch in one query per kind (views);
- * `numbersIn(tx)` looks each one up as it is asked for and remembers it (event payloads in
- * write paths).
+ * `numbersIn(tx)` keeps what a write transaction read for its event payloads (`with` reads only
+ * the keys it has not seen yet: bulk writes repeat them).
  */
 export class Numbers {
   private readonly known: Record<Numbered, Map<number, number>> = { case: new Map(), suite: new Map(), milestone: new Map(), plan: new Map(), run: new Map(), defect: new Map() };
 
-  /** `lenient`: a key not loaded is looked up on its own; otherwise asking for one is a programming error (views load in batches). */
-  private constructor(private readonly db: Reader, private readonly lenient: boolean) {}
+  private constructor(private readonly db: Reader) {}
 
   /** Numbers for views: the keys of each kind in `wanted` read in one query per kind. */
-  static load(db: Reader, wanted: Partial<Record<Numbered, Iterable<number | null>>>): Numbers {
-    const n = new Numbers(db, false);
-    for (const [kind, keys] of Object.entries(wanted) as [Numbered, Iterable<number | null>][]) n.loadKind(kind, keys);
-    return n;
+  static async load(db: Reader, wanted: Partial<Record<Numbered, Iterable<number | null>>>): Promise<Numbers> {
+    return new Numbers(db).with(wanted);
   }
 
-  static lookingUp(db: Reader): Numbers {
-    return new Numbers(db, true);
+  /** These numbers with the keys of `wanted` not known yet read too (one query per kind that has any). */
+  async with(wanted: Partial<Record<Numbered, Iterable<number | null>>>): Promise<this> {
+    for (const [kind, keys] of Object.entries(wanted) as [Numbered, Iterable<number | null>][]) await this.loadKind(kind, keys);
+    return this;
   }
 
-  private loadKind(kind: Numbered, keys: Iterable<number | null>): void {
+  static empty(db: Reader): Numbers {
+    return new Numbers(db);
+  }
+
+  private async loadKind(kind: Numbered, keys: Iterable<number | null>): Promise<void> {
     const table = TABLES[kind];
     const known = this.known[kind];
     const wanted = [...new Set([...keys].filter((k): k is number => k !== null && !known.has(k)))];
     for (let i = 0; i < wanted.length; i += CHUNK)
-      for (const r of this.db.select({ id: table.id, number: table.number }).from(table).where(inArray(table.id, wanted.slice(i, i + CHUNK))).all()) known.set(r.id, r.number);
+      for (const r of await this.db.select({ id: table.id, number: table.number }).from(table).where(inArray(table.id, wanted.slice(i, i + CHUNK)))) known.set(r.id, r.number);
   }
 
-  /** The number of the `kind` row with key `rowId` (null stays null: an unset reference). */
+  /** The number of the `kind` row with key `rowId` (null stays null: an unset reference); it must have been loaded. */
   of(kind: Numbered, rowId: number): number;
   of(kind: Numbered, rowId: number | null): number | null;
   of(kind: Numbered, rowId: number | null): number | null {
     if (rowId === null) return null;
-    let n = this.known[kind].get(rowId);
-    if (n === undefined && this.lenient) {
-      n = statementsFor(this.db).numberOf[kind].get(rowId)?.number;
-      if (n !== undefined) this.known[kind].set(rowId, n);
-    }
+    const n = this.known[kind].get(rowId);
     if (n === undefined) throw new Error(`${kind} ${rowId}: number not loaded`);
     return n;
+  }
+
+  /** The number of one `kind` row, read when not known yet (null when there is no such row). */
+  async lookUp(kind: Numbered, rowId: number): Promise<number | null> {
+    let n = this.known[kind].get(rowId);
+    if (n === undefined) {
+      n = (await numberOf[kind].get(this.db, rowId))?.number;
+      if (n !== undefined) this.known[kind].set(rowId, n);
+    }
+    return n ?? null;
   }
 }
 
 const inTransaction = new WeakMap<Tx, Numbers>();
 
-/** The numbers a write transaction looks up for its event payloads, remembered for the transaction (bulk writes repeat them). */
+/** The numbers a write transaction reads for its event payloads, remembered for the transaction (bulk writes repeat them). */
 export function numbersIn(tx: Tx): Numbers {
   let n = inTransaction.get(tx);
-  if (!n) inTransaction.set(tx, (n = Numbers.lookingUp(tx)));
+  if (!n) inTransaction.set(tx, (n = Numbers.empty(tx)));
   return n;
 }

@@ -8,7 +8,6 @@
  * `Option <id>`. Runs once per database (settings marker); returns one line per repaired row.
  */
 import { hasTables, type Connection } from "../../db/connection";
-import { immediateTransaction } from "../../db/transaction";
 import { RESULT_STATUS } from "../../qase/enums";
 
 const REPAIRED_MARKER = "tms.prototype_names_repaired";
@@ -46,11 +45,17 @@ export function repairOptions(options: unknown): { id: number; title: string }[]
   return changed ? out : null;
 }
 
+/**
+ * A SQLite data step (src/db/migrate.ts): it runs on the writer connection before the server
+ * starts, so like the migrations it is one BEGIN IMMEDIATE…COMMIT of synchronous statements there
+ * (no store exists yet, and nothing else writes).
+ */
 export function repairStoredNames(sqlite: Connection): string[] {
   if (!hasTables(sqlite, ["settings", "tms_results", "tms_custom_fields"])) return [];
   if (sqlite.query("SELECT 1 FROM settings WHERE key = ?").get(REPAIRED_MARKER)) return [];
   const lines: string[] = [];
-  immediateTransaction(sqlite, () => {
+  sqlite.exec("BEGIN IMMEDIATE");
+  try {
     // Only rows whose JSON has a step without a text status can need it (json_tree narrows the scan).
     const results = sqlite.query(`SELECT hash, steps FROM tms_results r WHERE steps != '[]' AND EXISTS (
       SELECT 1 FROM json_tree(r.steps) t WHERE t.type = 'object' AND (json_type(t.value, '$.status') IS NOT 'text' OR json_extract(t.value, '$.status') NOT IN (${RESULT_STATUS.names.map(() => "?").join(", ")})))`)
@@ -71,6 +76,10 @@ export function repairStoredNames(sqlite: Connection): string[] {
       lines.push(`custom field ${f.id}: an option title lost on a replace_values PATCH is now "Option <id>"; rename it`);
     }
     sqlite.query("INSERT INTO settings (key, value) VALUES (?, '1') ON CONFLICT (key) DO NOTHING").run(REPAIRED_MARKER);
-  })();
+    sqlite.exec("COMMIT");
+  } catch (e) {
+    if (sqlite.inTransaction) sqlite.exec("ROLLBACK");
+    throw e;
+  }
   return lines;
 }

@@ -1,24 +1,26 @@
 import { eq } from "drizzle-orm";
 import type { Db, Tx } from "../../db/connection";
-import { writeTransaction } from "../../db/transaction";
+import { first, writeTransaction, type WriteOptions } from "../../db/transaction";
 import { notFound } from "../../http/errors";
 import type { EventName, EventPayload } from "../../webhooks/catalog";
 import { publish } from "../../webhooks/publish";
 import { projects, type ProjectRow } from "../projects/tables";
-import { NUMBERED_TABLES, requireNumbered } from "./numbers";
+import { NUMBERED_TABLES, Numbers, requireNumbered } from "./numbers";
 
 /** What a write to one project works with: its transaction, the project, and `emit` for the project's events. */
 export type ProjectWrite = {
   tx: Tx;
   project: ProjectRow;
   /** Publishes an event of this project in this transaction (the outbox: it commits with the change or not at all). */
-  emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void;
+  emit: <E extends EventName>(event: E, payload: EventPayload<E>) => Promise<void>;
+  /** The numbers this write read for its event payloads (bulk writes repeat them; a rolled-back write's keys may be reused, so they live no longer than it). */
+  numbers: Numbers;
 };
 
 /** The project's writer inside an open transaction (for work that already has one, e.g. a savepoint). */
 export function projectWrite(tx: Tx, project: ProjectRow): ProjectWrite {
   const scope = { projectCode: project.code, workspaceId: project.workspaceId };
-  return { tx, project, emit: (event, payload) => publish(tx, event, payload, scope) };
+  return { tx, project, emit: async (event, payload) => publish(tx, event, payload, scope), numbers: Numbers.empty(tx) };
 }
 
 /**
@@ -27,11 +29,11 @@ export function projectWrite(tx: Tx, project: ProjectRow): ProjectWrite {
  * was resolved before BEGIN, so it is confirmed here by key: one deleted in between is a 404,
  * never a foreign-key failure half way through the work.
  */
-export function inProject<T>(db: Db, project: ProjectRow, work: (w: ProjectWrite) => T): T {
-  return writeTransaction(db, (tx) => {
-    if (!tx.select({ id: projects.id }).from(projects).where(eq(projects.id, project.id)).get()) throw notFound(`Project "${project.code}"`);
+export function inProject<T>(db: Db, project: ProjectRow, work: (w: ProjectWrite) => T | Promise<T>, options?: WriteOptions): Promise<T> {
+  return writeTransaction(db, async (tx) => {
+    if (!(await first(tx.select({ id: projects.id }).from(projects).where(eq(projects.id, project.id))))) throw notFound(`Project "${project.code}"`);
     return work(projectWrite(tx, project));
-  });
+  }, options);
 }
 
 /** The entities whose delete is only that: the row goes (dependents by their foreign keys' rules) and `<kind>.deleted` says which. */
@@ -39,10 +41,10 @@ const DELETED_EVENT = { milestone: "milestone.deleted", run: "run.deleted", defe
 
 /** Deletes the project's `kind` numbered `number` (404 when there is none) and publishes its `.deleted` event. */
 export function deleteNumbered(db: Db, project: ProjectRow, kind: keyof typeof DELETED_EVENT, number: number) {
-  return inProject(db, project, ({ tx, emit }) => {
+  return inProject(db, project, async ({ tx, emit }) => {
     const table = NUMBERED_TABLES[kind];
-    tx.delete(table).where(eq(table.id, requireNumbered(tx, kind, project.id, number).id)).run();
-    emit(DELETED_EVENT[kind], { id: number });
+    await tx.delete(table).where(eq(table.id, (await requireNumbered(tx, kind, project.id, number)).id));
+    await emit(DELETED_EVENT[kind], { id: number });
     return { id: number };
   });
 }

@@ -13,14 +13,14 @@ export function workspaceRoutes(ctx: AppContext) {
     .get("/system_field", () => ok(systemFields()), {
       response: tmsResponses({ 200: SystemFieldList }, ERRS), detail: { tags: ["System fields"], summary: "List system fields (case enums with the numbers the API takes)" },
     })
-    .get("/user", ({ query, caller }) => {
-      const r = listUsers(ctx.db, caller.workspaceId, paging(query));
+    .get("/user", async ({ query, caller }) => {
+      const r = await listUsers(ctx.db, caller.workspaceId, paging(query));
       return page(r.entities, r.total, r.filtered);
     }, { query: Paging, response: tmsResponses({ 200: UserList }, ERRS), detail: { tags: ["Users"], summary: "List the users of the token's workspace (SCIM-provisioned; status 1 active, 0 deactivated)" } })
-    .get("/user/:id", ({ params, caller }) => ok(getUser(ctx.db, caller.workspaceId, params.id)), { params: IdParam, response: tmsResponses({ 200: UserResult }, ERRS), detail: { tags: ["Users"], summary: "Get a user" } })
-    .get("/author", ({ query, caller }) => {
-      const r = listAuthors(ctx.db, caller.workspaceId, { ...paging(query), search: query.search, type: query.type });
+    .get("/user/:id", async ({ params, caller }) => ok(await getUser(ctx.db, caller.workspaceId, params.id)), { params: IdParam, response: tmsResponses({ 200: UserResult }, ERRS), detail: { tags: ["Users"], summary: "Get a user" } })
+    .get("/author", async ({ query, caller }) => {
+      const r = await listAuthors(ctx.db, caller.workspaceId, { ...paging(query), search: query.search, type: query.type });
       return page(r.entities, r.total, r.filtered);
     }, { query: AuthorListQuery, response: tmsResponses({ 200: AuthorList }, ERRS), detail: { tags: ["Authors"], summary: "List authors (the directory's users)" } })
-    .get("/author/:id", ({ params, caller }) => ok(getAuthor(ctx.db, caller.workspaceId, params.id)), { params: IdParam, response: tmsResponses({ 200: AuthorResult }, ERRS), detail: { tags: ["Authors"], summary: "Get an author" } });
+    .get("/author/:id", async ({ params, caller }) => ok(await getAuthor(ctx.db, caller.workspaceId, params.id)), { params: IdParam, response: tmsResponses({ 200: AuthorResult }, ERRS), detail: { tags: ["Authors"], summary: "Get an author" } });
 }

@@ -4,6 +4,7 @@
  */
 import { and, count, eq, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/connection";
+import { first } from "../../db/transaction";
 import { containsText } from "../../db/contains";
 import { users, workspaceMembers } from "../../directory/tables";
 import { badRequest, notFound } from "../../http/errors";
@@ -55,26 +56,26 @@ const authorView = (u: UserRow) => ({ id: u.id, author_id: u.id, entity_type: "u
 const membersOf = (workspaceId: number) =>
   and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, users.id));
 
-function listPeople<T>(db: Db, workspaceId: number, q: { limit: number; offset: number; search?: string; none?: boolean }, view: (u: UserRow) => T) {
-  const search: SQL | undefined = q.none ? sql`0` : q.search ? or(containsText(users.displayName, q.search), containsText(users.userName, q.search)) : undefined;
+async function listPeople<T>(db: Db, workspaceId: number, q: { limit: number; offset: number; search?: string; none?: boolean }, view: (u: UserRow) => T) {
+  const search: SQL | undefined = q.none ? sql`1 = 0` : q.search ? or(containsText(users.displayName, q.search), containsText(users.userName, q.search)) : undefined;
   const from = () => db.select({ n: count() }).from(users).innerJoin(workspaceMembers, membersOf(workspaceId));
-  const total = from().get()!.n;
-  const filtered = from().where(search).get()!.n;
-  const rows = db.select(columns).from(users).innerJoin(workspaceMembers, membersOf(workspaceId)).where(search).orderBy(users.id).limit(q.limit).offset(q.offset).all();
+  const total = (await first(from()))!.n;
+  const filtered = (await first(from().where(search)))!.n;
+  const rows = await db.select(columns).from(users).innerJoin(workspaceMembers, membersOf(workspaceId)).where(search).orderBy(users.id).limit(q.limit).offset(q.offset);
   return { total, filtered, entities: rows.map(view) };
 }
 
-function requireUser(db: Db, workspaceId: number, id: number): UserRow {
-  const u = db.select(columns).from(users).innerJoin(workspaceMembers, membersOf(workspaceId)).where(eq(users.id, id)).get();
+async function requireUser(db: Db, workspaceId: number, id: number): Promise<UserRow> {
+  const u = await first(db.select(columns).from(users).innerJoin(workspaceMembers, membersOf(workspaceId)).where(eq(users.id, id)));
   if (!u) throw notFound(`User ${id}`);
   return u;
 }
 
 export const listUsers = (db: Db, workspaceId: number, q: { limit: number; offset: number }) => listPeople(db, workspaceId, q, userView);
-export const getUser = (db: Db, workspaceId: number, id: number) => userView(requireUser(db, workspaceId, id));
+export const getUser = async (db: Db, workspaceId: number, id: number) => userView(await requireUser(db, workspaceId, id));
 /** Authors are the workspace's users: `type=user` lists them, `type=app` none (there are no app authors); another type is a 400. */
 export function listAuthors(db: Db, workspaceId: number, q: { limit: number; offset: number; search?: string; type?: string }) {
   if (q.type !== undefined && q.type !== "user" && q.type !== "app") throw badRequest(`"type" must be user or app`, "type");
   return listPeople(db, workspaceId, { ...q, none: q.type === "app" }, authorView);
 }
-export const getAuthor = (db: Db, workspaceId: number, id: number) => authorView(requireUser(db, workspaceId, id));
+export const getAuthor = async (db: Db, workspaceId: number, id: number) => authorView(await requireUser(db, workspaceId, id));

@@ -21,7 +21,7 @@ import { createScimTestApp, json, newUser, PATCH_SCHEMA, USER_SCHEMA } from "../
 const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
 const TABLES = [users, userEmails, groups, groupMembers, workspaces, workspaceMembers];
 
-const t = createScimTestApp();
+const t = await createScimTestApp();
 let pg: postgres.Sql;
 let dropPg: () => Promise<void>;
 const ids = new Map<string, string>();
