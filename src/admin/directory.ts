@@ -6,7 +6,7 @@ import type { AppContext } from "../context";
 import { containsText } from "../db/contains";
 import { first } from "../db/transaction";
 import { notFound } from "../http/errors";
-import { PageLimit, PageOffset } from "../http/paging";
+import { NumericId, PageLimit, PageOffset } from "../http/paging";
 import { groupMembers, groups, userEmails, users, workspaceMembers, workspaces } from "../directory/tables";
 import { apiTokens } from "../tms/tokens/tables";
 
@@ -148,7 +148,7 @@ export function directoryAdminRoutes(ctx: AppContext) {
         ]);
         return { ...userView(u, emails.get(u.id) ?? []), workspaces: memberOf, groups: groupRows.map(groupView), apiTokens: tokens };
       },
-      { role: "viewer", params: t.Object({ id: t.Integer({ minimum: 1 }) }), response: adminResponses({ 200: UserDetail }, [400, 404]), detail: { tags, summary: "A user with their groups, API tokens and status" } },
+      { role: "viewer", params: t.Object({ id: NumericId }), response: adminResponses({ 200: UserDetail }, [400, 404]), detail: { tags, summary: "A user with their groups, API tokens and status" } },
     )
     .get(
       "/groups",

@@ -1,4 +1,5 @@
 import { Elysia, t } from "elysia";
+import { NumericId } from "../http/paging";
 import { adminAccess } from "./access";
 import { ADMIN_BODY_ERRORS, adminResponses } from "./auth";
 import { NoContent } from "../http/responses";
@@ -8,7 +9,7 @@ import * as m from "../webhooks/model";
 import { subscriptionHealth } from "../webhooks/health";
 import * as svc from "../webhooks/service";
 
-const IdParam = t.Object({ id: t.Integer({ minimum: 1 }) });
+const IdParam = t.Object({ id: NumericId });
 const tags = ["Webhooks (admin)"];
 
 /** Webhook subscriptions, delivery log and replay, under /api/admin (the engine and its services: src/webhooks). */

@@ -1,4 +1,5 @@
 import { adminAccess } from "./access";
+import { NumericId } from "../http/paging";
 import { Elysia, t } from "elysia";
 import { ADMIN_BODY_ERRORS, adminResponses } from "./auth";
 import type { AppContext } from "../context";
@@ -23,8 +24,8 @@ const Workspace = t.Object({
   updatedAt: t.String({ format: "date-time" }),
 });
 const Name = t.String({ minLength: 1, maxLength: 200, description: "Unique, compared case-insensitively" });
-const IdParams = t.Object({ id: t.Integer({ minimum: 1 }) });
-const MemberParams = t.Object({ id: t.Integer({ minimum: 1 }), userId: t.Integer({ minimum: 1 }) });
+const IdParams = t.Object({ id: NumericId });
+const MemberParams = t.Object({ id: NumericId, userId: NumericId });
 
 export function workspacesAdminRoutes(ctx: AppContext) {
   return new Elysia({ name: "workspaces-admin" })

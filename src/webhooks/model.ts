@@ -11,7 +11,7 @@ const subscriptionFields = {
   url: t.String({ maxLength: 2048, description: "http(s) URL without credentials", examples: ["https://hooks.example.com/gatehouse"] }),
   events: t.Array(t.String({ minLength: 1 }), { minItems: 1, maxItems: 64, description: 'Event names, or ["*"] for all', examples: [["case.created", "run.completed"]] }),
   project: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 64 }), t.Null()], { description: "Code of an existing project of the subscription's workspace (any workspace's when workspace is null); only that project's events are sent. Omit or null for all projects. Deleting the project disables the subscription." })),
-  workspace: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.Null()], { description: "Workspace id; only events of that workspace's projects are sent. Omit or null for every workspace." })),
+  workspace: t.Optional(t.Union([t.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), t.Null()], { description: "Workspace id; only events of that workspace's projects are sent. Omit or null for every workspace." })),
   description: t.Optional(t.String({ maxLength: 1000 })),
   enabled: t.Optional(t.Boolean()),
 };

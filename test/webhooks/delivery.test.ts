@@ -3,7 +3,7 @@ import { Database } from "bun:sqlite";
 import { Webhook } from "standardwebhooks";
 import { metricsFor } from "../../src/lib/metrics";
 import { EVENTS } from "../../src/webhooks/catalog";
-import { recordEvent } from "../../src/webhooks/publish";
+import { publish, recordEvent } from "../../src/webhooks/publish";
 import { sql } from "drizzle-orm";
 import { execute, rowsOf } from "../../src/db/statement";
 import { writeTransaction } from "../../src/db/transaction";
@@ -359,7 +359,10 @@ test("after a 410 the queued deliveries of that subscription are not sent", asyn
     return new Response("gone", { status: 410 });
   });
   const sub = await app.subscribe({ url: rx.url });
-  for (let i = 1; i <= 20; i++) await app.publish("case.deleted", { id: i });
+  // All 20 exist before the first is claimed (one transaction), however long each publish takes.
+  await writeTransaction(app.ctx.db, async (tx) => {
+    for (let i = 1; i <= 20; i++) await publish(tx, "case.deleted", { id: i });
+  });
   await app.until(async () => !(await app.json("GET", `/api/admin/webhooks/${sub.id}`)).body.enabled, "disabled subscription");
   await Bun.sleep(200);
   // At most the open requests (cap 2) plus one follow-up per slot started before the 410 was recorded.

@@ -1,4 +1,5 @@
 import { writeTransaction } from "../../db/transaction";
+import { NumericId } from "../../http/paging";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import { adminAccess, cookieValue } from "../access";
@@ -130,7 +131,7 @@ export function sessionAdminRoutes(ctx: AppContext) {
       return new Response(null, { status: 204 });
     }, {
       role: "owner",
-      params: t.Object({ id: t.Integer({ minimum: 1 }) }),
+      params: t.Object({ id: NumericId }),
       response: adminResponses({ 204: t.Void({ description: "No content" }) }, [400, 404]),
       detail: { tags: ["Admin: access"], summary: "End a session at once (the person must sign in again)" },
     });

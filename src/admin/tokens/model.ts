@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { NumericId } from "../../http/paging";
 
 /** Schemas of the admin-token API: validation, types and the OpenAPI document share them. */
 
@@ -30,4 +31,4 @@ export type AdminTokenView = typeof AdminTokenView.static;
 
 export const AdminTokenCreated = t.Composite([AdminTokenView, t.Object({ token: t.String({ description: "gadm_… — shown only in this answer; send it as `Authorization: Bearer`" }) })]);
 export const AdminTokenList = t.Object({ items: t.Array(AdminTokenView) });
-export const AdminTokenIdParams = t.Object({ id: t.Integer({ minimum: 1 }) });
+export const AdminTokenIdParams = t.Object({ id: NumericId });
