@@ -50,6 +50,22 @@ const LIMITED = [
   ...USER_COLUMN_MAP.filter((c) => "max" in c && c.max.unit === "units"),
 ] as readonly UserColumn[];
 
+/**
+ * Where a state holds a NUL character (a key or a string value, at any depth), or null. No stored
+ * text may: PostgreSQL's `text` and `jsonb` cannot hold it, and no IdP sends one.
+ */
+function nulIn(value: unknown, path = "The user"): string | null {
+  if (typeof value === "string") return value.includes("\u0000") ? path : null;
+  if (value === null || typeof value !== "object") return null;
+  for (const [key, v] of Object.entries(value)) {
+    const where = Array.isArray(value) ? `${path}[${key}]` : key.includes("\u0000") ? path : path === "The user" ? key : `${path}.${key}`;
+    if (key.includes("\u0000")) return where;
+    const found = nulIn(v, where);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
 /** Checks every rule; returns the state with e-mails normalised (one primary at most). */
 export function validateUser(s: UserState): ValidUserState {
   if (typeof s.userName !== "string" || s.userName.trim() === "") throw invalidUser("userName is required");
@@ -72,6 +88,8 @@ export function validateUser(s: UserState): ValidUserState {
     return { value: e.value.trim(), type: e.type, primary, ...(e.display !== undefined ? { display: e.display } : {}) };
   });
   if (JSON.stringify(s.profile).length > MAX_PROFILE_JSON) throw invalidUser(`The user's attributes exceed ${MAX_PROFILE_JSON} characters of JSON`);
+  const withNul = nulIn(s);
+  if (withNul !== null) throw invalidUser(`${withNul} must not contain NUL (U+0000)`);
   return { ...s, userName, emails } as ValidUserState;
 }
 

@@ -113,3 +113,14 @@ test("one rule for every name: SCIM, API and admin token names with a control ch
     expect((await t.admin("POST", path, { name: "Clean name", ...extra })).status).toBe(201);
   }
 });
+
+test("NUL (U+0000) is refused wherever a value would be stored or filtered on: 400, never a 500 (PostgreSQL's text cannot hold it)", async () => {
+  for (const extra of [{ title: "a\u0000b" }, { nickName: "\u0000" }, { emails: [{ value: "nul@x.example", type: "w\u0000rk" }] }, { "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": { department: "R\u0000D" } }])
+    expect((await expectScimError(await t.scim("POST", "/Users", user("nul@x.example", extra)), 400, "invalidValue")).detail).toContain("NUL");
+  const created = await json(await t.scim("POST", "/Users", user("nul@x.example")));
+  await expectScimError(await t.scim("PATCH", `/Users/${created.id}`, { schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], Operations: [{ op: "add", path: "title", value: "x\u0000" }] }), 400, "invalidValue");
+  await expectScimError(await t.scim("GET", `/Users?filter=${encodeURIComponent('title eq "a\\u0000"')}`), 400, "invalidFilter");
+  await expectScimError(await t.scim("GET", `/Users?filter=${encodeURIComponent('userName eq "a\\u0000"')}`), 400, "invalidFilter");
+  await expectScimError(await t.scim("POST", "/Groups", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "NUL team", externalId: "e\u0000" }), 400, "invalidValue");
+  expect((await json(await t.scim("GET", `/Users/${created.id}`))).title).toBeUndefined();
+});

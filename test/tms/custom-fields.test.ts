@@ -5,6 +5,7 @@ import { count, eq } from "drizzle-orm";
 import { qaseClientHarness } from "./harness";
 import { startReceiver } from "../webhooks/harness";
 import { webhookDeliveries } from "../../src/webhooks/tables";
+import { first } from "../../src/db/transaction";
 
 /**
  * Custom fields belong to a workspace (docs/tms.md "Custom fields"): two workspaces' tokens
@@ -149,7 +150,7 @@ test("custom_field.* events carry the field's workspace: workspace-limited subsc
     expect(seen(receivers.main)).toEqual([["custom_field.created", mine, "1", null], ["custom_field.deleted", mine, "1", null]]);
     expect(seen(receivers.project).map((e) => e[0])).toEqual(["case.created"]);
     // Not merely late: no delivery of a custom field event was ever queued for the project-limited subscription.
-    expect(h.t.ctx.db.select({ n: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.subscriptionId, projectSub)).get()!.n).toBe(1);
+    expect((await first(h.t.ctx.db.select({ n: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.subscriptionId, projectSub))))!.n).toBe(1);
   } finally {
     for (const r of Object.values(receivers)) r.stop();
   }

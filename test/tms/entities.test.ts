@@ -83,7 +83,7 @@ test("a subscription scoped to another project receives none of this project's e
     while (!got.includes("case.created") && Date.now() < deadline) await Bun.sleep(10);
     expect(got).toEqual(["case.created"]);
     // Deterministic: the outbox holds exactly one delivery for the scoped subscription.
-    expect(h.t.ctx.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.subscriptionId, subId)).all().length).toBe(1);
+    expect((await h.t.ctx.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.subscriptionId, subId))).length).toBe(1);
   } finally {
     server.stop(true);
   }

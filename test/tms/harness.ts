@@ -5,6 +5,7 @@ import { createTestApp } from "../helpers";
 import { startDeliveryLoop } from "../../src/webhooks/dispatcher";
 import { webhookEvents } from "../../src/webhooks/tables";
 import { startReceiver } from "../webhooks/harness";
+import { first } from "../../src/db/transaction";
 
 export type Envelope = { event: string; timestamp: number; payload: any };
 
@@ -53,7 +54,7 @@ export async function tmsHarness() {
   async function settle(timeoutMs = 10_000) {
     const until = Date.now() + timeoutMs;
     for (;;) {
-      const published = t.ctx.db.select({ n: count() }).from(webhookEvents).get()!.n;
+      const published = (await first(t.ctx.db.select({ n: count() }).from(webhookEvents)))!.n;
       if (receivedTotal >= published) return;
       if (rejected.length) throw new Error(`subscriber rejected deliveries: ${rejected.join("; ")}`);
       if (Date.now() > until) throw new Error(`only ${receivedTotal} of ${published} events delivered`);

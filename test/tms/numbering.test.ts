@@ -5,6 +5,7 @@ import { createTestApp, until } from "../helpers";
 import { startDeliveryLoop } from "../../src/webhooks/dispatcher";
 import { webhookEvents } from "../../src/webhooks/tables";
 import { startReceiver } from "../webhooks/harness";
+import { first } from "../../src/db/transaction";
 
 /**
  * Per-project numbers: cases, suites, milestones, plans, runs and defects are numbered within
@@ -166,7 +167,7 @@ describe("two projects", () => {
   });
 
   test("webhook payloads carry the ids the API shows, and gatehouse-project tells the projects apart", async () => {
-    const published = t.ctx.db.select({ n: count() }).from(webhookEvents).get()!.n;
+    const published = (await first(t.ctx.db.select({ n: count() }).from(webhookEvents)))!.n;
     await until(() => receiver.received.length >= published, "every event delivered");
     const deliveries = receiver.received.map((r) => {
       expect(() => verifier.verify(r.body, r.headers)).not.toThrow();

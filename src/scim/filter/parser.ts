@@ -192,6 +192,7 @@ class Parser {
     if (lower === "null") return null;
     if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(raw)) return Number(raw);
     if (raw.includes('"')) fail(`Malformed value ${JSON.stringify(raw)} ${this.where()}`);
+    if (raw.includes("\u0000")) fail(`A value must not contain NUL (U+0000) ${this.where()}`);
     return raw; // unquoted string (Entra: externalId eq jyoung)
   }
 
@@ -210,11 +211,15 @@ class Parser {
       } else if (c === 34 /* " */) {
         this.pos++;
         if (plain) return this.s.slice(start + 1, this.pos - 1);
+        let text: string;
         try {
-          return JSON.parse(this.s.slice(start, this.pos)) as string;
+          text = JSON.parse(this.s.slice(start, this.pos)) as string;
         } catch {
           return fail(`Malformed string ${this.s.slice(start, this.pos)} (position ${start + 1})`);
         }
+        // No stored value holds one (PostgreSQL's text cannot), so a filter is refused, not run.
+        if (text.includes("\u0000")) fail(`A string must not contain NUL (U+0000) (position ${start + 1})`);
+        return text;
       } else {
         if (c < 0x20) plain = false;
         this.pos++;

@@ -147,7 +147,7 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
         group.displayName = step.displayName;
         return;
       case "setExternalId":
-        await tx.update(groups).set({ externalId: step.externalId }).where(eq(groups.id, group.id));
+        await tx.update(groups).set({ externalId: checkedExternalId(step.externalId) }).where(eq(groups.id, group.id));
         group.externalId = step.externalId;
         return;
       case "addMembers":
@@ -210,7 +210,7 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
             workspaceId,
             displayName,
             displayNameKey: displayNameKey(displayName),
-            externalId: body.externalId ?? null,
+            externalId: checkedExternalId(body.externalId),
             createdAt: now,
             updatedAt: now,
           };
@@ -232,7 +232,7 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
           if (!row) throw groupNotFound(id);
           if (displayName !== row.displayName) await assertDisplayNameFree(tx, config.scimDuplicateStatus, displayName, id, row.workspaceId);
           const now = new Date().toISOString();
-          const next: GroupRow = { ...row, displayName, displayNameKey: displayNameKey(displayName), externalId: body.externalId ?? null, updatedAt: now };
+          const next: GroupRow = { ...row, displayName, displayNameKey: displayNameKey(displayName), externalId: checkedExternalId(body.externalId), updatedAt: now };
           await tx.update(groups).set({ displayName, displayNameKey: next.displayNameKey, externalId: next.externalId, updatedAt: now }).where(eq(groups.id, id));
           await replaceMembers(tx, id, userIds, row.workspaceId);
           return present(tx, next, projection);
@@ -348,6 +348,12 @@ export function echoedMemberSubs(members: unknown): MemberView {
   };
   scan(members);
   return view;
+}
+
+/** An externalId as stored: any text but NUL (PostgreSQL's text cannot hold it). */
+function checkedExternalId(v: string | null | undefined): string | null {
+  if (typeof v === "string" && v.includes("\u0000")) throw new ScimError(400, "externalId must not contain NUL (U+0000)", "invalidValue");
+  return v ?? null;
 }
 
 function requireDisplayName(v: string): string {

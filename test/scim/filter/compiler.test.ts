@@ -1,13 +1,23 @@
 import { describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
+import { engine, useEngine } from "../../../src/db/engine";
 import { ScimError } from "../../../src/scim/errors";
 import { compileFilter, parseFilter, type AttributeResolver } from "../../../src/scim/filter";
 import { listResponse, parseListParams, projectResource } from "../../../src/scim/query";
 import { userFilterResolver } from "../../../src/scim/users/attributes";
 
 const dialect = new SQLiteSyncDialect();
-const compile = (f: string, resolver: AttributeResolver = userFilterResolver, opts = {}) => dialect.sqlToQuery(compileFilter(parseFilter(f), resolver, opts));
+/** The SQL as SQLite's run gets it, whichever engine this test run uses (the PostgreSQL forms: compiler-postgres.test.ts). */
+const compile = (f: string, resolver: AttributeResolver = userFilterResolver, opts = {}) => {
+  const running = engine();
+  useEngine("sqlite");
+  try {
+    return dialect.sqlToQuery(compileFilter(parseFilter(f), resolver, opts));
+  } finally {
+    useEngine(running);
+  }
+};
 
 /** A resolver like the groups feature's: displayName only. */
 const groupsResolver: AttributeResolver = (p) => {

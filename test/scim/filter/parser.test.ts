@@ -62,6 +62,8 @@ describe("parseFilter", () => {
     for (const bad of ['x eq "a\tb"', 'x eq "a\u0000"', 'x eq "\\x41"', 'x eq "\\u00zz"'])
       expect(() => parseFilter(bad)).toThrow(/Malformed string/);
     expect(() => parseFilter('x eq "open')).toThrow(/Unterminated/);
+    // an escaped NUL is valid JSON, but no stored value holds one (PostgreSQL's text cannot)
+    for (const nul of ['x eq "a\\u0000"', "x eq a\u0000b"]) expect(() => parseFilter(nul)).toThrow(/NUL/);
   });
 
   test("Entra's unquoted values and extra whitespace", () => {

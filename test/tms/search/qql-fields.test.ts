@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { tmsHarness, type Harness } from "../harness";
+import { eq } from "drizzle-orm";
+import { writeTransaction } from "../../../src/db/transaction";
+import { cases } from "../../../src/tms/cases/tables";
 
 // QQL's date functions, Qase's field names (milestone, suite and plan by title, tags, author,
 // isManual…) and custom fields, through the real HTTP surface.
@@ -39,7 +42,7 @@ beforeAll(async () => {
   s.pay = (await ok("POST", "/case/QF", { title: "Pay", tags: ["payments"], isManual: false, custom_field: { [s.points]: "13", [s.checked]: "0" } })).id;
   s.old = (await ok("POST", "/case/QF", { title: "Legacy export", milestone_id: s.other })).id;
   // An old case, so the date functions have something to leave out.
-  h.t.ctx.sqlite.run("UPDATE tms_cases SET created = '2025-01-01T08:00:00.000000Z' WHERE title = 'Legacy export'");
+  await writeTransaction(h.t.ctx.db, (tx) => tx.update(cases).set({ created: "2025-01-01T08:00:00.000000Z" }).where(eq(cases.title, "Legacy export")));
   s.plan = (await ok("POST", "/plan/QF", { title: "Release plan", cases: [s.login, s.pay] })).id;
   s.run = (await ok("POST", "/run/QF", { title: "Sprint run", milestone_id: s.sprint, plan_id: s.plan, tags: ["nightly"] }, grace)).id;
   await ok("POST", `/result/QF/${s.run}`, { case_id: s.login, status: "failed" }, grace);

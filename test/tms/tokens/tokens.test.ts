@@ -4,6 +4,7 @@ import { createTestApp } from "../../helpers";
 import { users, workspaceMembers } from "../../../src/directory/tables";
 import { apiTokens } from "../../../src/tms/tokens/tables";
 import { hashToken } from "../../../src/lib/tokens";
+import { first, writeTransaction } from "../../../src/db/transaction";
 
 const t = createTestApp();
 afterAll(() => t.close());
@@ -19,7 +20,7 @@ test("admin API: create shows the token once; list never shows it; it is stored 
   expect(list.items.map((x: any) => x.name)).toContain("CI reporter");
   expect(JSON.stringify(list)).not.toContain(created.token);
 
-  const row = t.ctx.db.select().from(apiTokens).where(eq(apiTokens.id, created.id)).get()!;
+  const row = (await first(t.ctx.db.select().from(apiTokens).where(eq(apiTokens.id, created.id))))!;
   expect(row.tokenHash).toBe(hashToken(created.token));
   expect(JSON.stringify(row)).not.toContain(created.token);
 });
@@ -52,8 +53,11 @@ test("a revoked token is refused with 401", async () => {
 test("entities record the SCIM user behind the token; deactivating the user keeps them and the name", async () => {
   // The SCIM feature provisions users; here the row is written directly to stay within this feature.
   const now = new Date().toISOString();
-  const user = t.ctx.db.insert(users).values({ userName: "alice@example.com", userNameKey: "alice@example.com", displayName: "Alice Liddell", createdAt: now, updatedAt: now }).returning().get();
-  t.ctx.db.insert(workspaceMembers).values({ workspaceId: 1, userId: user.id, createdAt: now }).run(); // as SCIM provisioning does
+  const user = await writeTransaction(t.ctx.db, async (tx) => {
+    const [row] = await tx.insert(users).values({ userName: "alice@example.com", userNameKey: "alice@example.com", displayName: "Alice Liddell", createdAt: now, updatedAt: now }).returning();
+    await tx.insert(workspaceMembers).values({ workspaceId: 1, userId: row!.id, createdAt: now }); // as SCIM provisioning does
+    return row!;
+  });
   const { token, userName } = (await (await t.admin("POST", "/api/admin/api-tokens", { name: "alice's reporter", userId: user.id })).json()) as any;
   expect(userName).toBe("alice@example.com");
   const call = async (m: string, p: string, body?: unknown) => (await (await t.request(m, `/api/v1${p}`, { body, headers: { token } })).json()) as any;
@@ -62,7 +66,7 @@ test("entities record the SCIM user behind the token; deactivating the user keep
   const runId = (await call("POST", "/run/AUT", { title: "alice's run", cases: [caseId] })).result.id;
   await call("POST", `/result/AUT/${runId}`, { case_id: caseId, status: "failed", defect: true });
 
-  t.ctx.db.update(users).set({ active: false }).where(eq(users.id, user.id)).run();
+  await writeTransaction(t.ctx.db, (tx) => tx.update(users).set({ active: false }).where(eq(users.id, user.id)));
   // The deactivated user's token stops working…
   expect((await t.request("GET", "/api/v1/project", { headers: { token } })).status).toBe(401);
   // …and what they wrote stays, with their name, as another token sees it.
