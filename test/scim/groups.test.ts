@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { drizzle } from "drizzle-orm/bun-sqlite";
+import { sql } from "drizzle-orm";
 import { createGroupService } from "../../src/scim/groups/service";
 import { createScimTestApp, expectScimError, json, newUser, PATCH_SCHEMA } from "./helpers";
+import { execute, rowsOf } from "../../src/db/statement";
+import { writeTransaction } from "../../src/db/transaction";
 
 const GROUP_URN = "urn:ietf:params:scim:schemas:core:2.0:Group";
 const PATCH_URN = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
@@ -257,7 +260,7 @@ describe("DELETE /Groups/{id}", () => {
     await expectScimError(await t.scim("GET", `/Groups/${g.id}`), 404);
     await expectScimError(await t.scim("DELETE", `/Groups/${g.id}`), 404);
     expect((await t.scim("GET", `/Users/${alice}`)).status).toBe(200);
-    expect(t.ctx.sqlite.query("SELECT count(*) AS n FROM group_members WHERE group_id = ?").get(g.id)).toEqual({ n: 0 });
+    expect(await rowsOf(t.ctx.db, sql`SELECT count(*) AS n FROM group_members WHERE group_id = ${g.id}`)).toEqual([{ n: 0 }]);
   });
 
   test("other methods on /Groups → 405", async () => {
@@ -272,7 +275,7 @@ describe("lifecycle: deactivation removes membership, reactivation does not rest
     const erin = await createUser("erin");
     const g1 = await createGroup("Life 1", [{ value: dave }, { value: erin }, { value: alice }]);
     const g2 = await createGroup("Life 2", [{ value: dave }, { value: erin }]);
-    t.ctx.sqlite.query("UPDATE groups SET updated_at = '2000-01-01T00:00:00.000Z' WHERE id = ?").run(g1.id);
+    await writeTransaction(t.ctx.db, (tx) => execute(tx, sql`UPDATE groups SET updated_at = '2000-01-01T00:00:00.000Z' WHERE id = ${g1.id}`));
     expect((await t.scim("DELETE", `/Users/${dave}`)).status).toBe(204);
     const p = await t.scim("PATCH", `/Users/${erin}`, { schemas: [PATCH_URN], Operations: [{ op: "Replace", path: "active", value: "False" }] });
     expect(p.status).toBe(200);

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createScimTestApp, expectScimError, json, LIST_SCHEMA, newUser } from "./helpers";
+import { sql } from "drizzle-orm";
+import { rowsOf } from "../../src/db/statement";
 
 /** RFC 7644 §3.4.3: POST /.search, /Users/.search and /Groups/.search, the same semantics as GET. */
 const SEARCH = "urn:ietf:params:scim:api:messages:2.0:SearchRequest";
@@ -79,7 +81,7 @@ test("searches are reads: the provisioning activity log records none of them", a
     await o.scim("POST", "/Groups/.search", { schemas: [SEARCH] });
     await o.scim("POST", "/.search", { schemas: [SEARCH] });
     await Bun.sleep(50); // the log is written after the answer
-    const rows = o.ctx.sqlite.query("SELECT operation, resource_id FROM scim_activity").all() as { operation: string; resource_id: string | null }[];
+    const rows = await rowsOf<{ operation: string; resource_id: string | null }>(o.ctx.db, sql`SELECT operation, resource_id FROM scim_activity`);
     expect(rows.map((r) => r.operation)).toEqual(["create"]);
   } finally {
     o.close();

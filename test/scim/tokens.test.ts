@@ -2,6 +2,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { scimTokenCli } from "../../src/scim/cli";
 import { createTestApp } from "../helpers";
 import { expectScimError, json } from "./helpers";
+import { sql } from "drizzle-orm";
+import { execute, rowsOf } from "../../src/db/statement";
+import { writeTransaction } from "../../src/db/transaction";
 
 const t = createTestApp();
 afterAll(() => t.close());
@@ -25,7 +28,7 @@ describe("admin API /api/admin/scim-tokens", () => {
     expect(listText).not.toContain(created.token);
     const list = JSON.parse(listText);
     expect(list).toContainEqual({ id: created.id, name: "Entra ID", workspaceId: null, createdAt: created.createdAt, lastUsedAt: null, revokedAt: null });
-    const stored = JSON.stringify(t.ctx.sqlite.query("SELECT * FROM scim_tokens").all());
+    const stored = JSON.stringify(await rowsOf(t.ctx.db, sql`SELECT * FROM scim_tokens`));
     expect(stored).not.toContain(created.token);
 
     const auth = { authorization: `Bearer ${created.token}` };
@@ -50,7 +53,7 @@ describe("admin API /api/admin/scim-tokens", () => {
   test("GET/PATCH /api/admin/scim: the switch is persisted", async () => {
     expect(await json(await t.admin("GET", "/api/admin/scim"))).toEqual({ enabled: true, seats: { limit: null, regular: 0, readOnly: 0, billing: 0 } });
     expect((await json(await t.admin("PATCH", "/api/admin/scim", { enabled: false }))).enabled).toBe(false);
-    const row = t.ctx.sqlite.query("SELECT value FROM settings WHERE key = 'scim.enabled'").get() as { value: string };
+    const [row] = await rowsOf<{ value: string }>(t.ctx.db, sql`SELECT value FROM settings WHERE key = 'scim.enabled'`);
     expect(row.value).toBe("false");
     expect((await json(await t.admin("PATCH", "/api/admin/scim", { enabled: true }))).enabled).toBe(true);
   });
@@ -73,7 +76,7 @@ test("a revocation written by another process (the CLI) is honoured within the 1
   const auth = { authorization: `Bearer ${created.token}` };
   expect((await t.request("GET", "/scim/v2/Users", { headers: auth })).status).toBe(200);
   // not through this process's service: as `gatehouse scim-token revoke` in another process would
-  t.ctx.sqlite.query("UPDATE scim_tokens SET revoked_at = ? WHERE id = ?").run(new Date().toISOString(), created.id);
+  await writeTransaction(t.ctx.db, (tx) => execute(tx, sql`UPDATE scim_tokens SET revoked_at = ${new Date().toISOString()} WHERE id = ${created.id}`));
   await Bun.sleep(1100);
   await expectScimError(await t.request("GET", "/scim/v2/Users", { headers: auth }), 401);
 });

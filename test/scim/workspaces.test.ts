@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { createScimTestApp, expectScimError, json, newUser, PATCH_SCHEMA, USER_SCHEMA } from "./helpers";
 import { entraDefault, entraFlagged, okta, replay, type Step } from "./users/fixtures/idp";
+import { sql } from "drizzle-orm";
+import { rowsOf } from "../../src/db/statement";
 
 /**
  * Multi-workspace organizations: workspace and organization SCIM tokens, isolation between
@@ -45,7 +47,7 @@ describe("IdP sequences with a workspace token and with the organization token",
         const ids = await replay(steps, b);
         expect(await json(await org.scim("GET", `/Users/${ids.user}`))).toMatchObject({ id: ids.user });
         await expectScimError(await a.scim("GET", `/Users/${ids.user}`), 404);
-        const members = app.ctx.sqlite.query("SELECT workspace_id FROM workspace_members WHERE user_id = ?").all(Number(ids.user)) as { workspace_id: number }[];
+        const members = await rowsOf<{ workspace_id: number }>(app.ctx.db, sql`SELECT workspace_id FROM workspace_members WHERE user_id = ${Number(ids.user)} ORDER BY workspace_id`);
         expect(members.map((m) => m.workspace_id)).toEqual([b.id]);
       } finally {
         app.close();
@@ -55,7 +57,7 @@ describe("IdP sequences with a workspace token and with the organization token",
       const { app, org } = await organization(config);
       try {
         const ids = await replay(steps, org);
-        const members = app.ctx.sqlite.query("SELECT workspace_id FROM workspace_members WHERE user_id = ?").all(Number(ids.user)) as { workspace_id: number }[];
+        const members = await rowsOf<{ workspace_id: number }>(app.ctx.db, sql`SELECT workspace_id FROM workspace_members WHERE user_id = ${Number(ids.user)} ORDER BY workspace_id`);
         expect(members.map((m) => m.workspace_id)).toEqual([1]);
       } finally {
         app.close();
@@ -91,7 +93,7 @@ describe("a person in several workspaces (docs/directory.md)", () => {
         expect(elsewhere.detail.replace("alice@a.example", "X")).toBe(again.detail.replace("bob@b.example", "X"));
         expect(own.id).not.toBe(alice.id);
         await expectScimError(await b.scim("GET", `/Users/${alice.id}`), 404);
-        const members = app.ctx.sqlite.query("SELECT workspace_id FROM workspace_members WHERE user_id = ?").all(Number(alice.id)) as { workspace_id: number }[];
+        const members = await rowsOf<{ workspace_id: number }>(app.ctx.db, sql`SELECT workspace_id FROM workspace_members WHERE user_id = ${Number(alice.id)} ORDER BY workspace_id`);
         expect(members.map((m) => m.workspace_id)).toEqual([a.id]);
       } finally {
         app.close();
@@ -339,7 +341,7 @@ describe("isolation: a workspace token cannot see or change another workspace's 
       expect((await org.scim("POST", "/Groups", { displayName: "QA" })).status).toBe(201);
       const u = await json(await org.scim("POST", "/Users", newUser("org@example.com")));
       await expectScimError(await a.scim("GET", `/Users/${u.id}`), 404);
-      const rows = app.ctx.sqlite.query("SELECT workspace_id FROM groups ORDER BY workspace_id").all() as { workspace_id: number }[];
+      const rows = await rowsOf<{ workspace_id: number }>(app.ctx.db, sql`SELECT workspace_id FROM groups ORDER BY workspace_id`);
       expect(rows.map((r) => r.workspace_id)).toEqual([1, a.id]);
     } finally {
       app.close();

@@ -1,6 +1,8 @@
 import { afterAll, expect, test } from "bun:test";
 import { assertFilterCost, countTerms, isAnchored, parseFilter } from "../../../src/scim/filter";
 import { createScimTestApp, expectScimError, json } from "../helpers";
+import { writeTransaction } from "../../../src/db/transaction";
+import { users } from "../../../src/directory/tables";
 
 const probe = (n: { attr: { name: string }; compare: string }) => n.compare === "eq" && n.attr.name.toLowerCase() === "username";
 const terms = (n: number, op = "and") => Array.from({ length: n }, (_, i) => `not (emails co "q${i}")`).join(` ${op} `);
@@ -27,10 +29,11 @@ const t = await createScimTestApp();
 afterAll(() => t.close());
 
 test("through the API: a costly legal filter → 400 invalidFilter saying why; the anchored and the cheap ones answer", async () => {
-  const insert = t.ctx.sqlite.query("INSERT INTO users (user_name, user_name_key, display_name, created_at, updated_at) VALUES (?1, ?1, ?1, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')");
-  t.ctx.sqlite.transaction(() => {
-    for (let i = 0; i < 5000; i++) insert.run(`user${i}@example.com`);
-  })();
+  const at = "2026-01-01T00:00:00.000Z";
+  const rows = Array.from({ length: 5000 }, (_, i) => ({ userName: `user${i}@example.com`, userNameKey: `user${i}@example.com`, displayName: `user${i}@example.com`, createdAt: at, updatedAt: at }));
+  await writeTransaction(t.ctx.db, async (tx) => {
+    for (let i = 0; i < rows.length; i += 500) await tx.insert(users).values(rows.slice(i, i + 500));
+  });
   const list = (filter: string) => t.scim("GET", `/Users?filter=${encodeURIComponent(filter)}&count=5`);
   const refused = await expectScimError(await list(terms(200)), 400, "invalidFilter");
   expect(refused.detail).toContain("too costly");

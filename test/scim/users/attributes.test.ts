@@ -1,5 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { createScimTestApp, json, newUser, PATCH_SCHEMA, USER_SCHEMA } from "../helpers";
+import { sql } from "drizzle-orm";
+import { rowsOf } from "../../../src/db/statement";
 
 /**
  * Every attribute of the RFC 7643 User schema and the enterprise extension is stored, returned,
@@ -78,7 +80,7 @@ describe("every User attribute round-trips", () => {
     const listed = await json(await t.scim("GET", `/Users?filter=${encodeURIComponent(`id eq "${created.id}"`)}`));
     expect(listed.Resources).toEqual([created]);
     expect(JSON.stringify(created)).not.toContain("t1meMa$heen");
-    const stored = t.ctx.sqlite.query("SELECT * FROM users WHERE id = ?").get(Number(created.id));
+    const [stored] = await rowsOf(t.ctx.db, sql`SELECT * FROM users WHERE id = ${Number(created.id)}`);
     expect(JSON.stringify(stored)).not.toContain("t1meMa$heen");
   });
 

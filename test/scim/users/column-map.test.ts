@@ -2,6 +2,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { USER_COLUMN_MAP } from "../../../src/directory/user-columns";
 import { findAttribute, userSchema } from "../../../src/scim/users/schema";
 import { createScimTestApp, json, newUser, PATCH_SCHEMA } from "../helpers";
+import { sql } from "drizzle-orm";
+import { rowsOf } from "../../../src/db/statement";
 
 /**
  * The column map (src/directory/user-columns.ts) is the one list of the User's column attributes:
@@ -43,7 +45,7 @@ describe("the User column map", () => {
       const found = await json(await t.scim("GET", `/Users?filter=${encodeURIComponent(`${c.attribute} eq ${literal}`)}`));
       expect(found.Resources.map((r: { id: string }) => r.id), c.attribute).toContain(created.id);
     }
-    const row = t.ctx.sqlite.query("SELECT profile FROM users WHERE id = ?").get(Number(created.id)) as { profile: string };
+    const [row] = await rowsOf<{ profile: string }>(t.ctx.db, sql`SELECT profile FROM users WHERE id = ${Number(created.id)}`);
     expect(JSON.parse(row.profile)).toEqual({});
   });
 

@@ -1,5 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { createScimTestApp, expectScimError, json, LIST_SCHEMA, newUser, PATCH_SCHEMA, USER_SCHEMA } from "../helpers";
+import { sql } from "drizzle-orm";
+import { execute, rowsOf } from "../../../src/db/statement";
+import { writeTransaction } from "../../../src/db/transaction";
+import { users } from "../../../src/directory/tables";
 
 const t = await createScimTestApp();
 afterAll(() => t.close());
@@ -33,7 +37,7 @@ describe("POST /Users", () => {
 
   test("every new user gets the default role", async () => {
     const u = await json(await t.scim("POST", "/Users", newUser("role@example.com")));
-    const row = t.ctx.sqlite.query("SELECT role FROM users WHERE id = ?").get(Number(u.id)) as { role: string };
+    const [row] = await rowsOf<{ role: string }>(t.ctx.db, sql`SELECT role FROM users WHERE id = ${Number(u.id)}`);
     expect(row.role).toBe("member");
   });
 
@@ -219,10 +223,10 @@ describe("list", () => {
     const o = await createScimTestApp();
     try {
       const now = new Date().toISOString();
-      const ins = o.ctx.sqlite.query("INSERT INTO users (user_name, user_name_key, display_name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)");
-      o.ctx.sqlite.transaction(() => {
-        for (let i = 0; i < 1005; i++) ins.run(`bulk${i}@example.com`, `bulk${i}@example.com`, `Bulk ${i}`, now, now);
-      })();
+      const rows = Array.from({ length: 1005 }, (_, i) => ({ userName: `bulk${i}@example.com`, userNameKey: `bulk${i}@example.com`, displayName: `Bulk ${i}`, createdAt: now, updatedAt: now }));
+      await writeTransaction(o.ctx.db, async (tx) => {
+        for (let i = 0; i < rows.length; i += 500) await tx.insert(users).values(rows.slice(i, i + 500));
+      });
       const r = await json(await o.scim("GET", "/Users?count=1001"));
       expect(r.totalResults).toBe(1005);
       expect(r.itemsPerPage).toBe(1000);
