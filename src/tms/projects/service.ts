@@ -3,6 +3,7 @@ import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { cases } from "../cases/tables";
 import { defects } from "../defects/tables";
 import { milestones } from "../milestones/tables";
+import { plans } from "../plans/tables";
 import { runs } from "../runs/tables";
 import { suites } from "../suites/tables";
 import type { Db, Tx } from "../../db/connection";
@@ -136,6 +137,12 @@ export function deleteProject(db: Db, p: ProjectRow) {
       if (f.codes.includes(p.code)) await tx.update(customFields).set({ projectCodes: f.codes.filter((c) => c !== p.code) }).where(eq(customFields.id, f.id));
     }
     await disableSubscriptionsOfDeletedProject(tx, p.code, p.workspaceId);
+    // The rows that name the project's cases without a cascade of their own go first (runs take
+    // their results and case lists with them): PostgreSQL checks those references as each
+    // cascade runs, not once the whole delete is done as SQLite does.
+    await tx.delete(defects).where(eq(defects.projectId, p.id));
+    await tx.delete(runs).where(eq(runs.projectId, p.id));
+    await tx.delete(plans).where(eq(plans.projectId, p.id));
     await tx.delete(projects).where(eq(projects.id, p.id));
     return {};
   });

@@ -2,7 +2,7 @@ import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, enumLegend, findEnumName,
 import { numberSql } from "../shared/numbers";
 import { own } from "../../lib/own";
 import { DATE_FUNCTION_NAMES, DateArgumentError, evaluateDateFunction, normalizeDateLiteral } from "./dates";
-import { jsonElementsText, jsonElementText } from "../../db/dialect";
+import { integerOfText, jsonElementsText, jsonElementText, numberOfText } from "../../db/dialect";
 import { QqlError, type Call, type Expr, type Query, type Value } from "./qql";
 
 /**
@@ -237,7 +237,7 @@ export function compileQql(q: Query, workspaceId: number, context: Partial<Omit<
   };
   /** SQL over one stored `{field_id, value}` element for field `f`. */
   const customFieldTest = (f: QqlCustomField, item: (key: "field_id" | "value") => string, op: "=" | "~" | "order" | "in", vs: Value[], title: string, orderOp?: string): string => {
-    const id = `CAST(${item("field_id")} AS INTEGER) = ${bindParam(f.id)}`;
+    const id = `${integerOfText(item("field_id"))} = ${bindParam(f.id)}`;
     const stored = `lower(${item("value")})`;
     if (op === "~") {
       if (f.type === "selectbox" || f.type === "checkbox" || f.type === "number") throw new QqlError(`cf["${title}"] cannot be matched with ~`, 0);
@@ -247,10 +247,10 @@ export function compileQql(q: Query, workspaceId: number, context: Partial<Omit<
       if (f.type !== "number") throw new QqlError(`cf["${title}"] is compared with =, !=, in or ~; only number fields with ${orderOp}`, 0);
       const n = Number(vs[0]);
       if (isCall(vs[0]!) || typeof vs[0] === "boolean" || !Number.isFinite(n)) throw new QqlError(`cf["${title}"] takes a number`, 0);
-      return `(${id} AND CAST(${item("value")} AS REAL) ${orderOp} ${bindParam(n)})`;
+      return `(${id} AND ${numberOfText(item("value"))} ${orderOp} ${bindParam(n)})`;
     }
     const wanted = vs.map((v) => customFieldValue(f, v, title)).filter((v): v is string => v !== null);
-    if (!wanted.length) return "0";
+    if (!wanted.length) return "1 = 0";
     // A checkbox may be stored as 1/0 or true/false (as the client sent it).
     const forms = f.type === "checkbox" ? wanted.flatMap((w) => (w === "1" ? ["1", "true"] : ["0", "false"])) : wanted;
     return `(${id} AND ${stored} IN (${forms.map(bindParam).join(", ")}))`;
@@ -280,7 +280,7 @@ export function compileQql(q: Query, workspaceId: number, context: Partial<Omit<
         const title = customFieldTitle(e.field);
         if (title !== null) {
           const { fields, col } = customField(title);
-          const has = `(${fields.map((f) => jsonArrayAny(col, (j) => `CAST(${jsonElementText(j, ["field_id"])} AS INTEGER) = ${bindParam(f.id)} AND ${jsonElementText(j, ["value"])} != ''`)).join(" OR ")})`;
+          const has = `(${fields.map((f) => jsonArrayAny(col, (j) => `${integerOfText(jsonElementText(j, ["field_id"]))} = ${bindParam(f.id)} AND ${jsonElementText(j, ["value"])} != ''`)).join(" OR ")})`;
           return e.negate ? has : `(NOT ${has})`;
         }
         const [col, type] = column(e.field);

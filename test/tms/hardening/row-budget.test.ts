@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { EVENT_ROWS, MAX_ROWS_PER_REQUEST } from "../../../src/tms/shared/row-budget";
 import { createTestApp } from "../../helpers";
+import { sql } from "drizzle-orm";
+import { rowsOf } from "../../../src/db/statement";
 
 const t = createTestApp();
 afterAll(() => t.close());
@@ -8,7 +10,7 @@ let token: string;
 let runId: number;
 let caseIds: number[];
 const api = (method: string, path: string, body?: unknown) => t.request(method, path, { body, headers: { token } });
-const count = (table: string) => (t.ctx.sqlite.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = async (table: string) => Number((await rowsOf<{ n: number }>(t.ctx.db, sql.raw(`SELECT count(*) AS n FROM ${table}`)))[0]!.n);
 
 beforeAll(async () => {
   token = ((await (await t.admin("POST", "/api/admin/api-tokens", { name: "budget" })).json()) as any).token;
@@ -25,11 +27,12 @@ async function expectRefused(r: Response) {
 }
 
 test("v2 results × linked cases over the budget → 413 naming the limit, and nothing is written", async () => {
-  const before = [count("tms_results"), count("tms_defects"), count("webhook_events")];
+  const counts = () => Promise.all([count("tms_results"), count("tms_defects"), count("webhook_events")]);
+  const before = await counts();
   // 100 results × 100 testops_ids = 10 000 results (and as many defects): the issue's stall, scaled down.
   const results = Array.from({ length: 100 }, (_, i) => ({ title: `t${i}`, testops_ids: caseIds, execution: { status: "failed" }, defect: true }));
   await expectRefused(await api("POST", `/api/v2/BUDGET/run/${runId}/results`, { results }));
-  expect([count("tms_results"), count("tms_defects"), count("webhook_events")]).toEqual(before);
+  expect(await counts()).toEqual(before);
 });
 
 test("steps count: a bulk of results with many steps is refused; the same results without them pass", async () => {
@@ -42,10 +45,10 @@ test("steps count: a bulk of results with many steps is refused; the same result
 
 test("results that create cases (unlinked, by title) count those cases and their events", async () => {
   const n = Math.ceil(MAX_ROWS_PER_REQUEST / (2 + 1 + EVENT_ROWS)) + 5;
-  const before = count("tms_cases");
+  const before = await count("tms_cases");
   const results = Array.from({ length: n }, (_, i) => ({ title: `new case ${i}`, execution: { status: "passed" } }));
   await expectRefused(await api("POST", `/api/v2/BUDGET/run/${runId}/results`, { results }));
-  expect(count("tms_cases")).toBe(before);
+  expect(await count("tms_cases")).toBe(before);
 });
 
 test("v1 bulk results with defects are counted the same way", async () => {
