@@ -1,3 +1,4 @@
+import { outsideTransaction } from "../db/transaction";
 import { and, asc, count, desc, eq, gt, gte, lt, sql, type SQL } from "drizzle-orm";
 import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
@@ -5,7 +6,6 @@ import { logExportResponse, type LogExportFormat } from "../http/log-export";
 import { clientAddressOf, requestIdOf } from "../http/request-info";
 import type { AuditEntry, AuditListQuery } from "./model";
 import { auditLog, type AuditRow } from "./tables";
-import { detached } from "../db/lock-wait";
 import { preparedQuery } from "../db/statement";
 import { first, writeTransaction } from "../db/transaction";
 
@@ -137,7 +137,7 @@ function afterAuditWrite(db: AppContext["db"]): void {
   if (!r || Date.now() - r.lastPurge < PURGE_EVERY_MS) return;
   r.lastPurge = Date.now();
   // After the action's transaction, never inside it (detached from its task): a purge must not make an admin action wait.
-  detached(() =>
+  outsideTransaction(() =>
     setTimeout(() => {
       void purgeAuditLog(r.db, Date.now() - r.days * 86_400_000).catch(() => {
         r.lastPurge = 0; // busy or closed: try again after the next write

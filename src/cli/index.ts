@@ -8,12 +8,10 @@ import { dirname, resolve } from "node:path";
 import type { Config } from "../config";
 import { describeConfig } from "../config";
 import type { AppContext } from "../context";
-import { closeDatabase, storageOf } from "../db/connection";
-import { migrateDatabase } from "../server/migrate";
 import { createLogger, type Logger } from "../log";
 import { backupDatabase, BackupError } from "../db/backup";
 import { scimTokenCli } from "../scim/cli";
-import { databaseFile, loadTls, openDataDir, StartupConfigError } from "../server";
+import { databaseFile, loadTls, migrateConfiguredStorage, openConfiguredStorage, StartupConfigError } from "../server";
 import { buildInfo, describeBuild, VERSION } from "../version";
 import { noSecretBox, readKeyFile } from "../lib/secret-box";
 import { COMMAND_HELP, parseCommandLine, USAGE, type Command } from "./args";
@@ -64,6 +62,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
 
 /** Where the database is and why: every command that opens one says so. */
 function databaseNote(config: Config, origins: Map<string, Origin>) {
+  if (config.databaseUrl !== null) return { database: "postgres", databaseUrlFrom: origins.get("GATEHOUSE_DATABASE_URL") };
   return { database: databaseFile(config), dataDirFrom: origins.get("GATEHOUSE_DATA_DIR") };
 }
 
@@ -82,21 +81,26 @@ async function runCommand(
     case "config-check":
       return configCheck(config, origins, io, log);
     case "migrate": {
-      const handle = openDataDir(config);
+      const handle = await openConfiguredStorage(config);
       try {
         log.info("using database", databaseNote(config, origins));
-        const applied = migrateDatabase(
-          handle.db,
+        const applied = await migrateConfiguredStorage(
+          handle,
           (line) => log.warn(line),
           (tags) => tags.forEach((migration) => log.info("migration applied", { migration })),
         );
-        io.out(`${applied} migration(s) applied to ${handle.file}\n`);
+        io.out(`${applied} migration(s) applied to ${handle.where}\n`);
         return EXIT_OK;
       } finally {
-        closeDatabase(handle);
+        await handle.close();
       }
     }
     case "backup": {
+      if (config.databaseUrl !== null) {
+        // pg_dump is the DBA's tool, and the consistent copy of a PostgreSQL database (docs/storage-postgres.md).
+        log.error("backup copies the SQLite database; this instance is on PostgreSQL (GATEHOUSE_DATABASE_URL): back it up with pg_dump --format=custom (docs/storage-postgres.md)");
+        return EXIT_ADMIN_MUST_ACT;
+      }
       log.info("using database", databaseNote(config, origins));
       try {
         const { bytes } = backupDatabase(databaseFile(config), command.target);
@@ -111,18 +115,18 @@ async function runCommand(
     case "scim-token": {
       const file = databaseFile(config);
       // Never mint a token into a database no server reads (a fresh ./data where the admin stands).
-      if (!existsSync(file)) {
+      if (config.databaseUrl === null && !existsSync(file)) {
         log.error(
           `no database at ${file} (GATEHOUSE_DATA_DIR from ${origins.get("GATEHOUSE_DATA_DIR")}): refusing to create one for a token no server would read. ` +
             `Set GATEHOUSE_DATA_DIR to the data directory of the instance (the unit's is /var/lib/gatehouse/NAME), or run \`gatehouse migrate\` to create a new instance's database`,
         );
         return EXIT_ADMIN_MUST_ACT;
       }
-      const handle = openDataDir(config);
+      const handle = await openConfiguredStorage(config);
       try {
         log.info("using database", databaseNote(config, origins));
-        migrateDatabase(handle.db);
-        const ctx: AppContext = { config, ...storageOf(handle), log, version: VERSION, secrets: noSecretBox };
+        await migrateConfiguredStorage(handle);
+        const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite!, groupCommit: handle.groupCommit, log, version: VERSION, secrets: noSecretBox };
         // The token CLI writes plain messages; each becomes a JSON line once its outcome is known.
         const messages: string[] = [];
         const code = await scimTokenCli(command.args, ctx, { out: io.out, err: (t) => messages.push(t) });
@@ -130,7 +134,7 @@ async function runCommand(
         if (text.length) (code === EXIT_OK ? log.info : log.error)(text.join("; "));
         return code;
       } finally {
-        closeDatabase(handle);
+        await handle.close();
       }
     }
   }

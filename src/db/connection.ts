@@ -154,9 +154,7 @@ export class SqliteStore implements Store {
         this.writer.exec("BEGIN IMMEDIATE");
       }
       try {
-        const out = await withinTransaction(this, this.writerDb, () => work(this.writerDb));
-        this.writer.exec("COMMIT");
-        return out;
+        return await withinTransaction(this, this.writerDb, () => work(this.writerDb), () => void this.writer.exec("COMMIT"));
       } catch (e) {
         if (this.writer.inTransaction) this.writer.exec("ROLLBACK");
         throw e;

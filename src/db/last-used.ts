@@ -1,5 +1,5 @@
+import { outsideTransaction } from "./transaction";
 import type { Db } from "./connection";
-import { detached } from "./lock-wait";
 import { preparedQuery, type PreparedQuery } from "./statement";
 import { storeOf, writeTransaction, type Store } from "./store";
 
@@ -42,7 +42,7 @@ export function lastUsedRecorder(db: Db, table: TokenTable) {
     pending.set(tokenId, at);
     if (!timer) {
       // Never inside the caller's transaction, if it is in one: the flush is a write of its own.
-      timer = detached(() => setTimeout(() => void flush(), FLUSH_AFTER_MS)); // flush settles on its own
+      timer = outsideTransaction(() => setTimeout(() => void flush(), FLUSH_AFTER_MS)); // flush settles on its own
       timer.unref?.();
     }
   };

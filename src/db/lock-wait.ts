@@ -1,5 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks";
-
 /**
  * Background writes (the delivery loop's ticks, its retention purge, "last used" stamps, the audit
  * purge) must never make the only thread wait for the write lock: while another connection holds
@@ -9,20 +7,6 @@ import { AsyncLocalStorage } from "node:async_hooks";
  * Request writes keep waiting: a request that must write has nothing better to do.
  */
 
-/** The async context this module was loaded in: no request, no open transaction. */
-const outsideEveryTask = AsyncLocalStorage.snapshot();
-
-/**
- * Runs `fn` — and everything it schedules (timers, immediates, microtasks) — outside the calling
- * task's write transaction. Background work is often scheduled from inside a transaction body (the
- * delivery loop's wake after `publish`, the audit purge after an entry, a "last used" flush), and
- * would otherwise inherit the body's async context: its own `writeTransaction` would then nest as
- * a savepoint of a transaction that has ended by the time it runs, and its reads would be routed
- * to that transaction's connection.
- */
-export function detached<T>(fn: () => T): T {
-  return outsideEveryTask(fn);
-}
 
 /** The SQLite result code of an error (`SQLITE_BUSY`, `SQLITE_FULL`…), also when drizzle wrapped it. */
 export function sqliteCode(e: unknown): string | null {

@@ -8,6 +8,7 @@
  */
 import type { SQL } from "drizzle-orm";
 import { perConnection, type Db } from "./connection";
+import { postgresPlaceholders } from "./dialect";
 import { isPostgres } from "./engine";
 
 export type Param = string | number | bigint | boolean | Uint8Array | null;
@@ -21,11 +22,6 @@ export type PreparedQuery<Row, P extends Param[]> = {
   run(db: Db, ...params: P): Promise<{ changes: number }>;
 };
 
-/** `?N` → `$N` outside quoted strings and identifiers. */
-export function toNumberedParams(text: string): string {
-  return text.replace(/('(?:[^']|'')*'|"(?:[^"]|"")*")|\?(\d+)/g, (match, quoted: string | undefined, n: string | undefined) => (quoted ? match : `$${n}`));
-}
-
 type PostgresClient = { unsafe(query: string, params: unknown[], options: { prepare: boolean }): Promise<Record<string, unknown>[] & { count: number }> };
 
 function postgresClientOf(db: Db): PostgresClient {
@@ -35,7 +31,7 @@ function postgresClientOf(db: Db): PostgresClient {
 export function preparedQuery<Row = Record<string, unknown>, P extends Param[] = Param[]>(text: string): PreparedQuery<Row, P> {
   const onSqlite = perConnection((client) => client.query<Row, any[]>(text));
   let numbered: string | null = null;
-  const onPostgres = async (db: Db, params: P) => postgresClientOf(db).unsafe((numbered ??= toNumberedParams(text)), params, { prepare: true });
+  const onPostgres = async (db: Db, params: P) => postgresClientOf(db).unsafe((numbered ??= postgresPlaceholders(text)), params, { prepare: true });
   return {
     async all(db, ...params) {
       if (isPostgres()) return (await onPostgres(db, params)) as unknown as Row[];

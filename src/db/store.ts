@@ -50,14 +50,53 @@ export interface Store {
   close(): Promise<void>;
 }
 
-type Open = { store: Store; tx: Tx };
+type Open = { store: Store; tx: Tx; committed: Set<() => void> };
 const openTransaction = new AsyncLocalStorage<Open>();
+
+/** The async context this module was loaded in: no request, no open transaction. */
+const outsideEveryTask = AsyncLocalStorage.snapshot();
+
+/**
+ * Runs `fn` — and everything it schedules (timers, immediates, microtasks) — outside the calling
+ * task's write transaction. AsyncLocalStorage follows a task into what it schedules, so background
+ * work started from a transaction body (a purge timer, a "last used" flush) would otherwise route
+ * its queries to a transaction that has ended by the time it runs.
+ */
+export function outsideTransaction<T>(fn: () => T): T {
+  return outsideEveryTask(fn);
+}
+
+/**
+ * Runs `fn` once the calling task's top-level write transaction has committed (outside it), or now
+ * when the task is in none; never when it rolls back. The same function queued twice in one
+ * transaction runs once. For what must follow a commit, not precede
+ * it: waking the delivery loop (on PostgreSQL a tick that ran before the COMMIT would not see the
+ * events), invalidating a cache other requests read.
+ */
+export function afterCommit(fn: () => void): void {
+  const open = openTransaction.getStore();
+  if (open) open.committed.add(fn);
+  else outsideTransaction(fn);
+}
+
+/** The callbacks `afterCommit` queued on a committed top-level transaction (the engines' `begin` calls this). */
+function runCommitted(callbacks: Set<() => void>): void {
+  if (callbacks.size) outsideTransaction(() => { for (const fn of callbacks) fn(); });
+}
 const storeOfHandle = new WeakMap<object, Store>();
 
-/** Runs `work` with `tx` as its task's open transaction of `store` (the engines' `begin` call this). */
-export function withinTransaction<T>(store: Store, tx: Tx, work: () => Promise<T>): Promise<T> {
+/**
+ * Runs `work` with `tx` as its task's open transaction of `store` (the engines' `begin` call this
+ * inside their BEGIN … COMMIT); `commit` ends the transaction, and then what `afterCommit` queued
+ * runs.
+ */
+export async function withinTransaction<T>(store: Store, tx: Tx, work: () => Promise<T>, commit: () => Promise<void> | void): Promise<T> {
   storeOfHandle.set(tx, store);
-  return openTransaction.run({ store, tx }, work);
+  const open: Open = { store, tx, committed: new Set() };
+  const out = await openTransaction.run(open, work);
+  await commit();
+  runCommitted(open.committed);
+  return out;
 }
 
 /** The store behind a handle (the routed `ctx.db`, a transaction's `tx`, or the reader). */

@@ -4,7 +4,7 @@ import { buildInfo } from "../version";
 import { metricsFor } from "../lib/metrics";
 
 /** Process and storage gauges, read at scrape time. */
-export function registerProcessMetrics(ctx: AppContext, databaseFile: string): void {
+export function registerProcessMetrics(ctx: AppContext, databaseFile: string | null): void {
   const r = metricsFor(ctx);
   const build = buildInfo();
   r.gauge("gatehouse_build_info", "Always 1; the labels say which build is running.", ["version", "commit", "target"]).set({ version: build.version, commit: build.commit, target: build.target }, 1);
@@ -39,6 +39,8 @@ export function registerProcessMetrics(ctx: AppContext, databaseFile: string): v
     const mem = process.memoryUsage();
     rss.set(undefined, mem.rss);
     heap.set(undefined, mem.heapUsed);
+    // SQLite's file and WAL; on PostgreSQL the server reports its own sizes.
+    if (databaseFile !== null)
     for (const [label, suffix] of [["db", ""], ["wal", "-wal"]] as const) {
       let size = 0;
       try {

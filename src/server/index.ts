@@ -10,9 +10,9 @@ import { resolve } from "node:path";
 import { createApp } from "../app";
 import type { Config } from "../config";
 import type { AppContext } from "../context";
-import { closeDatabase, closeDatabaseDurably, openDatabase, storageOf, useGroupCommit, type DbHandle } from "../db/connection";
+import { databaseFile, migrateStorage, openPostgresStorage, openSqliteStorage, type OpenedStorage } from "../db/open";
 import type { DurabilityError, WalSync } from "../db/group-commit";
-import { migrateDatabase } from "./migrate";
+import { DATA_STEPS } from "./migrate";
 import type { Logger } from "../log";
 import { instrumentedHandler } from "../ops/observe";
 import { registerProcessMetrics } from "../ops/process-metrics";
@@ -66,18 +66,25 @@ export type RunningGatehouse = {
   reloadTls(): Promise<{ ok: true; reloaded: boolean } | { ok: false; error: string }>;
 };
 
-/** Absolute, so every log line and message names the file unambiguously. */
-export function databaseFile(config: Config): string {
-  return resolve(config.dataDir, "gatehouse.db");
-}
+export { databaseFile };
 
-/** Opens (creating if needed) the database in GATEHOUSE_DATA_DIR, without migrating it. */
-export function openDataDir(config: Config): DbHandle {
+/**
+ * Opens the configured database without migrating it: the PostgreSQL server of
+ * `GATEHOUSE_DATABASE_URL` (connect.ts words every failure, exit 1 or 2), else — creating it if
+ * needed — the SQLite file in GATEHOUSE_DATA_DIR.
+ */
+export async function openConfiguredStorage(config: Config): Promise<OpenedStorage> {
+  if (config.databaseUrl !== null) return openPostgresStorage(config);
   try {
-    return openDatabase(databaseFile(config), { migrate: false });
+    return openSqliteStorage(databaseFile(config));
   } catch (e) {
     throw dataDirFailure(e, `GATEHOUSE_DATA_DIR: cannot open ${databaseFile(config)}`);
   }
+}
+
+/** Brings the storage to this binary's schema (SQLite: with the features' data steps); how many migrations it applied. */
+export function migrateConfiguredStorage(storage: OpenedStorage, report: (line: string) => void = () => {}, onApplied: (tags: string[]) => void = () => {}): Promise<number> {
+  return migrateStorage(storage, { report, onApplied, dataSteps: DATA_STEPS });
 }
 
 /**
@@ -148,22 +155,23 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
     throw dataDirFailure(e, `GATEHOUSE_DATA_DIR: cannot open ${config.dataDir}`);
   }
   if (!dirLock) throw new StartupConfigError(`GATEHOUSE_DATA_DIR: ${config.dataDir} is in use by another running gatehouse serve (lock file ${LOCK_FILE}); stop it first, or give this one its own data directory`);
-  let handle: DbHandle;
+  let handle: OpenedStorage;
   let applied: number;
   try {
-    handle = openDataDir(config);
+    handle = await openConfiguredStorage(config);
   } catch (e) {
     dirLock.release();
     throw e;
   }
+  if (handle.engine === "postgres") log.info("database", { engine: "postgres", where: handle.where });
   try {
-    applied = migrateDatabase(
-      handle.db,
+    applied = await migrateConfiguredStorage(
+      handle,
       (line) => log.warn(line),
       (tags) => tags.forEach((migration) => log.info("migration applied", { migration })),
     );
   } catch (e) {
-    closeDatabase(handle);
+    handle.closeNow();
     dirLock.release();
     throw e;
   }
@@ -176,14 +184,14 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
     const resealed = await resealStoredSecrets(handle.db, secrets);
     if (resealed > 0) log.info("webhook signing secrets encrypted with the current key", { secrets: resealed, keyId: secrets.keyId });
   } catch (e) {
-    closeDatabase(handle);
+    handle.closeNow();
     dirLock.release();
     throw e instanceof SecretKeyError ? new StartupConfigError(e.message) : dataDirFailure(e, "GATEHOUSE_SECRET_KEY_FILE");
   }
   // Migrations committed with FULL; from here on writes share WAL syncs (src/db/group-commit.ts).
-  if (!useGroupCommit(handle, opts.walSync).grouped) log.warn("no WAL file to sync: every commit syncs itself (synchronous=FULL)", { file: handle.file });
+  if (handle.engine === "sqlite" && !handle.groupCommits(opts.walSync)) log.warn("no WAL file to sync: every commit syncs itself (synchronous=FULL)", { file: handle.file });
 
-  const ctx: AppContext = { config, ...storageOf(handle), log, version: VERSION, secrets };
+  const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite!, groupCommit: handle.groupCommit, log, version: VERSION, secrets };
   registerProcessMetrics(ctx, handle.file);
   const app = (opts.buildApp ?? createApp)(ctx);
   const handler = instrumentedHandler(app, ctx);
@@ -222,7 +230,7 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
     if (tls && config.port !== 0) await Bun.serve({ ...serveOptions(null, config.port, false), fetch: () => new Response(null) }).stop(true);
     server = Bun.serve(serveOptions(tls, config.port, tls !== null));
   } catch (e) {
-    closeDatabase(handle);
+    handle.closeNow();
     dirLock.release();
     throw e;
   }
@@ -243,7 +251,7 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
       });
     } catch (e) {
       await server.stop(true);
-      closeDatabase(handle);
+      handle.closeNow();
       dirLock.release();
       throw e;
     }
@@ -320,7 +328,7 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
       await Promise.all(draining);
       // After HTTP (no new events can be published), before the database closes.
       await deliveryLoop.stop();
-      await closeDatabaseDurably(handle);
+      await handle.close();
       dirLock.release();
       log.info("stopped", { reason });
     })());

@@ -3,10 +3,9 @@
  * caller's transaction, not the loop, and every loop in the process may as well look (a loop
  * with nothing due just goes back to sleep). Many publishes in one transaction queue one wake.
  */
-import { detached } from "../db/lock-wait";
+import { afterCommit } from "../db/transaction";
 
 const listeners = new Set<() => void>();
-let queued = false;
 
 export function onEventsCommitted(listener: () => void): () => void {
   listeners.add(listener);
@@ -14,21 +13,16 @@ export function onEventsCommitted(listener: () => void): () => void {
 }
 
 /**
- * Called inside the producer's transaction, after its events are written. The listeners run in a
- * microtask — before that transaction commits (its body may await more statements) but after the
- * events' rows are counted, so the loop's durability mark covers them; the tick a listener asks
- * for is a write transaction of its own, so on SQLite it starts only once the producer's has
- * ended (the one writer is taken in turn). A rolled-back producer only costs a wasted look.
- * The listeners run detached from the producer's task: what they schedule is no part of its
- * transaction.
+ * Called inside the producer's transaction, after its events are written: the listeners run once
+ * it has committed (`afterCommit`, outside its task), so the tick a listener asks for sees the
+ * events on either engine — on PostgreSQL a tick started before the COMMIT would find nothing and
+ * the events would wait for the next poll. A rolled-back producer wakes nobody.
  */
 export function wakeAfterCommit(): void {
-  if (queued) return;
-  queued = true;
-  detached(() =>
-    queueMicrotask(() => {
-      queued = false;
-      for (const l of listeners) l();
-    }),
-  );
+  afterCommit(wakeListeners);
+}
+
+/** One function, so a transaction that publishes many events queues one wake (`afterCommit` keeps each once). */
+function wakeListeners(): void {
+  for (const l of listeners) l();
 }

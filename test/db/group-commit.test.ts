@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { testConfig } from "../../src/config";
 import { closeDatabase, openDatabase, type DbHandle } from "../../src/db/connection";
-import { openDataDir } from "../../src/server";
+import { databaseFile, openSqliteStorage } from "../../src/db/open";
 import { writeTransaction } from "../../src/db/transaction";
 import { DurabilityError, GroupCommit, WalFile, WRITE_HOLD_MAX_MS, WRITE_OPEN_MIN_MS, type WalSync } from "../../src/db/group-commit";
 
@@ -156,9 +156,9 @@ test("WalFile fdatasyncs the WAL of a real database; an in-memory database has n
   expect(plain.isDurable(Number.MAX_SAFE_INTEGER)).toBe(true);
 });
 
-test("the CLI's connection (migrate, scim-token: openDataDir, no group commit) keeps synchronous=FULL", () => {
+test("the CLI's connection (migrate, scim-token: openSqliteStorage, no group commit) keeps synchronous=FULL", () => {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-gc-"));
-  const h = openDataDir(testConfig({ dataDir: dir }));
+  const h = openSqliteStorage(databaseFile(testConfig({ dataDir: dir }))).handle;
   handles.push({ h, dir });
   expect((h.sqlite.query("PRAGMA synchronous").get() as { synchronous: number }).synchronous).toBe(2);
   expect(h.groupCommit.grouped).toBe(false);
