@@ -117,7 +117,7 @@ function engine(overrides: Partial<Config> = {}) {
     ctx,
     addSubscriptions: (url: string, n: number) => addSubscriptions(ctx.db, url, n),
     enqueue: (n: number) => enqueueEvents(ctx.db, n),
-    pending: () => (ctx.sqlite.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'").get() as { n: number }).n,
+    pending: () => (ctx.sqlite!.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'").get() as { n: number }).n,
     close() {
       closeDatabase(handle);
       rmSync(dir, { recursive: true, force: true });

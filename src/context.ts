@@ -12,7 +12,7 @@ export type AppContext = {
    * The connection under `db`, for the server, the CLI and tests that inspect the file. Features
    * reach it only through src/db (`perConnection`, `clientOf`, the seam's named functions).
    */
-  sqlite: Connection;
+  sqlite: Connection | null;
   /** The durability barrier of `sqlite`'s writes (src/db/group-commit.ts); write requests await it in createApp. */
   groupCommit: GroupCommit;
   log: Logger;

@@ -24,7 +24,7 @@ export function createTestApp(overrides: Partial<Config> = {}, opts: { walSync?:
   const dir = overrides.dataDir ?? mkdtempSync(join(tmpdir(), "gatehouse-test-"));
   const config = testConfig({ dataDir: dir, adminToken: ADMIN_TOKEN, baseUrl: "https://gatehouse.test", ...overrides });
   const handle = openTestDatabase(dir, opts);
-  const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite!, groupCommit: handle.groupCommit, log: silentLogger, version: "test", secrets: ephemeralSecretBox() };
+  const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log: silentLogger, version: "test", secrets: ephemeralSecretBox() };
   const app = createApp(ctx);
   holdToContract(app);
   const request = (method: string, path: string, init: { body?: unknown; headers?: Record<string, string>; rawBody?: string | Uint8Array | ReadableStream | Blob } = {}) => {

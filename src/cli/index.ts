@@ -11,6 +11,7 @@ import type { AppContext } from "../context";
 import { createLogger, type Logger } from "../log";
 import { backupDatabase, BackupError } from "../db/backup";
 import { scimTokenCli } from "../scim/cli";
+import { contextStorage } from "../db/open";
 import { databaseFile, loadTls, migrateConfiguredStorage, openConfiguredStorage, StartupConfigError } from "../server";
 import { buildInfo, describeBuild, VERSION } from "../version";
 import { noSecretBox, readKeyFile } from "../lib/secret-box";
@@ -126,7 +127,7 @@ async function runCommand(
       try {
         log.info("using database", databaseNote(config, origins));
         await migrateConfiguredStorage(handle);
-        const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite!, groupCommit: handle.groupCommit, log, version: VERSION, secrets: noSecretBox };
+        const ctx: AppContext = { config, ...contextStorage(handle), log, version: VERSION, secrets: noSecretBox };
         // The token CLI writes plain messages; each becomes a JSON line once its outcome is known.
         const messages: string[] = [];
         const code = await scimTokenCli(command.args, ctx, { out: io.out, err: (t) => messages.push(t) });

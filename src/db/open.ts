@@ -86,3 +86,8 @@ export async function openPostgresStorage(config: Pick<Config, "databaseUrl" | "
     groupCommits: () => false,
   };
 }
+
+/** The app context's storage part (src/context.ts) of an opened database. */
+export function contextStorage(s: OpenedStorage): { db: Db; sqlite: Connection | null; groupCommit: GroupCommit } {
+  return { db: s.db, sqlite: s.sqlite, groupCommit: s.groupCommit };
+}

@@ -10,7 +10,7 @@ import { resolve } from "node:path";
 import { createApp } from "../app";
 import type { Config } from "../config";
 import type { AppContext } from "../context";
-import { databaseFile, migrateStorage, openPostgresStorage, openSqliteStorage, type OpenedStorage } from "../db/open";
+import { contextStorage, databaseFile, migrateStorage, openPostgresStorage, openSqliteStorage, type OpenedStorage } from "../db/open";
 import type { DurabilityError, WalSync } from "../db/group-commit";
 import { DATA_STEPS } from "./migrate";
 import type { Logger } from "../log";
@@ -189,9 +189,9 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
     throw e instanceof SecretKeyError ? new StartupConfigError(e.message) : dataDirFailure(e, "GATEHOUSE_SECRET_KEY_FILE");
   }
   // Migrations committed with FULL; from here on writes share WAL syncs (src/db/group-commit.ts).
-  if (handle.engine === "sqlite" && !handle.groupCommits(opts.walSync)) log.warn("no WAL file to sync: every commit syncs itself (synchronous=FULL)", { file: handle.file });
+  if (handle.file !== null && !handle.groupCommits(opts.walSync)) log.warn("no WAL file to sync: every commit syncs itself (synchronous=FULL)", { file: handle.file });
 
-  const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite!, groupCommit: handle.groupCommit, log, version: VERSION, secrets };
+  const ctx: AppContext = { config, ...contextStorage(handle), log, version: VERSION, secrets };
   registerProcessMetrics(ctx, handle.file);
   const app = (opts.buildApp ?? createApp)(ctx);
   const handler = instrumentedHandler(app, ctx);

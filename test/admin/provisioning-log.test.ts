@@ -124,7 +124,7 @@ test("export: the filtered log as CSV (header, RFC 4180, formula-safe) or NDJSON
 test("retention deletes the entries older than the cutoff, at most 10 000 per call", async () => {
   const fresh = createTestApp();
   try {
-    const db = fresh.ctx.sqlite;
+    const db = fresh.ctx.sqlite!;
     const total = () => (db.query("SELECT count(*) AS n FROM scim_activity").get() as { n: number }).n;
     const insert = db.query("INSERT INTO scim_activity (at, token_id, token_name, operation, resource_type, status, request_id) VALUES (?1, 1, 'x', 'create', 'User', 201, 'r')");
     db.transaction(() => {

@@ -106,7 +106,7 @@ test("while the delivery loop is behind, a write's handler waits (nothing is wri
   s.t.ctx.groupCommit.holdWrites(true, 60_000); // a hold that cannot run out during the test
   const create = s.api("POST", "/case/DUR", { title: "held" });
   expect(await answered([create])).toEqual([]);
-  const count = () => (s.t.ctx.sqlite.query("SELECT count(*) AS n FROM tms_cases").get() as { n: number }).n;
+  const count = () => (s.t.ctx.sqlite!.query("SELECT count(*) AS n FROM tms_cases").get() as { n: number }).n;
   expect(count()).toBe(0);
   expect((await s.t.scim("GET", "/Users")).status).toBe(200);
   s.t.ctx.groupCommit.holdWrites(false);

@@ -160,10 +160,10 @@ test("0008: everything before workspaces moves into the default workspace; exist
   const { createScimTestApp, json } = await import("../scim/helpers");
   const t = await createScimTestApp({ dataDir: dir });
   try {
-    expect(t.ctx.sqlite.query("SELECT id, name, archived_at FROM workspaces").all()).toEqual([{ id: 1, name: "Default", archived_at: null }]);
-    expect(t.ctx.sqlite.query("SELECT workspace_id, user_id FROM workspace_members").all()).toEqual([{ workspace_id: 1, user_id: 3 }]);
-    expect(t.ctx.sqlite.query("SELECT workspace_id FROM groups").all()).toEqual([{ workspace_id: 1 }]);
-    expect(t.ctx.sqlite.query("SELECT name, workspace_id FROM scim_tokens ORDER BY id").all()).toEqual([{ name: "Entra", workspace_id: null }, { name: "test IdP", workspace_id: null }]);
+    expect(t.ctx.sqlite!.query("SELECT id, name, archived_at FROM workspaces").all()).toEqual([{ id: 1, name: "Default", archived_at: null }]);
+    expect(t.ctx.sqlite!.query("SELECT workspace_id, user_id FROM workspace_members").all()).toEqual([{ workspace_id: 1, user_id: 3 }]);
+    expect(t.ctx.sqlite!.query("SELECT workspace_id FROM groups").all()).toEqual([{ workspace_id: 1 }]);
+    expect(t.ctx.sqlite!.query("SELECT name, workspace_id FROM scim_tokens ORDER BY id").all()).toEqual([{ name: "Entra", workspace_id: null }, { name: "test IdP", workspace_id: null }]);
     // the old token still provisions everything, as before
     const old = (path: string) => t.request("GET", `/scim/v2${path}`, { headers: { authorization: "Bearer scim_old-token" } });
     expect((await json(await old("/Users/3"))).userName).toBe("old@example.com");
@@ -236,7 +236,7 @@ test("0014: every entity's number is its old id; each project continues after it
     };
     // numbers = the old ids, so every reference held before the upgrade names the same entity
     for (const table of ["tms_cases", "tms_suites", "tms_milestones", "tms_plans", "tms_runs", "tms_defects"])
-      expect(t.ctx.sqlite.query(`SELECT count(*) AS n FROM ${table} WHERE number != id`).get()).toEqual({ n: 0 });
+      expect(t.ctx.sqlite!.query(`SELECT count(*) AS n FROM ${table} WHERE number != id`).get()).toEqual({ n: 0 });
     expect(await api("GET", "/case/OLDA/3")).toMatchObject({ id: 3, title: "A case 3", suite_id: 1 });
     expect(await api("GET", "/case/OLDB/2")).toMatchObject({ id: 2, title: "B case 2", suite_id: 2, milestone_id: 1 });
     expect(await api("GET", "/case/OLDA/1")).toMatchObject({ milestone_id: 2 });
@@ -300,7 +300,7 @@ test("0018: custom fields get a workspace; one that reached several is copied in
   const { createTestApp } = await import("../helpers");
   const t = createTestApp({ dataDir: dir }); // applies 0018
   try {
-    const rows = t.ctx.sqlite.query("SELECT id, workspace_id AS ws, title, type, options, is_enabled_for_all_projects AS allProjects, project_codes AS codes FROM tms_custom_fields ORDER BY id").all() as any[];
+    const rows = t.ctx.sqlite!.query("SELECT id, workspace_id AS ws, title, type, options, is_enabled_for_all_projects AS allProjects, project_codes AS codes FROM tms_custom_fields ORDER BY id").all() as any[];
     const component = JSON.stringify([{ id: 1, title: "Web" }, { id: 2, title: "API" }]);
     expect(rows.map((r) => [r.id, r.ws, r.title, r.allProjects, JSON.parse(r.codes)])).toEqual([
       [1, 1, "Component", 1, []],
@@ -314,7 +314,7 @@ test("0018: custom fields get a workspace; one that reached several is copied in
       [10, 3, "Dropped", 0, []],
     ]);
     expect(rows.filter((r) => r.title === "Component").map((r) => r.options)).toEqual([component, component, component]);
-    const custom = (id: number) => JSON.parse((t.ctx.sqlite.query("SELECT custom_fields AS c FROM tms_cases WHERE id = ?").get(id) as { c: string }).c);
+    const custom = (id: number) => JSON.parse((t.ctx.sqlite!.query("SELECT custom_fields AS c FROM tms_cases WHERE id = ?").get(id) as { c: string }).c);
     expect(custom(1)).toEqual(JSON.parse(values([1, "2"], [2, "T-1"], [4, "note"])));
     expect(custom(2)).toEqual(JSON.parse(values([6, "old"], [3, "7"], [9, "T-2"], [7, "1"])));
     expect(custom(3)).toEqual(JSON.parse(values([8, "1"], [10, "kept"])));
@@ -359,9 +359,9 @@ test("the stored-names repair: result steps and selectbox options stored unreada
     const field = (await api("POST", "/custom_field", { title: "F", entity: "case", type: "selectbox", value: [{ title: "a" }, { title: "b" }, { title: "c" }] })).body.result.id;
     // what the unfixed code stored: "constructor" → no status, "__proto__" → {}; an option's title dropped or {}
     const step = (position: number, status: unknown, steps: unknown[] = []) => ({ position, ...(status === undefined ? {} : { status }), comment: null, action: "", expected_result: null, data: null, attachments: [], steps });
-    t.ctx.sqlite.run("UPDATE tms_results SET steps = ? WHERE hash = ?", [JSON.stringify([step(1, undefined, [step(1, {})]), step(2, "failed")]), hash]);
-    t.ctx.sqlite.run("UPDATE tms_custom_fields SET options = ? WHERE id = ?", [JSON.stringify([{ id: 1 }, { id: 2, title: {} }, { id: 3, title: "c" }]), field]);
-    t.ctx.sqlite.run("DELETE FROM settings WHERE key = 'tms.prototype_names_repaired'");
+    t.ctx.sqlite!.run("UPDATE tms_results SET steps = ? WHERE hash = ?", [JSON.stringify([step(1, undefined, [step(1, {})]), step(2, "failed")]), hash]);
+    t.ctx.sqlite!.run("UPDATE tms_custom_fields SET options = ? WHERE id = ?", [JSON.stringify([{ id: 1 }, { id: 2, title: {} }, { id: 3, title: "c" }]), field]);
+    t.ctx.sqlite!.run("DELETE FROM settings WHERE key = 'tms.prototype_names_repaired'");
     expect((await api("GET", "/result/REP")).status).toBe(500);
 
     const lines: string[] = [];
@@ -377,7 +377,7 @@ test("the stored-names repair: result steps and selectbox options stored unreada
     expect(JSON.parse((await api("GET", `/custom_field/${field}`)).body.result.value)).toEqual([{ id: 1, title: "Option 1" }, { id: 2, title: "Option 2" }, { id: 3, title: "c" }]);
     expect((await api("GET", "/result/REP")).status).toBe(200);
 
-    t.ctx.sqlite.run("UPDATE tms_custom_fields SET options = ? WHERE id = ?", [JSON.stringify([{ id: 1 }]), field]);
+    t.ctx.sqlite!.run("UPDATE tms_custom_fields SET options = ? WHERE id = ?", [JSON.stringify([{ id: 1 }]), field]);
     migrateDatabase(t.ctx.db, (l) => lines.push(l));
     expect(lines.length).toBe(2); // ran once: the marker stays
   } finally {

@@ -47,7 +47,7 @@ test("an e-mail value with a control character or a lone surrogate → 400 inval
 });
 
 test("existing databases: the key migration re-keys users, and reports collisions instead of merging them", async () => {
-  const db = t.ctx.sqlite;
+  const db = t.ctx.sqlite!;
   const insert = (userName: string, key: string) =>
     (db.query("INSERT INTO users (user_name, user_name_key, display_name, created_at, updated_at) VALUES (?, ?, ?, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z') RETURNING id").get(userName, key, userName) as { id: number }).id;
   // As an older release stored them: keys lower-cased only.

@@ -10,8 +10,8 @@ test("a full database: writes answer 507 in each protocol's format, /readyz says
   expect((await t.request("GET", "/readyz")).status).toBe(200);
 
   // SQLite's max_page_count stands in for a full disk: the same SQLITE_FULL on the write that hits it.
-  const pages = (t.ctx.sqlite.query("PRAGMA page_count").get() as { page_count: number }).page_count;
-  t.ctx.sqlite.exec(`PRAGMA max_page_count = ${pages + 4}`);
+  const pages = (t.ctx.sqlite!.query("PRAGMA page_count").get() as { page_count: number }).page_count;
+  t.ctx.sqlite!.exec(`PRAGMA max_page_count = ${pages + 4}`);
   let refused: Response | null = null;
   for (let i = 0; i < 50 && !refused; i++) {
     const r = await api("POST", "/api/v1/project", { title: `Full ${i}`, code: `F${i}`, description: "x".repeat(10_000) });
@@ -35,7 +35,7 @@ test("a full database: writes answer 507 in each protocol's format, /readyz says
   expect((await api("GET", "/api/v1/project")).status).toBe(200);
   expect((await t.request("GET", "/healthz")).status).toBe(200);
 
-  t.ctx.sqlite.exec("PRAGMA max_page_count = 1073741823");
+  t.ctx.sqlite!.exec("PRAGMA max_page_count = 1073741823");
   expect((await t.request("GET", "/readyz")).status).toBe(200);
   expect((await api("POST", "/api/v1/project", { title: "After", code: "AFTER", description: "x".repeat(10_000) })).status).toBe(200);
 });

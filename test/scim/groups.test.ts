@@ -377,7 +377,7 @@ describe("GET /Groups (list)", () => {
 
   test("member lists of a whole page are read with one query", async () => {
     const queries: string[] = [];
-    const logged = drizzle(lt.ctx.sqlite, { logger: { logQuery: (q) => void queries.push(q) } });
+    const logged = drizzle(lt.ctx.sqlite!, { logger: { logQuery: (q) => void queries.push(q) } });
     const service = createGroupService({ db: logged, config: lt.ctx.config });
     const page = await service.list({ startIndex: 1, count: 100, sortOrder: "ascending" });
     expect(page.Resources).toHaveLength(5);

@@ -17,7 +17,7 @@ test("shutdown lets in-flight requests finish, refuses new ones, stops the loop 
     startLoop: (ctx) => ({
       async stop() {
         // The database must still be open when the loop stops (it may record a last attempt).
-        ctx.sqlite.query("SELECT 1").get();
+        ctx.sqlite!.query("SELECT 1").get();
         events.push("loop stopped");
       },
     }),
@@ -36,7 +36,7 @@ test("shutdown lets in-flight requests finish, refuses new ones, stops the loop 
   expect(await inFlight).toEqual({ status: 200, body: { done: true } });
   await shutdown;
   expect(events).toEqual(["slow started", "slow finished", "loop stopped"]);
-  expect(() => srv.ctx.sqlite.query("SELECT 1").get()).toThrow();
+  expect(() => srv.ctx.sqlite!.query("SELECT 1").get()).toThrow();
   expect(srv.lines.map((l) => l.msg)).toContain("stopped");
   await srv.close(); // idempotent: a second shutdown is a no-op
 });

@@ -133,7 +133,7 @@ test("once subscription ids would no longer fit in a delivery id, creating one i
     const first = await json(await own.admin("POST", "/api/admin/webhooks", { url: "https://hooks.example.com/a", events: ["*"] }));
     expect(first.status).toBe(201);
     // As if two million subscriptions had been created (and deleted) before.
-    own.ctx.sqlite.run("UPDATE sqlite_sequence SET seq = ? WHERE name = 'webhook_subscriptions'", [2 ** 21 - 1]);
+    own.ctx.sqlite!.run("UPDATE sqlite_sequence SET seq = ? WHERE name = 'webhook_subscriptions'", [2 ** 21 - 1]);
     const refused = await json(await own.admin("POST", "/api/admin/webhooks", { url: "https://hooks.example.com/b", events: ["*"] }));
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe("conflict");

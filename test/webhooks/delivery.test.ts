@@ -317,7 +317,7 @@ test("retention walks each range of delivery ids across many transactions: old d
   const { app } = setup();
   const sub = await app.subscribe({ url: "http://127.0.0.1:9/hook" });
   await app.loop.stop(); // the loop must not touch these rows
-  const db = app.ctx.sqlite;
+  const db = app.ctx.sqlite!;
   const day = 86_400_000;
   const now = Date.now();
   const old = now - 40 * day;
@@ -481,7 +481,7 @@ test("an outcome whose tick meets another process's write lock waits in the queu
   await app.publish("case.deleted", { id: 1 });
   await rx.waitFor(1);
   // Another process (a CLI command, an operator's sqlite3) takes the write lock while the attempt runs.
-  const other = new Database(app.ctx.sqlite.filename);
+  const other = new Database(app.ctx.sqlite!.filename);
   other.exec("BEGIN IMMEDIATE");
   try {
     answer();

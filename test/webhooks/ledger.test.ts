@@ -144,7 +144,7 @@ test("a released lease is due again at once without counting an attempt; an outc
 test("a tick that cannot take the write lock throws and commits nothing", async () => {
   await subscribe();
   await publishEvents(3);
-  const other = new Database(t.ctx.sqlite.filename);
+  const other = new Database(t.ctx.sqlite!.filename);
   other.exec("BEGIN IMMEDIATE");
   try {
     // Fails at once (it never waits for another process's write lock), committing nothing.

@@ -39,10 +39,10 @@ test("subscriptions store their secrets sealed: the raw database file holds no w
   const created = (await (await t.admin("POST", "/api/admin/webhooks", { url: "https://hooks.example.com/x", events: ["*"] })).json()) as { id: number; secret: string };
   expect(created.secret).toStartWith("whsec_");
   const rotated = (await (await t.admin("POST", `/api/admin/webhooks/${created.id}/rotate-secret`)).json()) as { secret: string };
-  const row = t.ctx.sqlite.query("SELECT secret, previous_secret FROM webhook_subscriptions WHERE id = ?").get(created.id) as { secret: string; previous_secret: string };
+  const row = t.ctx.sqlite!.query("SELECT secret, previous_secret FROM webhook_subscriptions WHERE id = ?").get(created.id) as { secret: string; previous_secret: string };
   expect(t.ctx.secrets.open(row.secret)).toBe(rotated.secret);
   expect(t.ctx.secrets.open(row.previous_secret)).toBe(created.secret);
-  t.ctx.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  t.ctx.sqlite!.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   const raw = readFileSync(join(t.dir, "gatehouse.db")).toString("latin1");
   expect(raw).not.toContain("whsec_");
   expect(raw).not.toContain(created.secret.slice(6));

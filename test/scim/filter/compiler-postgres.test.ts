@@ -82,7 +82,7 @@ beforeAll(async () => {
   dropPg = db.drop;
   pg = postgres(db.url, { max: 1, onnotice: () => {}, types: { bigint: { to: 20, from: [20], serialize: String, parse: Number } } as never });
   await createTables(pg, TABLES);
-  await copyRows(t.ctx.sqlite, pg, TABLES);
+  await copyRows(t.ctx.sqlite!, pg, TABLES);
   await pg.unsafe("ANALYZE");
 }, 60_000);
 
@@ -107,8 +107,8 @@ type Listed = { total: number; ids: number[] };
 async function listOn(engine: Engine, query: Record<string, string>, workspaceId: number | null): Promise<Listed> {
   const { countQuery, pageQuery } = build(engine, () => userListQueries(parseListParams(query), undefined, workspaceId));
   if (engine === "sqlite") {
-    const n = (t.ctx.sqlite.query(countQuery.sql).get(...(countQuery.params as never[])) as { n: number }).n;
-    const rows = t.ctx.sqlite.query(pageQuery.sql).all(...(pageQuery.params as never[])) as { id: number }[];
+    const n = (t.ctx.sqlite!.query(countQuery.sql).get(...(countQuery.params as never[])) as { n: number }).n;
+    const rows = t.ctx.sqlite!.query(pageQuery.sql).all(...(pageQuery.params as never[])) as { id: number }[];
     return { total: n, ids: rows.map((r) => r.id) };
   }
   const [count] = (await pg.unsafe(postgresPlaceholders(countQuery.sql), countQuery.params as never[])) as unknown as { n: number }[];

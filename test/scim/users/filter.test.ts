@@ -116,7 +116,7 @@ describe("query plans", () => {
   const plan = (filter: string) => {
     const { countQuery, pageQuery } = userListQueries(parseListParams({ filter }));
     return [countQuery, pageQuery].map((q) =>
-      (t.ctx.sqlite.query(`EXPLAIN QUERY PLAN ${q.sql}`).all(...(q.params as never[])) as { detail: string }[]).map((r) => r.detail).join(" | "),
+      (t.ctx.sqlite!.query(`EXPLAIN QUERY PLAN ${q.sql}`).all(...(q.params as never[])) as { detail: string }[]).map((r) => r.detail).join(" | "),
     );
   };
 

@@ -162,17 +162,17 @@ test("random filters and bodies never yield a 5xx, always a SCIM error or a vali
   // the fuzz must exercise both outcomes, or it proves nothing
   expect(statuses.get(200) ?? 0).toBeGreaterThan(100);
   expect(statuses.get(400) ?? 0).toBeGreaterThan(100);
-  expect((t.ctx.sqlite.query("PRAGMA integrity_check").get() as { integrity_check: string }).integrity_check).toBe("ok");
-  expect(t.ctx.sqlite.query("PRAGMA foreign_key_check").all()).toEqual([]);
+  expect((t.ctx.sqlite!.query("PRAGMA integrity_check").get() as { integrity_check: string }).integrity_check).toBe("ok");
+  expect(t.ctx.sqlite!.query("PRAGMA foreign_key_check").all()).toEqual([]);
   // stored invariants: unique keys match names; at most one primary e-mail per user; seats respected
-  expect(t.ctx.sqlite.query("SELECT count(*) AS n FROM users WHERE user_name_key <> lower(user_name) AND user_name GLOB '*[A-Z]*' = 0").get()).toEqual({ n: 0 });
-  expect(t.ctx.sqlite.query("SELECT user_id FROM user_emails WHERE is_primary = 1 GROUP BY user_id HAVING count(*) > 1").all()).toEqual([]);
-  expect((t.ctx.sqlite.query("SELECT count(*) AS n FROM users WHERE active = 1 AND user_type = 'regular'").get() as { n: number }).n).toBeLessThanOrEqual(40);
+  expect(t.ctx.sqlite!.query("SELECT count(*) AS n FROM users WHERE user_name_key <> lower(user_name) AND user_name GLOB '*[A-Z]*' = 0").get()).toEqual({ n: 0 });
+  expect(t.ctx.sqlite!.query("SELECT user_id FROM user_emails WHERE is_primary = 1 GROUP BY user_id HAVING count(*) > 1").all()).toEqual([]);
+  expect((t.ctx.sqlite!.query("SELECT count(*) AS n FROM users WHERE active = 1 AND user_type = 'regular'").get() as { n: number }).n).toBeLessThanOrEqual(40);
   // users.emails (what responses render) is exactly user_emails (what filters read), in order
-  const rows = t.ctx.sqlite.query("SELECT user_id, value, type, is_primary FROM user_emails ORDER BY user_id, position").all() as { user_id: number; value: string; type: string | null; is_primary: number }[];
+  const rows = t.ctx.sqlite!.query("SELECT user_id, value, type, is_primary FROM user_emails ORDER BY user_id, position").all() as { user_id: number; value: string; type: string | null; is_primary: number }[];
   const expected = new Map<number, unknown[]>();
   for (const r of rows) (expected.get(r.user_id) ?? expected.set(r.user_id, []).get(r.user_id)!).push({ value: r.value, ...(r.type !== null ? { type: r.type } : {}), primary: r.is_primary === 1 });
-  const stored = t.ctx.sqlite.query("SELECT id, emails FROM users").all() as { id: number; emails: string }[];
+  const stored = t.ctx.sqlite!.query("SELECT id, emails FROM users").all() as { id: number; emails: string }[];
   expect(stored.length).toBeGreaterThan(30);
   for (const u of stored) expect({ id: u.id, emails: JSON.parse(u.emails) }).toEqual({ id: u.id, emails: expected.get(u.id) ?? [] });
 }, 120_000);
