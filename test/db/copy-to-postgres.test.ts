@@ -7,10 +7,12 @@
  */
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
+import { runCli } from "../../src/cli";
+import { parseCommandLine } from "../../src/cli/args";
 import { backupDatabase } from "../../src/db/backup";
 import { openDatabase, closeDatabase } from "../../src/db/connection";
 import { lockDataDir } from "../../src/db/data-dir-lock";
@@ -22,6 +24,7 @@ import { hashToken } from "../../src/lib/tokens";
 import { startDeliveryLoop } from "../../src/webhooks/dispatcher";
 import { createTestApp, until } from "../helpers";
 import { startReceiver } from "../webhooks/harness";
+import { jsonLines } from "../cli/json-lines";
 import { freshDatabase, testServerUrl } from "../support/postgres";
 
 const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
@@ -147,10 +150,14 @@ afterEach(async () => {
 
 /** A fresh, empty PostgreSQL database and a client of it (int8 as numbers, as Gatehouse reads them); dropped after the test. */
 async function target(): Promise<postgres.Sql> {
+  return (await targetWithUrl()).sql;
+}
+
+async function targetWithUrl(): Promise<{ sql: postgres.Sql; url: string }> {
   const db = await freshDatabase("copy");
   const sql = postgres(db.url, { max: 2, onnotice: () => {}, types: { int8: { to: 20, from: [20], serialize: String, parse: Number } as never } });
   cleanups.push(() => db.drop(), () => sql.end());
-  return sql;
+  return { sql, url: db.url };
 }
 
 /** A copy of the source's data directory for a test that changes it. */
@@ -338,7 +345,7 @@ test("a row PostgreSQL rejects halfway through fails the copy with the table nam
   db.close();
   const sql = await target();
   const error = await copyDataDirToPostgres(dir, sql, { batchRows: 2 }).catch((e) => e);
-  expect(error).toBeInstanceOf(Error);
+  expect(error).toBeInstanceOf(CopyRefusedError); // exit 2: a retry would meet the same row
   expect(error.message).toStartWith("copying tms_results (rows ");
   expect(error.message).toEndWith("nothing was written");
   expect(await totalRows(sql)).toBe(1); // the migrated database's seed row, as before the copy
@@ -354,4 +361,85 @@ test("a foreign key pointing at no row in the source is named before anything is
   expect(error).toBeInstanceOf(CopyRefusedError);
   expect(error.message).toMatch(/^the SQLite database has 1 row\(s\) whose foreign key points at no row \(group_members row \d+ → users\)/);
   expect([...(await sql`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`)]).toEqual([]);
+});
+
+/** `gatehouse …` in this process, with an env file of `settings` (each command reads its instance from it). */
+async function cli(args: string[], settings: Record<string, string>) {
+  const envFile = join(root, `cli-${Math.random().toString(36).slice(2)}.env`);
+  writeFileSync(envFile, Object.entries(settings).map(([k, v]) => `${k}=${v}\n`).join(""));
+  cleanups.push(() => rmSync(envFile, { force: true }));
+  let out = "";
+  let err = "";
+  const code = await runCli([...args, "--env-file", envFile], {}, { out: (t) => (out += t), err: (t) => (err += t) });
+  return { code, out, err: jsonLines(err).text };
+}
+
+/** The test server trusts 127.0.0.1, so a password in the URL is sent nowhere: it only has to stay out of every line. */
+const withPassword = (url: string) => {
+  const u = new URL(url);
+  u.password = "s3cret-Passw0rd";
+  return u.toString();
+};
+
+test("CLI: copy-to-postgres <url> copies, prints every table's count and the total, never the password; a second run exits 2", async () => {
+  const { sql, url } = await targetWithUrl();
+  const first = await cli(["copy-to-postgres", withPassword(url)], { GATEHOUSE_DATA_DIR: source.dir });
+  expect(first.code).toBe(0);
+  const users = (await sql`SELECT count(*)::int AS n FROM users`)[0]!.n;
+  expect(first.out).toMatch(new RegExp(`\\nusers +${users}\\n`));
+  expect(first.out).toMatch(/\ntotal +\d+ rows in \d+ tables, [\d.]+ s; every count checked equal on both sides\n/);
+  expect(first.out).toContain(`copied ${join(source.dir, "gatehouse.db")}\n    to postgres://gatehouse:***@127.0.0.1:`);
+  expect(first.err).toContain("table copied (not yet committed)");
+  for (const text of [first.out, first.err]) expect(text).not.toContain("s3cret-Passw0rd");
+
+  const second = await cli(["copy-to-postgres", withPassword(url)], { GATEHOUSE_DATA_DIR: source.dir });
+  expect(second.code).toBe(2);
+  expect(second.err).toContain("the target database is not empty");
+  expect(second.out).toBe("");
+  for (const text of [second.out, second.err]) expect(text).not.toContain("s3cret-Passw0rd");
+});
+
+test("CLI: without a URL the configuration's GATEHOUSE_DATABASE_URL is the target; with neither, exit 2 saying so", async () => {
+  const { sql, url } = await targetWithUrl();
+  const copied = await cli(["copy-to-postgres"], { GATEHOUSE_DATA_DIR: source.dir, GATEHOUSE_DATABASE_URL: withPassword(url) });
+  expect(copied.code).toBe(0);
+  expect(copied.out).toContain("The configuration names this database (GATEHOUSE_DATABASE_URL): start the server.");
+  expect((await sql`SELECT count(*)::int AS n FROM workspaces`)[0]!.n).toBe(2);
+
+  const none = await cli(["copy-to-postgres"], { GATEHOUSE_DATA_DIR: source.dir });
+  expect(none.code).toBe(2);
+  expect(none.err).toStartWith("copy-to-postgres needs the target database");
+});
+
+test("CLI: a bad target URL, a running server and a source at an older schema exit 2 with nothing written", async () => {
+  const bad = await cli(["copy-to-postgres", "mysql://me:pa55word@db/x"], { GATEHOUSE_DATA_DIR: source.dir });
+  expect(bad.code).toBe(2);
+  expect(bad.err).toStartWith("copy-to-postgres: the target URL: expected ");
+  expect(bad.err).not.toContain("pa55word");
+
+  const { sql, url } = await targetWithUrl();
+  const dir = sourceCopy("cli-serving");
+  const lock = lockDataDir(dir)!;
+  try {
+    const serving = await cli(["copy-to-postgres", url], { GATEHOUSE_DATA_DIR: dir });
+    expect(serving.code).toBe(2);
+    expect(serving.err).toContain("is in use by a running gatehouse serve");
+  } finally {
+    lock.release();
+  }
+  const db = new Database(join(dir, "gatehouse.db"));
+  db.run(`DELETE FROM __drizzle_migrations WHERE rowid = (SELECT max(rowid) FROM __drizzle_migrations)`);
+  db.close();
+  const older = await cli(["copy-to-postgres", url], { GATEHOUSE_DATA_DIR: dir });
+  expect(older.code).toBe(2);
+  expect(older.err).toContain("run `gatehouse migrate` with the same --env-file");
+  expect([...(await sql`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`)]).toEqual([]);
+});
+
+test("CLI grammar: one optional URL, help of its own", () => {
+  expect(parseCommandLine(["copy-to-postgres"])).toEqual({ ok: true, command: { name: "copy-to-postgres", envFile: null, url: null } });
+  expect(parseCommandLine(["copy-to-postgres", "postgres://db/x", "--env-file", "f"])).toEqual({ ok: true, command: { name: "copy-to-postgres", envFile: "f", url: "postgres://db/x" } });
+  expect(parseCommandLine(["copy-to-postgres", "a", "b"])).toEqual({ ok: false, error: "unexpected argument b for copy-to-postgres" });
+  expect(parseCommandLine(["copy-to-postgres", "--force"])).toEqual({ ok: false, error: "unknown option --force for copy-to-postgres" });
+  expect(parseCommandLine(["copy-to-postgres", "--help"])).toEqual({ ok: true, command: { name: "help", topic: "copy-to-postgres" } });
 });

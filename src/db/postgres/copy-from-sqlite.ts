@@ -258,7 +258,10 @@ async function copyTable(source: Database, tx: postgres.TransactionSql, table: S
     try {
       await tx.unsafe(head + values, batch.flat() as postgres.ParameterOrJSON<never>[], { prepare: false });
     } catch (e) {
-      throw new Error(`copying ${table.name} (rows ${copied + 1}–${copied + batch.length} in ${table.order} order): ${(e as Error).message}; nothing was written`, { cause: e });
+      const message = `copying ${table.name} (rows ${copied + 1}–${copied + batch.length} in ${table.order} order): ${(e as Error).message}; nothing was written`;
+      // A value PostgreSQL refuses (data exception, constraint) stays refused on a retry: the admin's to mend.
+      if (/^2[23]/.test((e as { code?: string }).code ?? "")) throw new CopyRefusedError(message);
+      throw new Error(message, { cause: e });
     }
     copied += batch.length;
     batch = [];
