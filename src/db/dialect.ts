@@ -277,6 +277,13 @@ export function integerOfText(expr: string): string {
   return `CAST(${expr} AS INTEGER)`;
 }
 
+/** An aggregate: the group's `value`s as text joined by `separator` (a constant), in `orderBy` order; NULL for no rows. */
+export function joinedText(value: SQLWrapper, separator: string, orderBy: SQLWrapper): SQL {
+  const sep = sql.raw(`'${separator.replaceAll("'", "''")}'`);
+  if (isPostgres()) return sql`string_agg((${value})::text, ${sep} ORDER BY ${orderBy})`;
+  return sql`group_concat(${value}, ${sep} ORDER BY ${orderBy})`;
+}
+
 /**
  * The order rows were inserted in, for tables whose key is not a sequence (`tms_results`, keyed by
  * hash): on SQLite the implicit rowid; PostgreSQL has none, and its schema gives such a table an

@@ -237,6 +237,14 @@ describe("substrings", () => {
   });
 });
 
+describe("aggregates", () => {
+  test("joinedText: the group's values joined in order, NULL for no rows", async () => {
+    expect(await same(() => sql`SELECT ${d.joinedText(col("id"), ",", sql`id DESC`)} AS ids FROM t WHERE id < 5`)).toEqual([{ ids: "4,3,2,1" }]);
+    expect(await same(() => sql`SELECT ${d.joinedText(col("name"), "', '", col("id"))} AS names FROM t WHERE id IN (1, 6)`)).toEqual([{ names: "Ada', 'abc" }]);
+    expect(await same(() => sql`SELECT ${d.joinedText(col("id"), ",", col("id"))} AS ids FROM t WHERE id > 99`)).toEqual([{ ids: null }]);
+  });
+});
+
 describe("comparisons", () => {
   test("isEqual / isNotEqual are two-valued: NOT keeps the NULL rows on the other side", async () => {
     expect(ids(await same(() => sql`SELECT id FROM t WHERE (${d.isEqual(col("name"), sql`${"Ada"}`)}) ORDER BY id`))).toEqual([1]);

@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
-import { inList } from "../../db/dialect";
+import { inList, joinedText } from "../../db/dialect";
 import type { AppContext } from "../../context";
 import type { Db, Tx } from "../../db/connection";
 import { addMembers, assertDisplayNameFree, newGroupId, removeMembers, replaceMembers } from "../../directory/groups";
@@ -97,7 +97,7 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
   function present(reader: Reader, row: GroupRow, projection: Projection): Record<string, unknown> | string {
     if (!projection.attributes?.length && !projection.excludedAttributes?.length && !projection.echo?.display && !projection.echo?.ref) {
       const [{ ids }] = reader.all<{ ids: string | null }>(
-        sql`SELECT group_concat(user_id, ',' ORDER BY user_id) AS ids FROM ${groupMembers} WHERE group_id = ${row.id}`,
+        sql`SELECT ${joinedText(sql`user_id`, ",", sql`user_id`)} AS ids FROM ${groupMembers} WHERE group_id = ${row.id}`,
       ) as [{ ids: string | null }];
       const members = ids === null ? "[]" : `[{"value":${ids.replaceAll(",", ',"type":"User"},{"value":')},"type":"User"}]`;
       const { meta, ...head } = render(row, undefined);
