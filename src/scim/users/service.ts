@@ -62,10 +62,10 @@ export function createUsersService(ctx: AppContext) {
 
   const render = userRenderer(config.baseUrl, withManagerReference);
 
-  // `?2` null: the organization, every group; else the workspace's groups only.
+  // `?2` null: the organization, every group; else the workspace's groups only (typed by its CAST: PostgreSQL cannot type a parameter from `IS NULL`).
   const groupsOf = connection.query<{ user_id: number; id: string; display_name: string }, [string, number | null]>(
     `SELECT gm.user_id, g.id, g.display_name FROM group_members gm JOIN groups g ON g.id = gm.group_id
-     WHERE ${inListText("gm.user_id", "?1")} AND (?2 IS NULL OR g.workspace_id = ?2) ORDER BY gm.user_id, g.display_name_key`,
+     WHERE ${inListText("gm.user_id", "?1")} AND (CAST(?2 AS bigint) IS NULL OR g.workspace_id = ?2) ORDER BY gm.user_id, g.display_name_key`,
   );
   /**
    * `groups` is `returned: "request"` (schema.ts): read from the memberships, for a whole page in

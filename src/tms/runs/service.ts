@@ -549,7 +549,7 @@ export function listResults(db: Db, p: ProjectRow, q: { limit: number; offset: n
   if (q.case_id) filters.push(inArray(results.caseId, integersOf(q.case_id, "case_id").map((n) => findRowId(db, "case", p.id, n) ?? 0)));
   if (q.member) filters.push(inArray(results.authorId, integersOf(q.member, "member")));
   // Every result here is recorded through the API (there is no manual entry).
-  if (q.api !== undefined && !flagOf(q.api, "api")) filters.push(sql`0`);
+  if (q.api !== undefined && !flagOf(q.api, "api")) filters.push(sql`FALSE`);
   if (q.from_end_time) filters.push(gte(results.created, timeOf(q.from_end_time, "from_end_time")));
   if (q.to_end_time) filters.push(lte(results.created, timeOf(q.to_end_time, "to_end_time")));
   const where = and(...filters);
