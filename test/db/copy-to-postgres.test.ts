@@ -13,7 +13,6 @@ import { join } from "node:path";
 import postgres from "postgres";
 import { runCli } from "../../src/cli";
 import { parseCommandLine } from "../../src/cli/args";
-import { backupDatabase } from "../../src/db/backup";
 import { openDatabase, closeDatabase } from "../../src/db/connection";
 import { lockDataDir } from "../../src/db/data-dir-lock";
 import { DatabaseNewerThanBinaryError, runMigrations } from "../../src/db/migrate";
@@ -22,16 +21,23 @@ import { copyDataDirToPostgres, CopyRefusedError, SEED_ROWS } from "../../src/db
 import { migratePostgres } from "../../src/db/postgres/migrate";
 import { hashToken } from "../../src/lib/tokens";
 import { startDeliveryLoop } from "../../src/webhooks/dispatcher";
-import { createTestApp, until } from "../helpers";
+import { until } from "../helpers";
+import { sqliteInstance } from "../support/sqlite-instance";
 import { startReceiver } from "../webhooks/harness";
 import { jsonLines } from "../cli/json-lines";
 import { freshDatabase, testServerUrl } from "../support/postgres";
+
+/** Each test copies into a real server and compares: seconds on a loaded machine. */
+const PG_TEST_MS = 60_000;
 
 const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0, 255, 7]);
 
 const root = mkdtempSync(join(tmpdir(), "gatehouse-copy-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+  if (source) rmSync(source.dir, { recursive: true, force: true });
+});
 
 /** The populated instance's data directory (a consistent backup of the app's database) and what it handed out. */
 let source: { dir: string; scimToken: string; apiTokens: string[]; reads: { users: unknown; cases: unknown } };
@@ -45,7 +51,7 @@ let source: { dir: string; scimToken: string; apiTokens: string[]; reads: { user
  */
 async function populate(): Promise<typeof source> {
   const receiver = startReceiver(() => new Response("down", { status: 500 }));
-  const t = createTestApp({ webhookAllowPrivateTargets: true, webhookPollIntervalMs: 20, webhookTimeoutMs: 1000, webhookRetrySchedule: [10] });
+  const t = sqliteInstance({ webhookAllowPrivateTargets: true, webhookPollIntervalMs: 20, webhookTimeoutMs: 1000, webhookRetrySchedule: [10] });
   try {
     const admin = async (method: string, path: string, body?: unknown, status = [200, 201]) => {
       const r = await t.admin(method, path, body);
@@ -128,12 +134,9 @@ async function populate(): Promise<typeof source> {
       users: await (await t.request("GET", "/scim/v2/Users?sortBy=userName", { headers: { authorization: `Bearer ${scimToken}` } })).json(),
       cases: await (await t.request("GET", "/api/v1/case/SHOP?limit=100", { headers: { token: apiTokens[0]! } })).json(),
     };
-    const dir = join(root, "source");
-    mkdirSync(dir);
-    backupDatabase(join(t.dir, "gatehouse.db"), join(dir, "gatehouse.db"));
-    return { dir, scimToken, apiTokens, reads };
+    return { dir: t.dir, scimToken, apiTokens, reads };
   } finally {
-    t.close();
+    await t.close();
     receiver.stop();
   }
 }
@@ -227,7 +230,7 @@ test("every row of every table is copied, ids kept, in one transaction; the coun
   } finally {
     db.close();
   }
-}, 60_000);
+}, PG_TEST_MS);
 
 test("every identity continues after the copied ids and after every id SQLite handed out (a deleted milestone's id is not reused)", async () => {
   const sql = await target();
@@ -252,14 +255,14 @@ test("every identity continues after the copied ids and after every id SQLite ha
   } finally {
     db.close();
   }
-});
+}, PG_TEST_MS);
 
 test("tokens stay valid: the hashes of the bearer tokens handed out are the copied ones", async () => {
   const sql = await target();
   await copyDataDirToPostgres(source.dir, sql);
   expect((await sql`SELECT count(*)::int AS n FROM scim_tokens WHERE token_hash = ${hashToken(source.scimToken)} AND revoked_at IS NULL`)[0]!.n).toBe(1);
   for (const token of source.apiTokens) expect((await sql`SELECT count(*)::int AS n FROM api_tokens WHERE token_hash = ${hashToken(token)}`)[0]!.n).toBe(1);
-});
+}, PG_TEST_MS);
 
 test("a second copy into the same database is refused before writing anything: the target is not empty", async () => {
   const sql = await target();
@@ -269,7 +272,7 @@ test("a second copy into the same database is refused before writing anything: t
   expect(error).toBeInstanceOf(CopyRefusedError);
   expect(error.message).toContain("the target database is not empty (rows in ");
   expect(await totalRows(sql)).toBe(before);
-});
+}, PG_TEST_MS);
 
 test("a target holding a single row of its own is refused, and keeps that row and nothing more", async () => {
   const sql = await target();
@@ -279,7 +282,7 @@ test("a target holding a single row of its own is refused, and keeps that row an
   expect(error).toBeInstanceOf(CopyRefusedError);
   expect(error.message).toStartWith("the target database is not empty (rows in admin_tokens)");
   expect(await totalRows(sql)).toBe(2); // that row and the seed workspace
-});
+}, PG_TEST_MS);
 
 test("a freshly migrated database holds only the seed rows the copy knows to replace", async () => {
   const sql = await target();
@@ -293,7 +296,7 @@ test("a freshly migrated database holds only the seed rows the copy knows to rep
   const report = await copyDataDirToPostgres(source.dir, sql);
   expect(report.migrationsApplied).toBe(0);
   expect(await rowCount(sql, "workspaces")).toBe(2);
-});
+}, PG_TEST_MS);
 
 test("a source at an older schema is refused with the way to upgrade it; the target is not touched", async () => {
   const dir = join(root, "older");
@@ -307,7 +310,7 @@ test("a source at an older schema is refused with the way to upgrade it; the tar
   expect(error.message).toContain(`at schema version ${sqliteMigrations.length - 2}; this Gatehouse copies schema version ${sqliteMigrations.length - 1} only`);
   expect(error.message).toContain("gatehouse migrate");
   expect([...(await sql`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`)]).toEqual([]);
-});
+}, PG_TEST_MS);
 
 test("a source a newer Gatehouse migrated is refused as the server refuses it (exit 2)", async () => {
   const dir = sourceCopy("newer");
@@ -318,7 +321,7 @@ test("a source a newer Gatehouse migrated is refused as the server refuses it (e
   const error = await copyDataDirToPostgres(dir, sql).catch((e) => e);
   expect(error).toBeInstanceOf(DatabaseNewerThanBinaryError);
   expect([...(await sql`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`)]).toEqual([]);
-});
+}, PG_TEST_MS);
 
 test("a data directory a server is running on is refused (its lock is held); so is one without a database", async () => {
   const dir = sourceCopy("serving");
@@ -335,7 +338,7 @@ test("a data directory a server is running on is refused (its lock is held); so 
   } finally {
     lock.release();
   }
-});
+}, PG_TEST_MS);
 
 test("a row PostgreSQL rejects halfway through fails the copy with the table named, and the target keeps no row", async () => {
   const dir = sourceCopy("nul");
@@ -349,7 +352,7 @@ test("a row PostgreSQL rejects halfway through fails the copy with the table nam
   expect(error.message).toStartWith("copying tms_results (rows ");
   expect(error.message).toEndWith("nothing was written");
   expect(await totalRows(sql)).toBe(1); // the migrated database's seed row, as before the copy
-});
+}, PG_TEST_MS);
 
 test("a foreign key pointing at no row in the source is named before anything is written", async () => {
   const dir = sourceCopy("dangling");
@@ -361,7 +364,7 @@ test("a foreign key pointing at no row in the source is named before anything is
   expect(error).toBeInstanceOf(CopyRefusedError);
   expect(error.message).toMatch(/^the SQLite database has 1 row\(s\) whose foreign key points at no row \(group_members row \d+ → users\)/);
   expect([...(await sql`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`)]).toEqual([]);
-});
+}, PG_TEST_MS);
 
 /** `gatehouse …` in this process, with an env file of `settings` (each command reads its instance from it). */
 async function cli(args: string[], settings: Record<string, string>) {
@@ -397,7 +400,7 @@ test("CLI: copy-to-postgres <url> copies, prints every table's count and the tot
   expect(second.err).toContain("the target database is not empty");
   expect(second.out).toBe("");
   for (const text of [second.out, second.err]) expect(text).not.toContain("s3cret-Passw0rd");
-});
+}, PG_TEST_MS);
 
 test("CLI: without a URL the configuration's GATEHOUSE_DATABASE_URL is the target; with neither, exit 2 saying so", async () => {
   const { sql, url } = await targetWithUrl();
@@ -409,7 +412,7 @@ test("CLI: without a URL the configuration's GATEHOUSE_DATABASE_URL is the targe
   const none = await cli(["copy-to-postgres"], { GATEHOUSE_DATA_DIR: source.dir });
   expect(none.code).toBe(2);
   expect(none.err).toStartWith("copy-to-postgres needs the target database");
-});
+}, PG_TEST_MS);
 
 test("CLI: a bad target URL, a running server and a source at an older schema exit 2 with nothing written", async () => {
   const bad = await cli(["copy-to-postgres", "mysql://me:pa55word@db/x"], { GATEHOUSE_DATA_DIR: source.dir });
@@ -434,7 +437,7 @@ test("CLI: a bad target URL, a running server and a source at an older schema ex
   expect(older.code).toBe(2);
   expect(older.err).toContain("run `gatehouse migrate` with the same --env-file");
   expect([...(await sql`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`)]).toEqual([]);
-});
+}, PG_TEST_MS);
 
 test("CLI grammar: one optional URL, help of its own", () => {
   expect(parseCommandLine(["copy-to-postgres"])).toEqual({ ok: true, command: { name: "copy-to-postgres", envFile: null, url: null } });

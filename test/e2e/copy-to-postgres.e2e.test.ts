@@ -5,19 +5,18 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
-import { backupDatabase } from "../../src/db/backup";
 import { hashToken } from "../../src/lib/tokens";
 import { jsonLines } from "../cli/json-lines";
-import { createTestApp } from "../helpers";
+import { sqliteInstance } from "../support/sqlite-instance";
 import { freshDatabase, testServerUrl } from "../support/postgres";
 import { buildBinary, runBinaryCommand } from "./binary";
 
 const root = mkdtempSync(join(tmpdir(), "gatehouse-copy-e2e-"));
-const dataDir = join(root, "data");
+let dataDir = "";
 let apiToken = "";
 let target: { url: string; drop(): Promise<void> };
 let sql: postgres.Sql;
@@ -28,17 +27,16 @@ const FILLER_ROWS = 60_000;
 beforeAll(async () => {
   testServerUrl();
   await buildBinary();
-  const t = createTestApp();
+  const t = sqliteInstance();
   try {
     apiToken = ((await (await t.admin("POST", "/api/admin/api-tokens", { name: "reporter" })).json()) as { token: string }).token;
     const v1 = (method: string, path: string, body: unknown) => t.request(method, `/api/v1${path}`, { body, headers: { token: apiToken } });
     expect((await v1("POST", "/project", { title: "Shop", code: "SHOP" })).status).toBe(200);
     for (let i = 0; i < 5; i++) expect((await v1("POST", "/case/SHOP", { title: `case ${i}` })).status).toBe(200);
-    mkdirSync(dataDir);
-    backupDatabase(join(t.dir, "gatehouse.db"), join(dataDir, "gatehouse.db"));
   } finally {
-    t.close();
+    await t.close();
   }
+  dataDir = t.dir;
   const db = new Database(join(dataDir, "gatehouse.db"));
   db.run("BEGIN");
   const insert = db.prepare(`INSERT INTO audit_log (at, actor_kind, actor_name, action, resource_type, resource_id, summary, outcome) VALUES (?1, 'admin-token', 'ci', 'case.create', 'case', ?2, ?3, 'success')`);
@@ -53,6 +51,7 @@ afterAll(async () => {
   await sql?.end();
   await target?.drop();
   rmSync(root, { recursive: true, force: true });
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 const withPassword = (url: string) => {
