@@ -183,6 +183,18 @@ describe("the user filter on PostgreSQL answers as on SQLite", () => {
   });
 });
 
+test("PostgreSQL parses the profile once per row, however many terms read it, and not at all when none does", () => {
+  const q = (query: Record<string, string>) => build("postgres", () => userListQueries(parseListParams(query)));
+  const many = q({ filter: `nickName eq "a" or ${ENTERPRISE}:department co "b" or phoneNumbers[primary eq true]`, sortBy: "addresses.postalCode" });
+  const parses = (statement: string) => statement.split("(u.profile)::jsonb").length - 1;
+  for (const statement of [many.countQuery.sql, many.pageQuery.sql]) expect(parses(statement)).toBe(1);
+  const sortOnly = q({ filter: 'userName sw "a"', sortBy: "nickName" });
+  expect(sortOnly.countQuery.sql).not.toContain("jsonb");
+  expect(parses(sortOnly.pageQuery.sql)).toBe(1);
+  const none = q({ filter: 'userName eq "a"', sortBy: "title" });
+  expect(none.countQuery.sql + none.pageQuery.sql).not.toContain("jsonb");
+});
+
 describe("anchored filters are index conditions on PostgreSQL", () => {
   const plan = async (filter: string) => {
     const { pageQuery } = build("postgres", () => userListQueries(parseListParams({ filter })));
