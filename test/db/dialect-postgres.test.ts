@@ -11,7 +11,7 @@ import { PgDialect } from "drizzle-orm/pg-core";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import postgres from "postgres";
 import * as d from "../../src/db/dialect";
-import { useEngine, type Engine } from "../../src/db/engine";
+import { engine as currentEngine, useEngine, type Engine } from "../../src/db/engine";
 import { caseFoldKey } from "../../src/directory/tables";
 import { freshDatabase } from "../support/postgres";
 
@@ -29,6 +29,8 @@ const ROWS: Row[] = [
 let lite: Database;
 let pg: postgres.Sql;
 let dropPg: () => Promise<void>;
+
+const engineAtStart = currentEngine();
 
 beforeAll(async () => {
   lite = new Database(":memory:");
@@ -50,7 +52,7 @@ beforeAll(async () => {
 }, 60_000); // the first use starts the run's PostgreSQL server
 
 afterAll(async () => {
-  useEngine("sqlite");
+  useEngine(engineAtStart);
   lite?.close();
   await pg?.end();
   await dropPg?.();
@@ -58,11 +60,12 @@ afterAll(async () => {
 
 /** Builds with the engine selected (the fragments read it at build time), then restores SQLite. */
 function build<T>(engine: Engine, make: () => T): T {
+  const before = currentEngine();
   useEngine(engine);
   try {
     return make();
   } finally {
-    useEngine("sqlite");
+    useEngine(before);
   }
 }
 

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type postgres from "postgres";
 import { postgresPlaceholders } from "../../../src/db/dialect";
-import { useEngine, type Engine } from "../../../src/db/engine";
+import { engine as currentEngine, useEngine, type Engine } from "../../../src/db/engine";
 import { groupMembers, groups, userEmails, users, workspaceMembers, workspaces } from "../../../src/directory/tables";
 import { parseListParams } from "../../../src/scim/query";
 import { userListQueries } from "../../../src/scim/users/service";
@@ -60,6 +60,8 @@ const fullUser = (userName: string) => ({
   [ENTERPRISE]: { employeeNumber: "701984", costCenter: "4130", organization: "Universal Studios", division: "Theme Park", department: "Tour Operations" },
 });
 
+const engineAtStart = currentEngine();
+
 beforeAll(async () => {
   for (const p of people) {
     const r = await t.scim("POST", "/Users", newUser(p.userName, p));
@@ -81,17 +83,18 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  useEngine("sqlite");
+  useEngine(engineAtStart);
   t.close();
   await closePg?.();
 });
 
 function build<T>(engine: Engine, make: () => T): T {
+  const before = currentEngine();
   useEngine(engine);
   try {
     return make();
   } finally {
-    useEngine("sqlite");
+    useEngine(before);
   }
 }
 

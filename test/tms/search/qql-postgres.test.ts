@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import type postgres from "postgres";
 import { postgresPlaceholders } from "../../../src/db/dialect";
-import { useEngine, type Engine } from "../../../src/db/engine";
+import { engine as currentEngine, useEngine, type Engine } from "../../../src/db/engine";
 import { users } from "../../../src/directory/tables";
 import { cases } from "../../../src/tms/cases/tables";
 import { customFields } from "../../../src/tms/custom-fields/tables";
@@ -31,6 +31,8 @@ let pg: postgres.Sql;
 let closePg: () => Promise<void>;
 const s: Record<string, number> = {};
 const NOW = new Date();
+
+const engineAtStart = currentEngine();
 
 beforeAll(async () => {
   h = await tmsHarness();
@@ -91,7 +93,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  useEngine("sqlite");
+  useEngine(engineAtStart);
   h?.close();
   await closePg?.();
 });
@@ -110,13 +112,14 @@ function fieldsFor(entity: string, titles: string[]): Map<string, QqlCustomField
 type Found = { total: number; keys: (string | number)[] };
 
 async function searchOn(engine: Engine, query: string, userId: number | null): Promise<Found> {
+  const before = currentEngine();
   useEngine(engine);
   let c;
   try {
     const q = parseQql(query);
     c = compileQql(q, 1, { userId, now: NOW, customFields: fieldsFor(q.entity, customFieldTitles(q)) });
   } finally {
-    useEngine("sqlite");
+    useEngine(before);
   }
   const countSql = `SELECT count(*) AS n FROM ${c.from} WHERE ${c.where}`;
   const pageSql = `SELECT ${c.key} AS k FROM ${c.from} WHERE ${c.where} ORDER BY ${c.order} LIMIT ? OFFSET ?`;
