@@ -3,6 +3,7 @@
  *   gatehouse [serve] [--env-file FILE]
  *   gatehouse migrate [--env-file FILE]
  *   gatehouse backup <file> [--env-file FILE]
+ *   gatehouse copy-to-postgres [postgres-url] [--env-file FILE]
  *   gatehouse scim-token <create --name NAME | list | revoke ID> [--env-file FILE]
  *   gatehouse config check [--env-file FILE]
  *   gatehouse version | --version | -v
@@ -15,6 +16,7 @@ export type Command =
   | { name: "serve"; envFile: string | null }
   | { name: "migrate"; envFile: string | null }
   | { name: "backup"; envFile: string | null; target: string }
+  | { name: "copy-to-postgres"; envFile: string | null; url: string | null }
   | { name: "scim-token"; envFile: string | null; args: string[] }
   | { name: "config-check"; envFile: string | null }
   | { name: "version" }
@@ -28,6 +30,8 @@ Commands:
   serve                 Run the server (the default command)
   migrate               Apply pending database migrations, then exit
   backup <file>         Write a consistent copy of the database to <file>; safe while serving
+  copy-to-postgres [url]
+                        Copy this instance's SQLite database into an empty PostgreSQL database
   scim-token create --name NAME [--workspace ID] | list | revoke ID
                         Manage the bearer tokens identity providers use for SCIM
   config check          Validate the configuration and print it (secrets masked)
@@ -69,6 +73,24 @@ ${ENV_FILE_HELP}
 Writes a consistent, checked copy of the database to <file> (mode 0600) while the server keeps
 serving. Refuses to overwrite <file>. The copy holds webhook signing secrets encrypted: a
 restore needs the secret key file too (GATEHOUSE_SECRET_KEY_FILE).
+
+${ENV_FILE_HELP}
+`,
+  "copy-to-postgres": `Usage: gatehouse copy-to-postgres [postgres://USER@HOST:5432/DATABASE?sslmode=…] [--env-file FILE]
+
+Moves an instance to PostgreSQL: copies every row of its SQLite database (in GATEHOUSE_DATA_DIR),
+ids kept, into an empty PostgreSQL database, which it first migrates to this executable's schema.
+One transaction: the target gets all of it or, after any failure, nothing. The SQLite file is
+only read. Prints each table's row count, checked equal on both sides. Then set
+GATEHOUSE_DATABASE_URL and start the server (same secret key file: webhook secrets stay sealed).
+
+Without a URL, GATEHOUSE_DATABASE_URL from the configuration is the target (with
+GATEHOUSE_DATABASE_CA_FILE); a URL without a password takes it from PGPASSWORD, which keeps it
+out of the process list. The password is never printed.
+
+Stop the server first: the copy takes the data directory's lock as \`serve\` does. Refused, with
+nothing written (exit 2): a running server, a target holding any row, a database not at this
+executable's schema (start the server once, or run \`gatehouse migrate\`, then copy).
 
 ${ENV_FILE_HELP}
 `,
@@ -144,6 +166,12 @@ export function parseCommandLine(argv: string[]): ParseResult {
       if (target === undefined || target.startsWith("-")) return target === undefined ? { ok: false, error: "backup needs a target file: gatehouse backup <file>" } : unexpected(target, "backup");
       if (extra.length > 0) return unexpected(extra[0]!, "backup");
       return { ok: true, command: { name: "backup", envFile, target } };
+    }
+    case "copy-to-postgres": {
+      const [url, ...extra] = args;
+      if (url !== undefined && url.startsWith("-")) return unexpected(url, "copy-to-postgres");
+      if (extra.length > 0) return unexpected(extra[0]!, "copy-to-postgres");
+      return { ok: true, command: { name: "copy-to-postgres", envFile, url: url ?? null } };
     }
     case "scim-token":
       // The SCIM token CLI validates its own sub-commands.

@@ -19,6 +19,7 @@ import { COMMAND_HELP, parseCommandLine, USAGE, type Command } from "./args";
 import { classifyFailure, EXIT_ADMIN_MUST_ACT, EXIT_OK, EXIT_TRANSIENT } from "./exit-codes";
 import { loadConfig, type Origin } from "./load-config";
 import { serveUntilSignalled } from "./serve";
+import { copyToPostgresCommand } from "./copy-to-postgres";
 
 export type CliIo = { out(text: string): void; err(text: string): void };
 const stdio: CliIo = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) };
@@ -113,6 +114,8 @@ async function runCommand(
         return e.transient ? EXIT_TRANSIENT : EXIT_ADMIN_MUST_ACT;
       }
     }
+    case "copy-to-postgres":
+      return copyToPostgresCommand(config, command.url, io, log);
     case "scim-token": {
       const file = databaseFile(config);
       // Never mint a token into a database no server reads (a fresh ./data where the admin stands).

@@ -178,6 +178,27 @@ export function jsonValue(doc: SQLWrapper, keys: JsonKeys, type: JsonType = "tex
 }
 
 /**
+ * SQL text: a row's JSON document `doc` parsed once for the whole statement, for the JSON
+ * fragments to read instead of `doc` when many of them read the same document (the SCIM list
+ * query's profile): PostgreSQL would parse the text again for each (it shares no common
+ * expression), so it reads `alias.doc`, parsed by the source `parsedJsonSourceText` adds to the
+ * FROM. SQLite reads `doc` itself.
+ */
+export function parsedJsonText(doc: string, alias: string): string {
+  return isPostgres() ? `${alias}.doc` : doc;
+}
+
+/**
+ * SQL text to append after the table in FROM when `statement` reads `parsedJsonText(doc, alias)`:
+ * on PostgreSQL a lateral parse of `doc` per row (`OFFSET 0` keeps the planner from inlining it
+ * back into every use); nothing otherwise, so a statement that reads no JSON parses none.
+ */
+export function parsedJsonSourceText(doc: string, alias: string, statement: string): string {
+  if (!isPostgres() || !statement.includes(`${alias}.doc`)) return "";
+  return ` CROSS JOIN LATERAL (SELECT (${doc})::jsonb AS doc OFFSET 0) ${alias}`;
+}
+
+/**
  * SQL text: the elements of the JSON array at `keys` in `doc`, as a table named `alias` (none
  * when it is absent; on PostgreSQL none either when it is not an array). `jsonElementText(alias, …)`
  * reads an element, and `jsonElementOrderText(alias)` orders them as in the array.
@@ -275,6 +296,13 @@ export function numberOfText(expr: string): string {
 export function integerOfText(expr: string): string {
   if (isPostgres()) return `(CASE WHEN (${expr}) ~ '^\\s*[-+]?[0-9]{1,18}\\s*$' THEN (${expr})::bigint END)`;
   return `CAST(${expr} AS INTEGER)`;
+}
+
+/** An aggregate: the group's `value`s as text joined by `separator` (a constant), in `orderBy` order; NULL for no rows. */
+export function joinedText(value: SQLWrapper, separator: string, orderBy: SQLWrapper): SQL {
+  const sep = sql.raw(`'${separator.replaceAll("'", "''")}'`);
+  if (isPostgres()) return sql`string_agg((${value})::text, ${sep} ORDER BY ${orderBy})`;
+  return sql`group_concat(${value}, ${sep} ORDER BY ${orderBy})`;
 }
 
 /**

@@ -11,7 +11,7 @@ import { PgDialect } from "drizzle-orm/pg-core";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import postgres from "postgres";
 import * as d from "../../src/db/dialect";
-import { useEngine, type Engine } from "../../src/db/engine";
+import { engine as currentEngine, useEngine, type Engine } from "../../src/db/engine";
 import { caseFoldKey } from "../../src/directory/tables";
 import { freshDatabase } from "../support/postgres";
 
@@ -29,6 +29,8 @@ const ROWS: Row[] = [
 let lite: Database;
 let pg: postgres.Sql;
 let dropPg: () => Promise<void>;
+
+const engineAtStart = currentEngine();
 
 beforeAll(async () => {
   lite = new Database(":memory:");
@@ -50,7 +52,7 @@ beforeAll(async () => {
 }, 60_000); // the first use starts the run's PostgreSQL server
 
 afterAll(async () => {
-  useEngine("sqlite");
+  useEngine(engineAtStart);
   lite?.close();
   await pg?.end();
   await dropPg?.();
@@ -58,11 +60,12 @@ afterAll(async () => {
 
 /** Builds with the engine selected (the fragments read it at build time), then restores SQLite. */
 function build<T>(engine: Engine, make: () => T): T {
+  const before = currentEngine();
   useEngine(engine);
   try {
     return make();
   } finally {
-    useEngine("sqlite");
+    useEngine(before);
   }
 }
 
@@ -234,6 +237,14 @@ describe("substrings", () => {
     expect(ids(await same(() => sql`SELECT id FROM t WHERE name IS NOT NULL AND ${d.endsWithText(name(), f("BC"))} ORDER BY id`))).toEqual([2, 3, 6]);
     expect(ids(await same(() => sql`SELECT id FROM t WHERE name IS NOT NULL AND ${d.endsWithText(name(), f("xabc"))} ORDER BY id`))).toEqual([]);
     expect(ids(await same(() => sql`SELECT id FROM t WHERE name IS NOT NULL AND ${d.endsWithText(name(), f("%_OFF\\NOW"))} ORDER BY id`))).toEqual([4]);
+  });
+});
+
+describe("aggregates", () => {
+  test("joinedText: the group's values joined in order, NULL for no rows", async () => {
+    expect(await same(() => sql`SELECT ${d.joinedText(col("id"), ",", sql`id DESC`)} AS ids FROM t WHERE id < 5`)).toEqual([{ ids: "4,3,2,1" }]);
+    expect(await same(() => sql`SELECT ${d.joinedText(col("name"), "', '", col("id"))} AS names FROM t WHERE id IN (1, 6)`)).toEqual([{ names: "Ada', 'abc" }]);
+    expect(await same(() => sql`SELECT ${d.joinedText(col("id"), ",", col("id"))} AS ids FROM t WHERE id > 99`)).toEqual([{ ids: null }]);
   });
 });
 

@@ -1,47 +1,44 @@
 /**
- * For tests that run the queries features build against PostgreSQL before its migrations exist
- * for them: the given sqlite-core tables created on a PostgreSQL database with the column types
- * that mirror SQLite's storage classes (INTEGER → bigint, TEXT → text, REAL → double precision,
- * BLOB → bytea), their primary keys and column indexes, and `copyRows` to give it a SQLite
- * database's rows. Not the product's schema (no defaults, no foreign keys): enough to run a SELECT.
+ * For tests that run the queries features build on both engines: a fresh PostgreSQL database
+ * migrated to the product's schema (src/db/postgres/migrate.ts), given a SQLite database's rows of
+ * the named tables — data made through the real HTTP surface on SQLite, then the same rows on
+ * PostgreSQL.
  */
 import type { Database } from "bun:sqlite";
 import { getTableConfig, type SQLiteTable } from "drizzle-orm/sqlite-core";
-import type postgres from "postgres";
+import postgres from "postgres";
+import { migratePostgres } from "../../src/db/postgres/migrate";
+import { freshDatabase } from "../support/postgres";
 
-const TYPES: Record<string, string> = { integer: "bigint", text: "text", real: "double precision", numeric: "numeric", blob: "bytea" };
-
-/** The tables whose key is no sequence get the identity column the dialect orders insertion by. */
-const INSERTION_ORDERED = new Set(["tms_results"]);
-
-export function postgresDdl(table: SQLiteTable): string[] {
-  const c = getTableConfig(table);
-  const columns = c.columns.map((col) => {
-    const type = TYPES[col.getSQLType().toLowerCase()] ?? "text";
-    return `"${col.name}" ${type}${col.primary ? " PRIMARY KEY" : ""}${col.notNull && !col.primary ? " NOT NULL" : ""}`;
-  });
-  if (INSERTION_ORDERED.has(c.name)) columns.push("insertion_seq bigint GENERATED ALWAYS AS IDENTITY");
-  for (const pk of c.primaryKeys) columns.push(`PRIMARY KEY (${pk.columns.map((x) => `"${x.name}"`).join(", ")})`);
-  const out = [`CREATE TABLE "${c.name}" (${columns.join(", ")})`];
-  for (const index of c.indexes) {
-    const cols = index.config.columns.map((x) => ("name" in x ? `"${(x as { name: string }).name}"` : null));
-    if (cols.some((x) => x === null)) continue; // an expression index: SQLite's own spelling
-    out.push(`CREATE ${index.config.unique ? "UNIQUE " : ""}INDEX "${index.config.name}" ON "${c.name}" (${cols.join(", ")})`);
-  }
-  return out;
+/** A one-connection client (the session settings below stay on it); int8 read as a JS number, as the product reads it. */
+export async function migratedCopy(sqlite: Database, tables: readonly SQLiteTable[], prefix: string): Promise<{ pg: postgres.Sql; close(): Promise<void> }> {
+  const db = await freshDatabase(prefix);
+  const pg = postgres(db.url, { max: 1, onnotice: () => {}, types: { bigint: { to: 20, from: [20], serialize: String, parse: Number } } as never });
+  await migratePostgres(pg);
+  await copyRows(sqlite, pg, tables);
+  await pg.unsafe("ANALYZE");
+  return {
+    pg,
+    async close() {
+      await pg.end();
+      await db.drop();
+    },
+  };
 }
 
-export async function createTables(pg: postgres.Sql, tables: readonly SQLiteTable[]): Promise<void> {
-  for (const table of tables) for (const statement of postgresDdl(table)) await pg.unsafe(statement);
-}
-
-/** Every row of `tables` from the SQLite database into the PostgreSQL one (in rowid order, so insertion order carries over). */
+/**
+ * Every row of `tables` from the SQLite database into the PostgreSQL one, in rowid order (so
+ * insertion order carries over), foreign keys unchecked for the copy (tables in any order); rows
+ * already there (the migrated default workspace) are kept.
+ */
 export async function copyRows(sqlite: Database, pg: postgres.Sql, tables: readonly SQLiteTable[]): Promise<void> {
+  await pg.unsafe("SET session_replication_role = replica");
   for (const table of tables) {
-    const name = getTableConfig(table).name;
-    const columns = getTableConfig(table).columns.map((x) => x.name);
-    const rows = sqlite.query(`SELECT ${columns.map((x) => `"${x}"`).join(", ")} FROM "${name}" ORDER BY rowid`).values() as unknown[][];
-    const insert = `INSERT INTO "${name}" (${columns.map((x) => `"${x}"`).join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})`;
+    const { name, columns } = getTableConfig(table);
+    const names = columns.map((x) => `"${x.name}"`).join(", ");
+    const rows = sqlite.query(`SELECT ${names} FROM "${name}" ORDER BY rowid`).values() as unknown[][];
+    const insert = `INSERT INTO "${name}" (${names}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")}) ON CONFLICT DO NOTHING`;
     for (const row of rows) await pg.unsafe(insert, row as never[]);
   }
+  await pg.unsafe("SET session_replication_role = DEFAULT");
 }

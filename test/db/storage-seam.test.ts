@@ -23,7 +23,7 @@ const SQLITE_ONLY: { name: string; pattern: RegExp }[] = [
   { name: "PRAGMA (src/db)", pattern: /\bPRAGMA\b/i },
   { name: "SQLite catalog or VACUUM (src/db)", pattern: /\bsqlite_(master|schema|sequence)\b|\bVACUUM\b/i },
   { name: "rowid (dialect insertionOrder)", pattern: /\b(rowid|ROWID|_rowid_)\b/ },
-  { name: "SQLite-only SQL function (dialect includesText…)", pattern: /\b(instr|ifnull|strftime|julianday|unixepoch)\s*\(|\bGLOB\b/ },
+  { name: "SQLite-only SQL function (dialect includesText, joinedText…)", pattern: /\b(instr|ifnull|strftime|julianday|unixepoch|group_concat)\s*\(|\bGLOB\b/ },
   { name: "bun:sqlite transaction API (immediateTransaction / writeTransaction)", pattern: /\.immediate\s*\(|\bbehavior\s*:\s*["']immediate["']/ },
   { name: "bun:sqlite run result field (RETURNING)", pattern: /\blastInsertRowid\b/ },
   { name: "the raw connection (preparedQuery / rowsOf / execute)", pattern: /\.sqlite\b|["']sqlite["']|\b(clientOf|writerOf|perConnection)\b/ },

@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
-import { inList } from "../../db/dialect";
+import { inList, joinedText } from "../../db/dialect";
 import type { AppContext } from "../../context";
 import type { Db, Tx } from "../../db/connection";
 import { addMembers, assertDisplayNameFree, newGroupId, removeMembers, replaceMembers } from "../../directory/groups";
@@ -111,7 +111,7 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
     if (!projection.attributes?.length && !projection.excludedAttributes?.length && !projection.echo?.display && !projection.echo?.ref) {
       const [{ ids }] = (await rowsOf<{ ids: string | null }>(
         reader,
-        sql`SELECT string_agg(CAST(user_id AS TEXT), ',' ORDER BY user_id) AS ids FROM ${groupMembers} WHERE group_id = ${row.id}`,
+        sql`SELECT ${joinedText(sql`user_id`, ",", sql`user_id`)} AS ids FROM ${groupMembers} WHERE group_id = ${row.id}`,
       )) as [{ ids: string | null }];
       const members = ids === null ? "[]" : `[{"value":${ids.replaceAll(",", ',"type":"User"},{"value":')},"type":"User"}]`;
       const { meta, ...head } = render(row, undefined);

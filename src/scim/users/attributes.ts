@@ -12,7 +12,7 @@
  *   candidate rows; the filter's size bounds keep it cheap enough).
  */
 import { sql, type SQL } from "drizzle-orm";
-import { ignoringCase, ignoringCaseText, jsonElementOrderText, jsonElementsText, jsonElementText, jsonValueText, type JsonKeys, type JsonType } from "../../db/dialect";
+import { ignoringCase, ignoringCaseText, jsonElementOrderText, jsonElementsText, jsonElementText, jsonValueText, parsedJsonText, type JsonKeys, type JsonType } from "../../db/dialect";
 import type { ScimAttribute } from "../discovery/attributes";
 import { ScimError } from "../errors";
 import type { AttrPath, AttributeResolver, AttributeType, MultiValuedAttribute, ScalarAttribute } from "../filter";
@@ -116,6 +116,14 @@ const idAttribute: ScalarAttribute = {
   toParam: (v) => (typeof v === "number" ? v : typeof v === "string" && /^\d{1,15}$/.test(v) ? Number(v) : -1),
 };
 
+/**
+ * The profile document as the JSON fragments read it: parsed once per row where the engine needs
+ * that, under the alias `up` the list query's FROM then adds (`PROFILE_SOURCE`, users/service.ts).
+ * A function: the engine is chosen before queries are built, not when this module loads.
+ */
+const profileDoc = () => parsedJsonText("u.profile", PROFILE_ALIAS);
+export const PROFILE_ALIAS = "up";
+
 /** Where a profile attribute sits in the document: `nickName`, or `department` under the extension's URN. */
 const profileKeys = (schemaId: string, name: string): JsonKeys => (schemaId === userSchema.id ? [name] : [schemaId, name]);
 
@@ -123,7 +131,7 @@ const profileKeys = (schemaId: string, name: string): JsonKeys => (schemaId === 
 function profileMultiValued(schemaId: string, def: ScimAttribute): MultiValuedAttribute {
   return {
     kind: "multiValued",
-    within: (cond: SQL) => sql`EXISTS (SELECT 1 FROM ${sql.raw(jsonElementsText("u.profile", profileKeys(schemaId, def.name), "j"))} WHERE ${cond})`,
+    within: (cond: SQL) => sql`EXISTS (SELECT 1 FROM ${sql.raw(jsonElementsText(profileDoc(), profileKeys(schemaId, def.name), "j"))} WHERE ${cond})`,
     resolveSub: (sub: string) => {
       const s = findAttribute(def.subAttributes, sub);
       if (!s) throw new ScimError(400, `${def.name} has no sub-attribute "${sub}"`, "invalidFilter");
@@ -178,11 +186,11 @@ const resolverFor = (workspaceId: number | null): AttributeResolver => {
       if (!s || (schema === userSchema && name === "name" && userColumnOf(`name.${s.name}`))) return unknown(p);
       if (s.name === "$ref" && s.mutability === "readOnly") throw new ScimError(400, `${def.name}.$ref is the URL of ${def.name}.value: filter on that`, "invalidFilter");
       if (s.name === "displayName" && s.mutability === "readOnly") // manager.displayName: the manager's own, if the scope sees them
-        return scalarOf(s, `(SELECT m.display_name FROM users m WHERE m.id = ${jsonValueText("u.profile", [...profileKeys(schema.id, def.name), "value"], "id")}${memberOf(workspaceId, "m.id")})`);
-      return scalarOf(s, jsonValueText("u.profile", [...profileKeys(schema.id, def.name), s.name], jsonTypeOf(s)));
+        return scalarOf(s, `(SELECT m.display_name FROM users m WHERE m.id = ${jsonValueText(profileDoc(), [...profileKeys(schema.id, def.name), "value"], "id")}${memberOf(workspaceId, "m.id")})`);
+      return scalarOf(s, jsonValueText(profileDoc(), [...profileKeys(schema.id, def.name), s.name], jsonTypeOf(s)));
     }
     if (sub) return unknown(p);
-    return scalarOf(def, jsonValueText("u.profile", profileKeys(schema.id, def.name), jsonTypeOf(def)));
+    return scalarOf(def, jsonValueText(profileDoc(), profileKeys(schema.id, def.name), jsonTypeOf(def)));
   };
 };
 
@@ -222,7 +230,7 @@ export function userSortExpression(p: AttrPath, workspaceId: number | null = nul
     const s = findAttribute(def.subAttributes, p.sub ?? "value") ?? def.subAttributes![0]!;
     // NULLS LAST: SQLite's order for DESC, spelled out for PostgreSQL's (an entry without `primary` is not the primary one)
     const primary = findAttribute(def.subAttributes, "primary") ? `${jsonElementText("j", ["primary"], "boolean")} DESC NULLS LAST, ` : "";
-    const first = `(SELECT ${jsonElementText("j", [s.name], jsonTypeOf(s))} FROM ${jsonElementsText("u.profile", profileKeys(schema.id, def.name), "j")} ORDER BY ${primary}${jsonElementOrderText("j")} LIMIT 1)`;
+    const first = `(SELECT ${jsonElementText("j", [s.name], jsonTypeOf(s))} FROM ${jsonElementsText(profileDoc(), profileKeys(schema.id, def.name), "j")} ORDER BY ${primary}${jsonElementOrderText("j")} LIMIT 1)`;
     return sql.raw(s.type === "string" ? ignoringCaseText(first) : first);
   }
   const text = resolved.type === "string" && !resolved.caseExact && !resolved.folded;

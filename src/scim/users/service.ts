@@ -7,7 +7,7 @@
  */
 import type { AppContext } from "../../context";
 import { preparedQuery, type Param, type PreparedQuery } from "../../db/statement";
-import { inListText, listParam, queryText } from "../../db/dialect";
+import { inListText, listParam, parsedJsonSourceText, queryText } from "../../db/dialect";
 import { caseFoldKey } from "../../directory/tables";
 import { createUserDirectory, USER_RESOURCE_COLUMNS, userWriteKeys, validateUser, type UserResourceRow, type UserState } from "../../directory/users";
 import { notYours } from "../../directory/errors";
@@ -16,7 +16,7 @@ import { scimNotFound } from "../errors";
 import { assertFilterCost, compileFilter, parseFilter, type AttrPath, type FilterNode, type IsIndexProbe } from "../filter";
 import { resourceLocation, SCHEMA_USER } from "../protocol";
 import { listResponse, projectResource, type ListParams } from "../query";
-import { userFilterResolverFor, userSortExpression } from "./attributes";
+import { PROFILE_ALIAS, userFilterResolverFor, userSortExpression } from "./attributes";
 import { applyUserPatch, type PatchOp } from "./patch";
 import { managerOf, userRenderer, type UserResource } from "./render";
 import { writeTransaction } from "../../db/transaction";
@@ -248,10 +248,13 @@ export function userListQueries(params: ListParams, parsed?: FilterNode, workspa
     const expr = queryText(userSortExpression(params.sortBy, workspaceId)).sql;
     order = `${expr} ${params.sortOrder === "descending" ? "DESC" : "ASC"} NULLS LAST, u.id ASC`;
   }
+  // the profile parsed once per row when the filter or the sort reads it (dialect parsedJsonText)
+  const countFrom = `users u${parsedJsonSourceText("u.profile", PROFILE_ALIAS, whereClause)}`;
+  const pageFrom = `users u${parsedJsonSourceText("u.profile", PROFILE_ALIAS, whereClause + order)}`;
   return {
-    countQuery: { sql: `SELECT count(*) AS n FROM users u${whereClause}`, params: whereParams },
+    countQuery: { sql: `SELECT count(*) AS n FROM ${countFrom}${whereClause}`, params: whereParams },
     // LIMIT is written as a literal (an integer 0…1000 from parseListParams): with a bound LIMIT,
     // SQLite cannot plan the top-N sort and an indexed one-row lookup costs several times more.
-    pageQuery: { sql: `SELECT ${USER_RESOURCE_COLUMNS} FROM users u${whereClause} ORDER BY ${order} LIMIT ${Math.trunc(params.count)} OFFSET ?`, params: [...whereParams, params.startIndex - 1] },
+    pageQuery: { sql: `SELECT ${USER_RESOURCE_COLUMNS} FROM ${pageFrom}${whereClause} ORDER BY ${order} LIMIT ${Math.trunc(params.count)} OFFSET ?`, params: [...whereParams, params.startIndex - 1] },
   };
 }

@@ -591,7 +591,7 @@ export async function listResults(db: Db, p: ProjectRow, q: { limit: number; off
   }
   if (q.member) filters.push(inArray(results.authorId, integersOf(q.member, "member")));
   // Every result here is recorded through the API (there is no manual entry).
-  if (q.api !== undefined && !flagOf(q.api, "api")) filters.push(sql`1 = 0`);
+  if (q.api !== undefined && !flagOf(q.api, "api")) filters.push(sql`FALSE`);
   if (q.from_end_time) filters.push(gte(results.created, timeOf(q.from_end_time, "from_end_time")));
   if (q.to_end_time) filters.push(lte(results.created, timeOf(q.to_end_time, "to_end_time")));
   const where = and(...filters);

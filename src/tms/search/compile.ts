@@ -2,7 +2,8 @@ import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, enumLegend, findEnumName,
 import { numberSql } from "../shared/numbers";
 import { own } from "../../lib/own";
 import { DATE_FUNCTION_NAMES, DateArgumentError, evaluateDateFunction, normalizeDateLiteral } from "./dates";
-import { integerOfText, jsonElementsText, jsonElementText, numberOfText } from "../../db/dialect";
+import { foldCaseLiteral, foldCaseText, integerOfText, jsonElementsText, jsonElementText, numberOfText } from "../../db/dialect";
+import { caseFoldKey } from "../../directory/tables";
 import { QqlError, type Call, type Expr, type Query, type Value } from "./qql";
 
 /**
@@ -23,9 +24,21 @@ type Entity = { from: string; base: string; key: string; order: string; fields: 
 
 const projectField: Record<string, Field> = { project: ["p.code", "text"] };
 const authorFields: Record<string, Field> = { author: ["e.author_id", "user"], createdby: ["e.author_id", "user"] };
+/**
+ * A condition as a 0/1 field, like the stored booleans: a bool field compares with the 1/0 `bind`
+ * gives it, and PostgreSQL would take that parameter as a boolean (which the driver writes from
+ * true/false only) if the field were a condition.
+ */
+const flag = (condition: string) => `(CASE WHEN ${condition} THEN 1 ELSE 0 END)`;
 const titleOf = (table: string, keyColumn: string) => `(SELECT title FROM ${table} WHERE id = ${keyColumn})`;
 
-/** Tags and custom field values are JSON arrays in their row; the engine's JSON SQL comes from the storage seam. */
+/**
+ * Tags and custom field values are JSON arrays in their row; the engine's JSON SQL, case folding
+ * and text-to-number reads come from the storage seam (src/db/dialect.ts), so one compiled query
+ * runs on both engines. Text compares ASCII-folded on both sides (`foldCaseText` on the column,
+ * `foldCaseLiteral` on the value); a person's e-mail (userName) through its folded key, as the
+ * directory compares it.
+ */
 const jsonArrayAny = (column: string, test: (alias: string) => string) => `EXISTS (SELECT 1 FROM ${jsonElementsText(column, [], "j")} WHERE ${test("j")})`;
 const jsonArrayIsEmpty = (column: string) => `(NOT EXISTS (SELECT 1 FROM ${jsonElementsText(column, [], "j")}))`;
 
@@ -42,26 +55,26 @@ export const QQL_ENTITIES: Record<string, Entity> = {
       id: ["e.number", "number"], title: ["e.title", "text"], description: ["e.description", "text"], preconditions: ["e.preconditions", "text"],
       postconditions: ["e.postconditions", "text"], severity: ["e.severity", "enum", SEVERITY], priority: ["e.priority", "enum", PRIORITY], type: ["e.type", "enum", CASE_TYPE],
       behavior: ["e.behavior", "enum", BEHAVIOR], layer: ["e.layer", "enum", LAYER], status: ["e.status", "enum", CASE_STATUS], isflaky: ["e.is_flaky", "bool"],
-      is_flaky: ["e.is_flaky", "bool"], automated: ["e.is_automated", "bool"], ismanual: ["(1 - e.is_automated)", "bool"], istobeautomated: ["e.to_be_automated", "bool"],
-      automation: ["(CASE WHEN e.is_automated = 1 THEN 'automated' WHEN e.to_be_automated = 1 THEN 'to_be_automated' ELSE 'manual' END)", "enum", AUTOMATION],
+      is_flaky: ["e.is_flaky", "bool"], automated: ["e.is_automated", "bool"], ismanual: [flag("e.is_automated = 0"), "bool"], istobeautomated: ["e.to_be_automated", "bool"],
+      automation: ["(CASE WHEN e.is_automated <> 0 THEN 'automated' WHEN e.to_be_automated <> 0 THEN 'to_be_automated' ELSE 'manual' END)", "enum", AUTOMATION],
       suite: [titleOf("tms_suites", "e.suite_id"), "text"], suite_id: [numberSql("suite", "e.suite_id"), "number"],
       milestone: [titleOf("tms_milestones", "e.milestone_id"), "text"], milestone_id: [numberSql("milestone", "e.milestone_id"), "number"], tags: ["e.tags", "tags"],
       created: ["e.created", "date"], updated: ["e.updated", "date"], ...authorFields, ...projectField,
     },
   },
   run: {
-    from: "tms_runs e JOIN tms_projects p ON p.id = e.project_id", base: "1 = 1", key: "e.id", order: "e.id", customFields: "e.custom_fields",
+    from: "tms_runs e JOIN tms_projects p ON p.id = e.project_id", base: "TRUE", key: "e.id", order: "e.id", customFields: "e.custom_fields",
     fields: {
       id: ["e.number", "number"], title: ["e.title", "text"], description: ["e.description", "text"], status: ["e.status", "runStatus"],
-      environment: ["e.environment", "text"], started: ["e.start_time", "date"], ended: ["e.end_time", "date"], isstarted: ["(CASE WHEN e.start_time IS NULL THEN 0 ELSE 1 END)", "bool"],
-      isended: ["(CASE WHEN e.end_time IS NULL THEN 0 ELSE 1 END)", "bool"], ispublic: ["e.is_public", "bool"], isautotest: ["e.is_autotest", "bool"],
+      environment: ["e.environment", "text"], started: ["e.start_time", "date"], ended: ["e.end_time", "date"], isstarted: [flag("e.start_time IS NOT NULL"), "bool"],
+      isended: [flag("e.end_time IS NOT NULL"), "bool"], ispublic: ["e.is_public", "bool"], isautotest: ["e.is_autotest", "bool"],
       plan: [titleOf("tms_plans", "e.plan_id"), "text"], plan_id: [numberSql("plan", "e.plan_id"), "number"],
       milestone: [titleOf("tms_milestones", "e.milestone_id"), "text"], milestone_id: [numberSql("milestone", "e.milestone_id"), "number"], tags: ["e.tags", "tags"],
       ...authorFields, ...projectField,
     },
   },
   result: {
-    from: "tms_results e JOIN tms_runs r ON r.id = e.run_id JOIN tms_projects p ON p.id = r.project_id", base: "1 = 1", key: "e.hash", order: "e.created, e.hash",
+    from: "tms_results e JOIN tms_runs r ON r.id = e.run_id JOIN tms_projects p ON p.id = r.project_id", base: "TRUE", key: "e.hash", order: "e.created, e.hash",
     fields: {
       hash: ["e.hash", "text"], status: ["e.status", "enum", RESULT_STATUS], run: ["r.number", "number"], run_id: ["r.number", "number"], case_id: [numberSql("case", "e.case_id"), "number"],
       caseid: [numberSql("case", "e.case_id"), "number"], suite: [numberSql("suite", "(SELECT suite_id FROM tms_cases WHERE id = e.case_id)"), "number"],
@@ -70,16 +83,16 @@ export const QQL_ENTITIES: Record<string, Entity> = {
     },
   },
   defect: {
-    from: "tms_defects e JOIN tms_projects p ON p.id = e.project_id", base: "1 = 1", key: "e.id", order: "e.id", customFields: "e.custom_fields",
+    from: "tms_defects e JOIN tms_projects p ON p.id = e.project_id", base: "TRUE", key: "e.id", order: "e.id", customFields: "e.custom_fields",
     fields: {
       id: ["e.number", "number"], title: ["e.title", "text"], actual_result: ["e.actual_result", "text"], severity: ["e.severity", "enum", SEVERITY],
       status: ["e.status", "enum"], case_id: [numberSql("case", "e.case_id"), "number"], run_id: [numberSql("run", "e.run_id"), "number"],
       milestone: [titleOf("tms_milestones", "e.milestone_id"), "text"], tags: ["e.tags", "tags"], resolved: ["e.resolved_at", "date"],
-      isresolved: ["(CASE WHEN e.status = 'resolved' THEN 1 ELSE 0 END)", "bool"], created: ["e.created", "date"], updated: ["e.updated", "date"], ...authorFields, ...projectField,
+      isresolved: [flag("e.status = 'resolved'"), "bool"], created: ["e.created", "date"], updated: ["e.updated", "date"], ...authorFields, ...projectField,
     },
   },
   plan: {
-    from: "tms_plans e JOIN tms_projects p ON p.id = e.project_id", base: "1 = 1", key: "e.id", order: "e.id",
+    from: "tms_plans e JOIN tms_projects p ON p.id = e.project_id", base: "TRUE", key: "e.id", order: "e.id",
     fields: {
       id: ["e.number", "number"], title: ["e.title", "text"], description: ["e.description", "text"], created: ["e.created", "date"], updated: ["e.updated", "date"],
       ...authorFields, ...projectField,
@@ -126,7 +139,7 @@ const customFieldTitle = (field: string) => (field.startsWith("cf[") ? field.sli
 
 /** Enum values match Qase's labels or slugs: "In progress", "in_progress" and "IN PROGRESS" alike. */
 const enumSlug = (v: Value) => String(v).trim().toLowerCase().replace(/[\s-]+/g, "_");
-const likePattern = (v: Value) => "%" + String(v).toLowerCase().replace(/[\\%_]/g, (c) => "\\" + c) + "%";
+const likePattern = (v: Value) => "%" + foldCaseLiteral(String(v)).replace(/[\\%_]/g, (c) => "\\" + c) + "%";
 const LIKE = "LIKE ? ESCAPE '\\'";
 const isCall = (v: Value): v is Call => typeof v === "object";
 const TRUE_WORDS = ["true", "1", "yes"];
@@ -190,7 +203,7 @@ export function compileQql(q: Query, workspaceId: number, context: Partial<Omit<
       if (date === null) throw new QqlError(`"${name}" takes a date ("YYYY-MM-DD", ISO 8601) or a date function such as now("-7d"), not ${JSON.stringify(v)}`, 0);
       return bindParam(date);
     }
-    return bindParam(type === "enum" ? enumSlug(v) : String(v).toLowerCase());
+    return bindParam(type === "enum" ? enumSlug(v) : foldCaseLiteral(String(v)));
   };
   // Qase's QQL names a run's status by outcome ("passed", "failed", "in progress", "aborted");
   // the stored status (a name or Qase's number) is taken as well.
@@ -202,17 +215,21 @@ export function compileQql(q: Query, workspaceId: number, context: Partial<Omit<
     return `e.status = ${bindParam(w.status)}`;
   };
 
-  /** A person (author): the id, currentUser(), or a name or e-mail (ignoring case; `~` matches part of either). */
+  /**
+   * A person (author): the id, currentUser(), or a name or e-mail (ignoring case; `~` matches part
+   * of either). The e-mail is the userName, compared through its folded key as the directory
+   * compares it (Unicode folding; `=` is a probe of its unique index); the name folds ASCII only.
+   */
   const person = (col: string, v: Value, name: string, like = false): string => {
     if (typeof v === "number" || isCall(v)) return `${col} = ${bindParam(isCall(v) ? callValue(v, "user", name) : v)}`;
     if (typeof v === "boolean") throw new QqlError(`"${name}" takes a person's name, e-mail or id, or currentUser()`, 0);
-    if (like) return `${col} IN (SELECT u.id FROM users u WHERE lower(u.display_name) ${LIKE} OR lower(u.user_name) ${LIKE})`.replace(/\?/g, () => bindParam(likePattern(v)));
-    const s = String(v).toLowerCase();
-    return `${col} IN (SELECT u.id FROM users u WHERE lower(u.display_name) = ${bindParam(s)} OR lower(u.user_name) = ${bindParam(s)})`;
+    const displayName = foldCaseText("u.display_name");
+    if (like) return `${col} IN (SELECT u.id FROM users u WHERE ${displayName} ${LIKE.replace("?", bindParam(likePattern(v)))} OR u.user_name_key ${LIKE.replace("?", bindParam(likePattern(caseFoldKey(String(v)))))})`;
+    return `${col} IN (SELECT u.id FROM users u WHERE ${displayName} = ${bindParam(foldCaseLiteral(String(v)))} OR u.user_name_key = ${bindParam(caseFoldKey(String(v)))})`;
   };
 
   /** A comparison on a tags column: true when some tag matches. */
-  const anyTag = (col: string, test: (tag: string) => string) => jsonArrayAny(col, (j) => test(`lower(${jsonElementText(j)})`));
+  const anyTag = (col: string, test: (tag: string) => string) => jsonArrayAny(col, (j) => test(foldCaseText(jsonElementText(j))));
 
   const customField = (title: string): { fields: QqlCustomField[]; col: string } => {
     if (!entity.customFields) throw new QqlError(`Custom fields are searched on cases, runs and defects, not on ${q.entity}`, 0);
@@ -223,22 +240,23 @@ export function compileQql(q: Query, workspaceId: number, context: Partial<Omit<
   /** The stored text a value of custom field `f` is compared with: a selectbox option's id, a checkbox's 1/0, else the text. */
   const customFieldValue = (f: QqlCustomField, v: Value, title: string): string | null => {
     if (isCall(v)) throw new QqlError(`cf["${title}"] is compared with a value, not ${v.call}()`, v.pos);
-    const s = String(v).trim().toLowerCase();
+    const s = String(v).trim();
+    const lower = s.toLowerCase();
     if (f.type === "selectbox") {
-      const option = f.options?.find((o) => o.title.toLowerCase() === s || String(o.id) === s);
+      const option = f.options?.find((o) => o.title.toLowerCase() === lower || String(o.id) === s);
       return option ? String(option.id) : null;
     }
     if (f.type === "checkbox") {
-      if (!BOOL_WORDS.includes(s)) throw new QqlError(`cf["${title}"] takes true or false`, 0);
-      return TRUE_WORDS.includes(s) ? "1" : "0";
+      if (!BOOL_WORDS.includes(lower)) throw new QqlError(`cf["${title}"] takes true or false`, 0);
+      return TRUE_WORDS.includes(lower) ? "1" : "0";
     }
     if (f.type === "number" && !Number.isFinite(Number(s))) throw new QqlError(`cf["${title}"] takes a number`, 0);
-    return s;
+    return foldCaseLiteral(s); // compared with the stored value folded in SQL
   };
   /** SQL over one stored `{field_id, value}` element for field `f`. */
   const customFieldTest = (f: QqlCustomField, item: (key: "field_id" | "value") => string, op: "=" | "~" | "order" | "in", vs: Value[], title: string, orderOp?: string): string => {
     const id = `${integerOfText(item("field_id"))} = ${bindParam(f.id)}`;
-    const stored = `lower(${item("value")})`;
+    const stored = foldCaseText(item("value"));
     if (op === "~") {
       if (f.type === "selectbox" || f.type === "checkbox" || f.type === "number") throw new QqlError(`cf["${title}"] cannot be matched with ~`, 0);
       return `(${id} AND ${stored} ${LIKE.replace("?", bindParam(likePattern(vs[0]!)))})`;
@@ -250,7 +268,7 @@ export function compileQql(q: Query, workspaceId: number, context: Partial<Omit<
       return `(${id} AND ${numberOfText(item("value"))} ${orderOp} ${bindParam(n)})`;
     }
     const wanted = vs.map((v) => customFieldValue(f, v, title)).filter((v): v is string => v !== null);
-    if (!wanted.length) return "1 = 0";
+    if (!wanted.length) return "FALSE";
     // A checkbox may be stored as 1/0 or true/false (as the client sent it).
     const forms = f.type === "checkbox" ? wanted.flatMap((w) => (w === "1" ? ["1", "true"] : ["0", "false"])) : wanted;
     return `(${id} AND ${stored} IN (${forms.map(bindParam).join(", ")}))`;
@@ -268,7 +286,7 @@ export function compileQql(q: Query, workspaceId: number, context: Partial<Omit<
     return `(${fields.map((f) => jsonArrayAny(col, (j) => customFieldTest(f, (k) => jsonElementText(j, [k]), op, vs, title, orderOp))).join(" OR ")})`;
   };
 
-  const lhs = (col: string, type: FieldType) => (type === "text" || type === "enum" ? `lower(${col})` : col);
+  const lhs = (col: string, type: FieldType) => (type === "text" || type === "enum" ? foldCaseText(col) : col);
   const walk = (e: Expr): string => {
     switch (e.kind) {
       case "and":
@@ -285,6 +303,8 @@ export function compileQql(q: Query, workspaceId: number, context: Partial<Omit<
         }
         const [col, type] = column(e.field);
         if (type === "tags") return e.negate ? `(NOT ${jsonArrayIsEmpty(col)})` : jsonArrayIsEmpty(col);
+        // only text is ever '' (a number, a condition or a person's id never equals it, and PostgreSQL refuses the comparison)
+        if (type === "number" || type === "bool" || type === "user") return e.negate ? `(${col} IS NOT NULL)` : `(${col} IS NULL)`;
         return e.negate ? `(${col} IS NOT NULL AND ${col} != '')` : `(${col} IS NULL OR ${col} = '')`;
       }
       case "in": {
@@ -338,7 +358,7 @@ export function compileQql(q: Query, workspaceId: number, context: Partial<Omit<
       case "~":
       case "!~": {
         if (type === "number" || type === "bool" || isCall(e.value)) throw new QqlError(`"${e.field}" cannot be matched with ${e.op}${isCall(e.value) ? ` against ${e.value.call}()` : ""}`, 0);
-        const like = `lower(${col}) ${LIKE.replace("?", bindParam(likePattern(e.value)))}`;
+        const like = `${foldCaseText(col)} ${LIKE.replace("?", bindParam(likePattern(e.value)))}`;
         return e.op === "~" ? like : `(${col} IS NULL OR NOT ${like})`;
       }
       default:
@@ -350,7 +370,7 @@ export function compileQql(q: Query, workspaceId: number, context: Partial<Omit<
     }
   };
 
-  const where = [entity.base, "p.workspace_id = ?", q.where ? walk(q.where) : "1 = 1"];
+  const where = [entity.base, "p.workspace_id = ?", q.where ? walk(q.where) : "TRUE"];
   // The workspace parameter sits before the query's own in the clause order.
   const ordered: (string | number)[] = [workspaceId, ...params];
   let order = entity.order;
@@ -358,7 +378,8 @@ export function compileQql(q: Query, workspaceId: number, context: Partial<Omit<
     if (customFieldTitle(q.order.field) !== null) throw new QqlError("A query is ordered by a field of the entity, not a custom field", 0);
     const [col, type] = column(q.order.field);
     if (type === "tags") throw new QqlError(`A query cannot be ordered by "${q.order.field}" (a list)`, 0);
-    order = `${col} ${q.order.desc ? "DESC" : "ASC"}, ${entity.order}`;
+    // NULLs first ascending and last descending: SQLite's order, spelled out for PostgreSQL's (the opposite)
+    order = `${col} ${q.order.desc ? "DESC NULLS LAST" : "ASC NULLS FIRST"}, ${entity.order}`;
   }
   return { entity: q.entity, where: where.join(" AND "), params: ordered, order, from: entity.from, key: entity.key };
 }

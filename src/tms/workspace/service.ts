@@ -57,7 +57,7 @@ const membersOf = (workspaceId: number) =>
   and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, users.id));
 
 async function listPeople<T>(db: Db, workspaceId: number, q: { limit: number; offset: number; search?: string; none?: boolean }, view: (u: UserRow) => T) {
-  const search: SQL | undefined = q.none ? sql`1 = 0` : q.search ? or(containsText(users.displayName, q.search), containsText(users.userName, q.search)) : undefined;
+  const search: SQL | undefined = q.none ? sql`FALSE` : q.search ? or(containsText(users.displayName, q.search), containsText(users.userName, q.search)) : undefined;
   const from = () => db.select({ n: count() }).from(users).innerJoin(workspaceMembers, membersOf(workspaceId));
   const total = (await first(from()))!.n;
   const filtered = (await first(from().where(search)))!.n;

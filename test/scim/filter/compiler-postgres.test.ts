@@ -1,6 +1,6 @@
 /**
  * The SCIM filter compiler on PostgreSQL: users provisioned through the real SCIM surface (on
- * SQLite), their rows copied into a PostgreSQL database with the directory's tables, and the list
+ * SQLite), their rows copied into a PostgreSQL database migrated to the product's schema, and the list
  * queries (`userListQueries`: count and page, with the filters of test/scim/users/filter.test.ts
  * and attributes.test.ts, sortBy, a workspace's scope) built once per engine and run on each —
  * the same users in the same order. Anchored filters (userName, externalId, emails.value, id)
@@ -8,14 +8,13 @@
  * them as probes.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import postgres from "postgres";
+import type postgres from "postgres";
 import { postgresPlaceholders } from "../../../src/db/dialect";
-import { useEngine, type Engine } from "../../../src/db/engine";
+import { engine as currentEngine, useEngine, type Engine } from "../../../src/db/engine";
 import { groupMembers, groups, userEmails, users, workspaceMembers, workspaces } from "../../../src/directory/tables";
 import { parseListParams } from "../../../src/scim/query";
 import { userListQueries } from "../../../src/scim/users/service";
-import { copyRows, createTables } from "../../db/postgres-tables";
-import { freshDatabase } from "../../support/postgres";
+import { migratedCopy } from "../../db/postgres-tables";
 import { createScimTestApp, json, newUser, PATCH_SCHEMA, USER_SCHEMA } from "../helpers";
 
 const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
@@ -23,7 +22,7 @@ const TABLES = [users, userEmails, groups, groupMembers, workspaces, workspaceMe
 
 const t = await createScimTestApp();
 let pg: postgres.Sql;
-let dropPg: () => Promise<void>;
+let closePg: () => Promise<void>;
 const ids = new Map<string, string>();
 
 const people = [
@@ -61,6 +60,8 @@ const fullUser = (userName: string) => ({
   [ENTERPRISE]: { employeeNumber: "701984", costCenter: "4130", organization: "Universal Studios", division: "Theme Park", department: "Tour Operations" },
 });
 
+const engineAtStart = currentEngine();
+
 beforeAll(async () => {
   for (const p of people) {
     const r = await t.scim("POST", "/Users", newUser(p.userName, p));
@@ -78,27 +79,22 @@ beforeAll(async () => {
   const team = await json(await t.scim("POST", "/Groups", { displayName: "Équipe Tour", members: [{ value: a.id }, { value: ids.get("ada@analytical.org") }] }));
   ids.set("team", team.id);
 
-  const db = await freshDatabase("scimfilter");
-  dropPg = db.drop;
-  pg = postgres(db.url, { max: 1, onnotice: () => {}, types: { bigint: { to: 20, from: [20], serialize: String, parse: Number } } as never });
-  await createTables(pg, TABLES);
-  await copyRows(t.ctx.sqlite!, pg, TABLES);
-  await pg.unsafe("ANALYZE");
+  ({ pg, close: closePg } = await migratedCopy(t.ctx.sqlite!, TABLES, "scimfilter"));
 }, 60_000);
 
 afterAll(async () => {
-  useEngine("sqlite");
+  useEngine(engineAtStart);
   t.close();
-  await pg?.end();
-  await dropPg?.();
+  await closePg?.();
 });
 
 function build<T>(engine: Engine, make: () => T): T {
+  const before = currentEngine();
   useEngine(engine);
   try {
     return make();
   } finally {
-    useEngine("sqlite");
+    useEngine(before);
   }
 }
 
@@ -188,6 +184,18 @@ describe("the user filter on PostgreSQL answers as on SQLite", () => {
     const listed = await same({ filter: "userName pr" }, 1);
     expect(listed.total).toBeGreaterThan(0);
   });
+});
+
+test("PostgreSQL parses the profile once per row, however many terms read it, and not at all when none does", () => {
+  const q = (query: Record<string, string>) => build("postgres", () => userListQueries(parseListParams(query)));
+  const many = q({ filter: `nickName eq "a" or ${ENTERPRISE}:department co "b" or phoneNumbers[primary eq true]`, sortBy: "addresses.postalCode" });
+  const parses = (statement: string) => statement.split("(u.profile)::jsonb").length - 1;
+  for (const statement of [many.countQuery.sql, many.pageQuery.sql]) expect(parses(statement)).toBe(1);
+  const sortOnly = q({ filter: 'userName sw "a"', sortBy: "nickName" });
+  expect(sortOnly.countQuery.sql).not.toContain("jsonb");
+  expect(parses(sortOnly.pageQuery.sql)).toBe(1);
+  const none = q({ filter: 'userName eq "a"', sortBy: "title" });
+  expect(none.countQuery.sql + none.pageQuery.sql).not.toContain("jsonb");
 });
 
 describe("anchored filters are index conditions on PostgreSQL", () => {
