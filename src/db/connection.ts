@@ -154,7 +154,10 @@ export class SqliteStore implements Store {
         this.writer.exec("BEGIN IMMEDIATE");
       }
       try {
-        return await withinTransaction(this, this.writerDb, () => work(this.writerDb), () => void this.writer.exec("COMMIT"));
+        const { out, afterCommit } = await withinTransaction(this, this.writerDb, () => work(this.writerDb));
+        this.writer.exec("COMMIT");
+        afterCommit();
+        return out;
       } catch (e) {
         if (this.writer.inTransaction) this.writer.exec("ROLLBACK");
         throw e;

@@ -87,16 +87,14 @@ const storeOfHandle = new WeakMap<object, Store>();
 
 /**
  * Runs `work` with `tx` as its task's open transaction of `store` (the engines' `begin` call this
- * inside their BEGIN … COMMIT); `commit` ends the transaction, and then what `afterCommit` queued
- * runs.
+ * inside their BEGIN): its result, and `afterCommit`, to call once the engine has committed — it
+ * runs what the body queued with `afterCommit` (never called on a rollback).
  */
-export async function withinTransaction<T>(store: Store, tx: Tx, work: () => Promise<T>, commit: () => Promise<void> | void): Promise<T> {
+export async function withinTransaction<T>(store: Store, tx: Tx, work: () => Promise<T>): Promise<{ out: T; afterCommit: () => void }> {
   storeOfHandle.set(tx, store);
   const open: Open = { store, tx, committed: new Set() };
   const out = await openTransaction.run(open, work);
-  await commit();
-  runCommitted(open.committed);
-  return out;
+  return { out, afterCommit: () => runCommitted(open.committed) };
 }
 
 /** The store behind a handle (the routed `ctx.db`, a transaction's `tx`, or the reader). */

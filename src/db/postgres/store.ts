@@ -22,31 +22,18 @@ export class PostgresStore implements Store {
     this.reader = drizzle(sql) as unknown as Db;
   }
 
-  begin<T>(work: (tx: Tx) => Promise<T>, options: WriteOptions): Promise<T> {
+  async begin<T>(work: (tx: Tx) => Promise<T>, options: WriteOptions): Promise<T> {
     const pg = this.reader as unknown as { transaction<R>(fn: (tx: unknown) => Promise<R>, config?: { isolationLevel?: string }): Promise<R> };
     // drizzle commits when its callback resolves; what `afterCommit` queued runs after that.
-    let committed: () => void = () => {};
-    const done = new Promise<void>((resolve) => (committed = resolve));
-    let out!: Promise<T>;
-    const transaction = pg.transaction(async (raw) => {
+    const { out, afterCommit } = await pg.transaction(async (raw) => {
       const tx = raw as Tx;
       for (const key of [...new Set(options.serializeOn ?? [])].sort()) {
         await execute(tx, fragment`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
       }
-      out = withinTransaction(this, tx, () => work(tx), () => done);
-      // The body's own outcome decides the transaction; the commit step waits for drizzle's COMMIT.
-      return out.then(() => undefined, (e) => Promise.reject(e));
+      return withinTransaction(this, tx, () => work(tx));
     });
-    return transaction.then(
-      () => {
-        committed();
-        return out;
-      },
-      (e) => {
-        committed();
-        throw e;
-      },
-    );
+    afterCommit();
+    return out;
   }
 
   savepoint<T>(tx: Tx, work: (tx: Tx) => Promise<T>): Promise<T> {
