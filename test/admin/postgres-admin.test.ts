@@ -11,36 +11,28 @@ import { createSession, endSession, findSession, listSessions } from "../../src/
 import { audited, listAudit, purgeAuditLog } from "../../src/audit/service";
 import { testConfig } from "../../src/config";
 import type { AppContext } from "../../src/context";
-import { useEngine } from "../../src/db/engine";
 import { schemaVersionOf } from "../../src/db/migrate";
-import { migratePostgres } from "../../src/db/postgres/migrate";
 import { migrations } from "../../src/db/postgres/migrations.generated";
-import { PostgresStore } from "../../src/db/postgres/store";
 import { databaseWritable, pingDatabase } from "../../src/db/readiness";
-import { routedHandle, type Db } from "../../src/db/store";
+import type { Db } from "../../src/db/store";
 import { conflict } from "../../src/http/errors";
-import { freshDatabase, testServerUrl } from "../support/postgres";
+import { openPostgresForTest, testServerUrl } from "../support/postgres";
 import { until } from "../helpers";
 
 let sql: postgres.Sql;
 let db: Db;
 let ctx: AppContext;
-let drop: () => Promise<void>;
+let pgDb: Awaited<ReturnType<typeof openPostgresForTest>>;
 
 beforeAll(async () => {
   testServerUrl(); // starts the run's server when there is none, outside any test's time limit
-  const fresh = await freshDatabase("admin");
-  drop = fresh.drop;
-  sql = postgres(fresh.url, { max: 4, onnotice: () => {}, types: { bigint: { to: 20, from: [20], serialize: String, parse: Number } } as never });
-  await migratePostgres(sql);
-  db = routedHandle(new PostgresStore(sql));
+  pgDb = await openPostgresForTest("admin");
+  ({ sql, db } = pgDb);
   ctx = { db, config: testConfig({ dataDir: "/nonexistent", adminToken: "x".repeat(24), baseUrl: "https://gatehouse.test" }) } as AppContext;
 }, 120_000);
 
 afterAll(async () => {
-  useEngine("sqlite");
-  await sql?.end();
-  await drop?.();
+  await pgDb?.close();
 });
 
 const owner = { kind: "env-token" as const, name: "GATEHOUSE_ADMIN_TOKEN", role: "owner" };

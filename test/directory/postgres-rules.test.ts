@@ -9,35 +9,27 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import postgres from "postgres";
 import { testConfig, type Config } from "../../src/config";
-import { useEngine } from "../../src/db/engine";
-import { migratePostgres } from "../../src/db/postgres/migrate";
-import { PostgresStore } from "../../src/db/postgres/store";
-import { routedHandle, type Db } from "../../src/db/store";
+import type { Db } from "../../src/db/store";
 import { DirectoryError } from "../../src/directory/errors";
 import { createGroupService } from "../../src/scim/groups/service";
 import { stateFromBody } from "../../src/scim/users/rules";
 import { createUsersService } from "../../src/scim/users/service";
-import { freshDatabase, testServerUrl } from "../support/postgres";
+import { openPostgresForTest, testServerUrl } from "../support/postgres";
 
 let sql: postgres.Sql;
 let db: Db;
-let drop: () => Promise<void>;
+let pgDb: Awaited<ReturnType<typeof openPostgresForTest>>;
 
 beforeAll(async () => {
   testServerUrl(); // starts the run's server when there is none, outside any test's time limit
-  const fresh = await freshDatabase("rules");
-  drop = fresh.drop;
-  sql = postgres(fresh.url, { max: 10, onnotice: () => {}, types: { bigint: { to: 20, from: [20], serialize: String, parse: Number } } as never });
-  await migratePostgres(sql);
-  db = routedHandle(new PostgresStore(sql));
+  pgDb = await openPostgresForTest("rules", 10);
+  ({ sql, db } = pgDb);
   // Every pooled connection open before the races, so their transactions really overlap.
   await Promise.all(Array.from({ length: 10 }, () => sql`SELECT pg_sleep(0.05)`));
 }, 120_000);
 
 afterAll(async () => {
-  useEngine("sqlite");
-  await sql?.end();
-  await drop?.();
+  await pgDb?.close();
 });
 
 const config = (overrides: Partial<Config> = {}) => testConfig({ dataDir: "/nonexistent", adminToken: "x".repeat(24), baseUrl: "https://gatehouse.test", ...overrides });

@@ -9,10 +9,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import postgres from "postgres";
 import { testConfig } from "../../src/config";
 import type { AppContext } from "../../src/context";
-import { useEngine } from "../../src/db/engine";
-import { migratePostgres } from "../../src/db/postgres/migrate";
-import { PostgresStore } from "../../src/db/postgres/store";
-import { routedHandle, type Db } from "../../src/db/store";
+import type { Db } from "../../src/db/store";
 import { addWorkspaceMember, createWorkspace, getWorkspace, updateWorkspace } from "../../src/directory/workspaces";
 import { silentLogger } from "../../src/log";
 import { activityRecorder, listActivity, purgeActivity } from "../../src/scim/activity/service";
@@ -20,27 +17,22 @@ import { createGroupService } from "../../src/scim/groups/service";
 import { createScimToken, listScimTokens, revokeScimToken, scimEnabledReader, setScimEnabled, tokenVerifier } from "../../src/scim/tokens/service";
 import { stateFromBody } from "../../src/scim/users/rules";
 import { createUsersService } from "../../src/scim/users/service";
-import { freshDatabase, testServerUrl } from "../support/postgres";
+import { openPostgresForTest, testServerUrl } from "../support/postgres";
 
 let sql: postgres.Sql;
 let db: Db;
 let ctx: AppContext;
-let drop: () => Promise<void>;
+let pgDb: Awaited<ReturnType<typeof openPostgresForTest>>;
 
 beforeAll(async () => {
   testServerUrl(); // starts the run's server when there is none, outside any test's time limit
-  const fresh = await freshDatabase("scim");
-  drop = fresh.drop;
-  sql = postgres(fresh.url, { max: 4, onnotice: () => {}, types: { bigint: { to: 20, from: [20], serialize: String, parse: Number } } as never });
-  await migratePostgres(sql);
-  db = routedHandle(new PostgresStore(sql));
+  pgDb = await openPostgresForTest("scim");
+  ({ sql, db } = pgDb);
   ctx = { db, config: testConfig({ dataDir: "/nonexistent", adminToken: "x".repeat(24), baseUrl: "https://gatehouse.test", scimEnabled: true }), log: silentLogger } as AppContext;
 }, 120_000);
 
 afterAll(async () => {
-  useEngine("sqlite");
-  await sql?.end();
-  await drop?.();
+  await pgDb?.close();
 });
 
 const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";

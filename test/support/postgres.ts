@@ -146,3 +146,28 @@ export function freshDatabaseSync(prefix = "t"): { url: string; drop(): Promise<
     },
   };
 }
+
+/**
+ * A fresh, migrated PostgreSQL database opened as the server opens one (`openPool`'s options, the
+ * store, the routed handle), for tests that run on PostgreSQL whatever the run's engine. `close`
+ * ends the pool, drops the database and gives the process back to SQLite.
+ */
+export async function openPostgresForTest(prefix: string, poolSize = 4): Promise<{ sql: import("postgres").Sql; db: import("../../src/db/store").Db; close(): Promise<void> }> {
+  const { openPool } = await import("../../src/db/postgres/connect");
+  const { migratePostgres } = await import("../../src/db/postgres/migrate");
+  const { postgresHandle } = await import("../../src/db/postgres/open");
+  const { useEngine } = await import("../../src/db/engine");
+  const fresh = await freshDatabase(prefix);
+  const { sql } = openPool({ url: fresh.url, poolSize, caFile: null });
+  await migratePostgres(sql);
+  const handle = postgresHandle(sql);
+  return {
+    sql,
+    db: handle.db,
+    async close() {
+      useEngine("sqlite");
+      await sql.end();
+      await fresh.drop();
+    },
+  };
+}

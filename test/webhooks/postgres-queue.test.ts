@@ -6,10 +6,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import postgres from "postgres";
-import { useEngine } from "../../src/db/engine";
-import { migratePostgres } from "../../src/db/postgres/migrate";
-import { PostgresStore } from "../../src/db/postgres/store";
-import { routedHandle, type Db } from "../../src/db/store";
+import type { Db } from "../../src/db/store";
 import { writeTransaction } from "../../src/db/transaction";
 import { ephemeralSecretBox } from "../../src/lib/secret-box";
 import { firstAttemptIdSince, subscriptionHealth } from "../../src/webhooks/health";
@@ -18,28 +15,23 @@ import { publish } from "../../src/webhooks/publish";
 import { purgeExpired } from "../../src/webhooks/retention";
 import type { AttemptResult } from "../../src/webhooks/retry";
 import { deliveryId, webhookSubscriptions } from "../../src/webhooks/tables";
-import { freshDatabase, testServerUrl } from "../support/postgres";
+import { openPostgresForTest, testServerUrl } from "../support/postgres";
 
 let sql: postgres.Sql;
 let db: Db;
-let drop: () => Promise<void>;
+let pgDb: Awaited<ReturnType<typeof openPostgresForTest>>;
 const secrets = ephemeralSecretBox();
 const SCHEDULE = [5_000, 60_000];
 const LEASE_MS = 35_000;
 
 beforeAll(async () => {
   testServerUrl(); // starts the run's server when there is none, outside any test's time limit
-  const fresh = await freshDatabase("webhooks");
-  drop = fresh.drop;
-  sql = postgres(fresh.url, { max: 4, onnotice: () => {}, types: { bigint: { to: 20, from: [20], serialize: String, parse: Number } } as never });
-  await migratePostgres(sql);
-  db = routedHandle(new PostgresStore(sql));
+  pgDb = await openPostgresForTest("webhooks");
+  ({ sql, db } = pgDb);
 }, 120_000);
 
 afterAll(async () => {
-  useEngine("sqlite");
-  await sql?.end();
-  await drop?.();
+  await pgDb?.close();
 });
 
 async function subscribe(events: string[] = ["*"]): Promise<number> {
