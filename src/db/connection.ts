@@ -187,23 +187,14 @@ export class SqliteStore implements Store {
     }
   }
 
-  /** Whether a write transaction holds the writer or waits for it. */
-  get writing(): boolean {
-    return this.mutex.busy;
-  }
-
   async close(): Promise<void> {
-    closeSqliteStore(this);
+    this.closeReader();
   }
 
   /** Closes the reader (the writer is closed by `closeDatabase`). */
   closeReader(): void {
     if (this.readerConnection !== this.writer) this.readerConnection.close();
   }
-}
-
-function closeSqliteStore(store: SqliteStore): void {
-  store.closeReader();
 }
 
 /** Statements kept per connection for drizzle's queries (by SQL text, least recently used dropped). */

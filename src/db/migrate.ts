@@ -28,7 +28,7 @@ export function runMigrations(handle: BunSQLiteDatabase, upTo: number = migratio
   // `upTo` (a count of migrations) lets tests build a database as an older release left it, and
   // stands for an older binary that knows only those.
   const known = migrations.slice(0, upTo);
-  refuseUnknownMigrations(db, known.map((m) => m.when));
+  refuseUnknownMigrations(appliedTimes(db), known.map((m) => m.when));
   const recorded = new Set(appliedTimes(db));
   const metas = known.map((m) => ({
     sql: m.sql.split("--> statement-breakpoint"),
@@ -77,9 +77,8 @@ export class DatabaseNewerThanBinaryError extends Error {}
  * Throws DatabaseNewerThanBinaryError before anything is written. Migrations are known by their
  * journal time (`when`, stored as `created_at`), which is how drizzle itself tells them apart.
  */
-function refuseUnknownMigrations(db: BunSQLiteDatabase, known: number[]): void {
+export function refuseUnknownMigrations(applied: readonly number[], known: readonly number[]): void {
   const knownTimes = new Set(known);
-  const applied = appliedTimes(db);
   const unknown = applied.filter((when) => !knownTimes.has(when));
   if (unknown.length === 0) return;
   // Schema versions count migrations from 0 (0000_init is schema 0), as their file names do.

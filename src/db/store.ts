@@ -104,14 +104,6 @@ export function storeOf(db: Db): Store {
   return store;
 }
 
-/** The handle a query made through `db` right now runs on: the task's open transaction, or the reader. */
-export function currentHandle(db: Db): Db {
-  const store = storeOfHandle.get(db);
-  const open = openTransaction.getStore();
-  if (store && open && open.store === store) return open.tx;
-  return db === undefined || !store ? db : store.reader;
-}
-
 /** Whether the calling task is inside a write transaction of `db`'s store. */
 export function inTransaction(db: Db): boolean {
   const open = openTransaction.getStore();
@@ -159,27 +151,12 @@ export async function first<T>(rows: PromiseLike<T[]>): Promise<T | undefined> {
 /** A FIFO lock for the one SQLite writer: `acquire` resolves to its release. */
 export class Mutex {
   private tail: Promise<void> = Promise.resolve();
-  private held = false;
-  private waiting = 0;
 
   acquire(): Promise<() => void> {
     let release!: () => void;
     const next = new Promise<void>((resolve) => (release = resolve));
     const before = this.tail;
     this.tail = this.tail.then(() => next);
-    this.waiting++;
-    return before.then(() => {
-      this.waiting--;
-      this.held = true;
-      return () => {
-        this.held = false;
-        release();
-      };
-    });
-  }
-
-  /** Whether a transaction holds the writer, or one waits for it (for metrics and tests). */
-  get busy(): boolean {
-    return this.held || this.waiting > 0;
+    return before.then(() => release);
   }
 }

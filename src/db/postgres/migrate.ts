@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type postgres from "postgres";
-import { DatabaseNewerThanBinaryError } from "../migrate";
+import { refuseUnknownMigrations } from "../migrate";
 import { migrations } from "./migrations.generated";
 
 /**
@@ -70,17 +70,4 @@ async function applyOne(connection: postgres.ReservedSql, m: (typeof migrations)
     await connection.unsafe("ROLLBACK").catch(() => {});
     throw e;
   }
-}
-
-/** Migrations are known by their journal time (`created_at`), as drizzle tells them apart. */
-function refuseUnknownMigrations(applied: number[], known: number[]): void {
-  const knownTimes = new Set(known);
-  const unknown = applied.filter((when) => !knownTimes.has(when));
-  if (unknown.length === 0) return;
-  // Schema versions count migrations from 0, as their file names do (and as on SQLite).
-  throw new DatabaseNewerThanBinaryError(
-    `the database is at schema version ${applied.length - 1} and this Gatehouse knows schema versions up to ${known.length - 1} ` +
-      `(the database records ${unknown.length} migration(s) from a newer Gatehouse). ` +
-      `Run the newer version, or restore the backup taken before the upgrade; nothing was changed.`,
-  );
 }
