@@ -18,6 +18,7 @@ import { first } from "../db/transaction";
 import { duplicate, invalidUser, noFreeSeat, notYours } from "./errors";
 import { removeUserFromAllGroups } from "./groups";
 import { isPlainText } from "./names";
+import { SEATS_KEY, USER_NAMES_KEY } from "./rule-keys";
 import { caseFoldKey, userEmails, users } from "./tables";
 import { MAX_TEXT, USER_COLUMN_MAP, type EmailState, type UserColumn, type UserColumnEntry, type UserState, type UserType } from "./user-columns";
 
@@ -227,8 +228,6 @@ const activeRegularOthers = preparedQuery<{ n: number }, [number]>("SELECT count
 export function userWriteKeys(config: Pick<Config, "licenseSeats">): string[] {
   return config.licenseSeats === null ? [USER_NAMES_KEY] : [USER_NAMES_KEY, SEATS_KEY];
 }
-const USER_NAMES_KEY = "directory:user-names";
-const SEATS_KEY = "directory:seats";
 
 /** Reading and writing user states, with every rule. `db` routes each read to the open transaction, if any. */
 export function createUserDirectory(ctx: Pick<AppContext, "db" | "config">) {

@@ -10,6 +10,7 @@ import { preparedQuery } from "../db/statement";
 import { DirectoryError } from "./errors";
 import { removeUserFromWorkspaceGroups } from "./groups";
 import { plainTextProblem } from "./names";
+import { MEMBERSHIP_WRITE_KEYS, WORKSPACE_NAMES_KEY } from "./rule-keys";
 import { caseFoldKey, DEFAULT_WORKSPACE_ID, users, workspaceMembers, workspaces } from "./tables";
 import { first, writeTransaction } from "../db/transaction";
 
@@ -38,10 +39,8 @@ function checkName(name: string): string {
 
 /**
  * Workspace names are unique, case-folded: the unique index holds the rule, and the transactions
- * that check it first serialize on this key so the loser gets the 409, not a constraint error.
+ * that check it first serialize on WORKSPACE_NAMES_KEY so the loser gets the 409, not a constraint error.
  */
-const WORKSPACE_NAMES = "directory:workspace-names";
-
 async function assertNameFree(tx: Tx, name: string, exceptId: number | null): Promise<void> {
   const hit = await first(tx.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.nameKey, caseFoldKey(name))));
   if (hit && hit.id !== exceptId) throw new DirectoryError(409, `A workspace named ${JSON.stringify(name)} already exists`, "uniqueness", "conflict");
@@ -67,7 +66,7 @@ export async function createWorkspace(db: Db, name: string): Promise<Workspace> 
     const now = new Date().toISOString();
     const [row] = await tx.insert(workspaces).values({ name: n, nameKey: caseFoldKey(n), createdAt: now, updatedAt: now }).returning({ id: workspaces.id });
     return getWorkspace(tx, row!.id);
-  }, { serializeOn: [WORKSPACE_NAMES] });
+  }, { serializeOn: [WORKSPACE_NAMES_KEY] });
 }
 
 /** Renames and/or archives (or unarchives). The default workspace cannot be archived. */
@@ -88,7 +87,7 @@ export async function updateWorkspace(db: Db, id: number, change: { name?: strin
     }
     if (Object.keys(set).length) await tx.update(workspaces).set({ ...set, updatedAt: now }).where(eq(workspaces.id, id));
     return getWorkspace(tx, id);
-  }, change.name !== undefined ? { serializeOn: [WORKSPACE_NAMES] } : {});
+  }, change.name !== undefined ? { serializeOn: [WORKSPACE_NAMES_KEY] } : {});
 }
 
 /** Prepared once: every POST /Users runs it (drizzle's builder cost more than the insert). */
@@ -145,5 +144,5 @@ export async function removeWorkspaceMember(db: Db, workspaceId: number, userId:
   await writeTransaction(db, async (tx) => {
     if (!(await isMember(tx, workspaceId, userId))) throw new DirectoryError(404, `User ${userId} is not a member of workspace ${workspaceId}`, undefined, "not_found");
     await leaveWorkspace(tx, workspaceId, userId);
-  });
+  }, { serializeOn: MEMBERSHIP_WRITE_KEYS });
 }

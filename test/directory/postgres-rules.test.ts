@@ -77,3 +77,21 @@ test("group displayNames: concurrent creates and renames to one name in a worksp
   expect(keys.filter((k) => k === "platform")).toHaveLength(1);
   expect(keys.filter((k) => k === "core")).toHaveLength(1);
 });
+
+test("deactivation racing group adds: a deactivated user is never left a member (membership writes wait on the user key)", async () => {
+  const users = createUsersService({ db, config: config() } as never);
+  const groups = createGroupService({ db, config: config() });
+  const group = await groups.create({ displayName: "Deactivation race" } as never);
+  for (let round = 0; round < 8; round++) {
+    const people = await Promise.all(Array.from({ length: 4 }, (_, i) => users.create(user(`leaver${round}-${i}@race.example`))));
+    // Each person is deactivated while two group writes add them: whichever commits first, the
+    // other must see it (an add after the deactivation finds an inactive user and adds nothing).
+    await race(people.flatMap((p) => [
+      () => users.deactivate(p.id),
+      () => groups.patch(group.id, [{ op: "add", path: "members", value: [{ value: p.id }] }] as never),
+      () => groups.patch(group.id, [{ op: "add", path: "members", value: [{ value: p.id }] }] as never),
+    ]));
+  }
+  const inactiveMembers = await sql`SELECT gm.user_id FROM group_members gm JOIN users u ON u.id = gm.user_id WHERE u.active = 0`;
+  expect(inactiveMembers.map((r) => r.user_id)).toEqual([]);
+}, 60_000);

@@ -5,6 +5,7 @@ import type { Db, Tx } from "../../db/connection";
 import { addMembers, assertDisplayNameFree, newGroupId, removeMembers, replaceMembers } from "../../directory/groups";
 import { displayNameKey, groupMembers, groups, users, type GroupRow } from "../../directory/tables";
 import { homeWorkspace, ORGANIZATION, type Scope } from "../../directory/workspaces";
+import { groupNamesKey, MEMBERSHIP_WRITE_KEYS } from "../../directory/rule-keys";
 
 /** The groups `scope` sees: a workspace token its workspace's, the organization all. */
 const inScope = (scope: Scope) => (scope.workspaceId === null ? undefined : eq(groups.workspaceId, scope.workspaceId));
@@ -21,13 +22,6 @@ import { first, writeTransaction } from "../../db/transaction";
 type Reader = Db | Tx;
 
 const groupNotFound = (id: string) => new ScimError(404, `Group ${JSON.stringify(id)} not found`);
-
-/**
- * The `serializeOn` key of the rule a group write checks first: displayNames are unique per
- * workspace, case-folded. The unique index holds it; transactions that may set a name serialize on
- * the workspace's key so the loser of a race gets the SCIM duplicate error, not a constraint failure.
- */
-const groupNamesKey = (workspaceId: number) => `directory:group-names:${workspaceId}`;
 
 /** The workspace of group `id` (a group never moves), to name its key before the transaction. */
 const workspaceOfGroup = (db: Db, id: string) => first(db.select({ workspaceId: groups.workspaceId }).from(groups).where(eq(groups.id, id)));
@@ -132,10 +126,17 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
     return first(reader.select().from(groups).where(and(eq(groups.id, id), inScope(scope))));
   }
 
-  /** The `serializeOn` keys of a write that may rename group `id`: its workspace's (a workspace token's group is in its workspace, or not found). */
-  async function renameKeys(id: string, scope: Scope): Promise<{ serializeOn: string[] }> {
-    const workspaceId = scope.workspaceId ?? (await workspaceOfGroup(db, id))?.workspaceId;
-    return { serializeOn: workspaceId === undefined ? [] : [groupNamesKey(workspaceId)] };
+  /**
+   * The `serializeOn` keys of a write to group `id`: its workspace's name key when it may rename
+   * (a workspace token's group is in its workspace, or not found), the membership keys when it adds.
+   */
+  async function writeKeys(id: string, scope: Scope, renames: boolean, adds: boolean): Promise<{ serializeOn: string[] }> {
+    const keys = adds ? [...MEMBERSHIP_WRITE_KEYS] : [];
+    if (renames) {
+      const workspaceId = scope.workspaceId ?? (await workspaceOfGroup(db, id))?.workspaceId;
+      if (workspaceId !== undefined) keys.push(groupNamesKey(workspaceId));
+    }
+    return { serializeOn: keys };
   }
 
   async function runStep(tx: Tx, group: GroupRow, step: GroupPatchStep): Promise<void> {
@@ -218,7 +219,7 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
           await addMembers(tx, row.id, userIds, workspaceId);
           return { id: row.id, resource: await present(tx, row, projection) };
         },
-        { serializeOn: [groupNamesKey(workspaceId)] },
+        { serializeOn: [groupNamesKey(workspaceId), ...(userIds.length ? MEMBERSHIP_WRITE_KEYS : [])] },
       );
     },
 
@@ -237,15 +238,16 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
           await replaceMembers(tx, id, userIds, row.workspaceId);
           return present(tx, next, projection);
         },
-        await renameKeys(id, scope),
+        await writeKeys(id, scope, true, userIds.length > 0),
       );
     },
 
     /** PATCH: the planned steps in order, then the group with its full member list. */
     async patch(id: string, operations: Parameters<typeof planGroupPatch>[0], projection: Projection = {}, scope: Scope = ORGANIZATION) {
       const steps = planGroupPatch(operations);
-      // Membership-only PATCHes (what IdPs send most) check no name rule: no key to wait on.
+      // Membership-only PATCHes (what IdPs send most) check no name rule: no name key to wait on.
       const renames = steps.some((s) => s.kind === "setDisplayName");
+      const adds = steps.some((s) => (s.kind === "addMembers" || s.kind === "replaceMembers") && s.userIds.length > 0);
       return writeTransaction(db,
         async (tx) => {
           const row = await findRow(tx, id, scope);
@@ -254,7 +256,7 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
           const updated = await touch(tx, row);
           return present(tx, updated, projection);
         },
-        renames ? await renameKeys(id, scope) : {},
+        await writeKeys(id, scope, renames, adds),
       );
     },
 
