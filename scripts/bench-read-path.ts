@@ -9,6 +9,7 @@
  *
  *   bun scripts/bench-read-path.ts [--users 100000] [--seconds 5] [--rounds 3] [--only lookup,get]
  *                                  [--source] [--profile DIR] [--check | --guard] [--env GATEHOUSE_KEY=value]…
+ *                                  [--engine sqlite|postgres]
  *
  * Scenarios: `lookup` GET /Users?filter=userName eq "…" (random user), `get` GET /Users/{id},
  * `page` GET /Users?count=1000 (the first 1000, full resources; the bare handler returns its
@@ -22,6 +23,10 @@
  * `--source` serves `bun src/main.ts` instead of the executable; `--profile DIR` (implies
  * --source) writes Bun's markdown CPU profile of the Gatehouse process into DIR at exit.
  * Rate limiting is out of the way and request logging off (LOG_LEVEL=warn), as in bench-scim.
+ * `--engine postgres`: the same scenarios on a database of their own on a durable PostgreSQL
+ * (bench-postgres-server.ts: `BENCH_POSTGRES_URL`, or a server started here with fsync and
+ * synchronous_commit on), Gatehouse started with GATEHOUSE_DATABASE_URL as `gatehouse serve` is,
+ * against scripts/bench-scim-baseline-postgres.ts (postgres.js, the same pool options and size).
  */
 import { Database } from "bun:sqlite";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -31,8 +36,9 @@ import { closeDatabase, openDatabase } from "../src/db/connection";
 import { createScimToken } from "../src/scim/tokens/service";
 import { numberArg } from "./args";
 import { benchServerEnv, freePort } from "./bench-server";
-import { loadBenchUsers } from "./bench-users";
 import { buildExecutable } from "./build";
+import { benchDatabase, benchPostgres, postgresSettings, settingsLine } from "./bench-postgres-server";
+import { loadBenchUsers, loadBenchUsersPostgres } from "./bench-users";
 
 const ROOT = join(import.meta.dir, "..");
 /** `--guard`: the CI step — a short run (20 000 users, 3 rounds × 1 s, from source) with `--check`. */
@@ -45,6 +51,8 @@ const CHECK = GUARD || process.argv.includes("--check");
 const argOf = (name: string) => (process.argv.includes(`--${name}`) ? process.argv[process.argv.indexOf(`--${name}`) + 1]! : null);
 const PROFILE_DIR = argOf("profile");
 const SOURCE = GUARD || process.argv.includes("--source") || PROFILE_DIR !== null;
+const ENGINE = argOf("engine") ?? "sqlite";
+if (ENGINE !== "sqlite" && ENGINE !== "postgres") throw new Error(`--engine: expected sqlite or postgres, got ${ENGINE}`);
 const EXTRA_ENV = Object.fromEntries(process.argv.flatMap((a, i) => (process.argv[i - 1] === "--env" ? [a.split("=", 2) as [string, string]] : [])));
 
 /** The floors the README states (Gatehouse/bare, same run) and the p99 targets, per scenario. */
@@ -71,10 +79,24 @@ const dir = mkdtempSync(join(tmpdir(), "gatehouse-read-path-"));
 const dbFile = join(dir, "gatehouse.db");
 
 // ---- data --------------------------------------------------------------------------------------
-const setup = openDatabase(dbFile);
-const token = (await createScimToken(setup.db, "bench")).token;
-closeDatabase(setup);
-{
+const pg = ENGINE === "postgres" ? await benchPostgres() : null;
+const pgDatabase = pg ? await benchDatabase(pg.url, "read_path") : null;
+let token: string;
+if (pgDatabase) {
+  const { openPool } = await import("../src/db/postgres/connect");
+  const { migratePostgres } = await import("../src/db/postgres/migrate");
+  const { postgresHandle } = await import("../src/db/postgres/open");
+  const { sql } = openPool({ url: pgDatabase.url, poolSize: 4, caFile: null });
+  await migratePostgres(sql);
+  token = (await createScimToken(postgresHandle(sql).db, "bench")).token;
+  const t0 = performance.now();
+  await loadBenchUsersPostgres(sql, 1, USERS);
+  await sql.end();
+  console.error(`loaded ${USERS} users into PostgreSQL in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+} else {
+  const setup = openDatabase(dbFile);
+  token = (await createScimToken(setup.db, "bench")).token;
+  closeDatabase(setup);
   const sqlite = new Database(dbFile, { strict: true });
   sqlite.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; PRAGMA busy_timeout = 30000");
   const t0 = performance.now();
@@ -92,12 +114,12 @@ const port = await freePort();
 const profileFlags = PROFILE_DIR ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${PROFILE_DIR}`] : [];
 const gatehouseCommand = SOURCE ? [bun, ...profileFlags, join(ROOT, "src/main.ts"), "serve"] : [await buildExecutable(join(dir, "gatehouse")), "serve"];
 const gatehouse = Bun.spawn([...serverCpu, ...gatehouseCommand], {
-  env: benchServerEnv(port, dir, { GATEHOUSE_BASE_URL: "https://gatehouse.example.com", ...EXTRA_ENV }),
+  env: benchServerEnv(port, dir, { GATEHOUSE_BASE_URL: "https://gatehouse.example.com", ...(pgDatabase ? { GATEHOUSE_DATABASE_URL: pgDatabase.url } : {}), ...EXTRA_ENV }),
   stdout: 2, // its log lines to our stderr: stdout is the markdown report
 
   stderr: "inherit",
 });
-const bare = Bun.spawn([...serverCpu, bun, join(ROOT, "scripts/bench-scim-baseline.ts"), dbFile], { stdout: "pipe", stderr: "inherit" });
+const bare = Bun.spawn([...serverCpu, bun, ...(pgDatabase ? [join(ROOT, "scripts/bench-scim-baseline-postgres.ts"), pgDatabase.url, EXTRA_ENV.GATEHOUSE_DATABASE_POOL_SIZE ?? "10"] : [join(ROOT, "scripts/bench-scim-baseline.ts"), dbFile])], { stdout: "pipe", stderr: "inherit" });
 async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
   const reader = stream.getReader();
   let text = "";
@@ -124,6 +146,8 @@ async function cleanup() {
   gatehouse.kill("SIGTERM");
   bare.kill("SIGTERM");
   await Promise.all([gatehouse.exited, bare.exited]);
+  await pgDatabase?.drop();
+  pg?.stop();
   rmSync(dir, { recursive: true, force: true });
 }
 process.on("SIGINT", () => cleanup().then(() => process.exit(130)));
@@ -243,6 +267,7 @@ try {
   // and judges the median of all its rounds: one burst from another tenant must not fail CI.
   if (CHECK && rows.some(belowGuard)) await measure(rows.filter(belowGuard));
   const load1 = loadavg();
+  const pgLine = pg ? ` PostgreSQL (database of its own, Gatehouse's default pool of ${EXTRA_ENV.GATEHOUSE_DATABASE_POOL_SIZE ?? 10} connections, the bare handler the same): ${settingsLine(await postgresSettings(pg.url))}.` : "";
   const names: Record<Scenario, string> = {
     lookup: '`GET /Users?filter=userName eq "…"`',
     get: "`GET /Users/{id}`",
@@ -251,7 +276,7 @@ try {
   };
   const n = (x: number) => Math.round(x).toLocaleString("en-US");
   const lines = [
-    `### SCIM read path vs bare handler — ${USERS.toLocaleString("en-US")} users, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds × ${SECONDS} s`,
+    `### SCIM read path vs bare handler${pg ? " on PostgreSQL" : ""} — ${USERS.toLocaleString("en-US")} users, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds × ${SECONDS} s`,
     "",
     "| Scenario | bare req/s | bare p99 ms | Gatehouse req/s | p50 ms | p99 ms | Gatehouse/bare (median of rounds) | per round | floor | server CPU µs/request, Gatehouse · bare |",
     "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|",
@@ -270,7 +295,7 @@ try {
       }
     }
   }
-  lines.push("", `Machine: ${cpus().length} CPUs (shared), load average ${load0.map((x) => x.toFixed(1)).join(" ")} at start, ${load1.map((x) => x.toFixed(1)).join(" ")} at end; Bun ${Bun.version}; ${SOURCE ? "bun src/main.ts" : "compiled executable"}; ${twoCores ? "servers on CPU 0, wrk on CPU 1" : "no pinning"}; wrk 1 thread, ${CONNECTIONS} connections.`);
+  lines.push("", `Machine: ${cpus().length} CPUs (shared), load average ${load0.map((x) => x.toFixed(1)).join(" ")} at start, ${load1.map((x) => x.toFixed(1)).join(" ")} at end; Bun ${Bun.version}; ${SOURCE ? "bun src/main.ts" : "compiled executable"}; ${twoCores ? "servers on CPU 0, wrk on CPU 1" : "no pinning"}; wrk 1 thread, ${CONNECTIONS} connections.${pgLine}`);
   console.log(lines.join("\n"));
 } finally {
   await cleanup();

@@ -24,3 +24,29 @@ export function loadBenchUsers(sqlite: Database, from: number, to: number): void
   for (let first = from; first <= to; first += 10_000) batch(first, Math.min(to, first + 9_999));
   sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
 }
+
+/**
+ * The same users on PostgreSQL (ids 1…N on a fresh database), in multi-row inserts of 5 000 (the
+ * protocol's 65 535 parameters), then the identity set past them and the planner's statistics
+ * taken, as a server that has been running would have them.
+ */
+export async function loadBenchUsersPostgres(sql: import("postgres").Sql, from: number, to: number): Promise<void> {
+  for (let first = from; first <= to; first += 5_000) {
+    const last = Math.min(to, first + 4_999);
+    const now = new Date().toISOString();
+    const users: Record<string, string | number>[] = [];
+    const emails: Record<string, string | number>[] = [];
+    for (let i = first; i <= last; i++) {
+      const name = `user${i}@bench.example`;
+      users.push({ id: i, user_name: name, user_name_key: name, external_id: `ext-${i}`, given_name: `Given${i}`, family_name: `Family${i % 9973}`, display_name: `Given${i} Family${i % 9973}`, emails: JSON.stringify([{ value: name, type: "work", primary: true }]), user_type: i % 10 === 0 ? "read-only" : "regular", active: 1, created_at: now, updated_at: now });
+      emails.push({ user_id: i, position: 0, value: name, value_key: name, type: "work", is_primary: 1 });
+    }
+    await sql.begin(async (tx) => {
+      await tx`INSERT INTO users ${tx(users)}`;
+      await tx`INSERT INTO user_emails ${tx(emails)}`;
+    });
+  }
+  await sql`SELECT setval(pg_get_serial_sequence('users', 'id'), (SELECT max(id) FROM users))`;
+  await sql`VACUUM ANALYZE users`;
+  await sql`VACUUM ANALYZE user_emails`;
+}

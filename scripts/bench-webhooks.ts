@@ -3,6 +3,7 @@
  * Webhook engine benchmark. Prints a markdown table.
  *
  *   bun scripts/bench-webhooks.ts [--events 100000] [--backlog 1000000] [--latency-seconds 10] [--concurrency 32]
+ *                                 [--engine sqlite|postgres] [--no-memory]
  *
  * Defaults are the sizes issue 5 asks for (a full run takes several minutes and ~2 GB of temp disk).
  *
@@ -18,6 +19,10 @@
  *     beforehand, so SQLite's page cache is already full when the drain starts.
  * Each throughput line also reports CPU time per delivery of the main thread and of Bun's HTTP
  * client thread (from /proc, Linux only), which is steadier than the rate on a shared machine.
+ * `--engine postgres`: each scenario's engine runs on a database of its own on a durable
+ * PostgreSQL (bench-postgres-server.ts: `BENCH_POSTGRES_URL`, or one started here with fsync and
+ * synchronous_commit on), opened as `gatehouse serve` opens it (the pool's options, 10 connections,
+ * the store). `--no-memory` leaves out scenario 3.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -36,6 +41,7 @@ import { numberArg } from "./args";
 import { addSubscriptions, enqueueEvents } from "./webhook-backlog";
 import { writeTransaction } from "../src/db/transaction";
 import { ephemeralSecretBox } from "../src/lib/secret-box";
+import { benchDatabase, benchPostgres, postgresSettings, settingsLine } from "./bench-postgres-server";
 
 const now = () => performance.timeOrigin + performance.now();
 
@@ -79,6 +85,9 @@ const EVENTS_N = numberArg("events", 100_000);
 const BACKLOG = numberArg("backlog", 1_000_000);
 const LATENCY_SECONDS = numberArg("latency-seconds", 10);
 const CONCURRENCY = numberArg("concurrency", 32);
+const ENGINE = process.argv.includes("--engine") ? process.argv[process.argv.indexOf("--engine") + 1]! : "sqlite";
+if (ENGINE !== "sqlite" && ENGINE !== "postgres") throw new Error(`--engine: expected sqlite or postgres, got ${ENGINE}`);
+const MEMORY = !process.argv.includes("--no-memory");
 
 async function startReceiverProcess() {
   const proc = Bun.spawn([process.execPath, import.meta.path, "--receiver"], { stdout: "pipe", stderr: "inherit" });
@@ -101,7 +110,9 @@ async function startReceiverProcess() {
 }
 type Receiver = Awaited<ReturnType<typeof startReceiverProcess>>;
 
-function engine(overrides: Partial<Config> = {}) {
+const pg = ENGINE === "postgres" && !process.argv.includes("--receiver") ? await benchPostgres() : null;
+
+async function engine(overrides: Partial<Config> = {}) {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-bench-"));
   const config = testConfig({
     dataDir: dir,
@@ -111,14 +122,35 @@ function engine(overrides: Partial<Config> = {}) {
     webhookTimeoutMs: 15_000,
     ...overrides,
   });
+  if (pg) {
+    const { openPool } = await import("../src/db/postgres/connect");
+    const { migratePostgres } = await import("../src/db/postgres/migrate");
+    const { postgresHandle } = await import("../src/db/postgres/open");
+    const database = await benchDatabase(pg.url, "webhooks");
+    const { sql } = openPool({ url: database.url, poolSize: config.databasePoolSize, caFile: null });
+    await migratePostgres(sql);
+    const handle = postgresHandle(sql);
+    const ctx: AppContext = { config, db: handle.db, sqlite: null, groupCommit: handle.groupCommit, log: silentLogger, version: "bench", secrets: ephemeralSecretBox() };
+    return {
+      ctx,
+      addSubscriptions: (url: string, n: number) => addSubscriptions(ctx.db, url, n),
+      enqueue: (n: number) => enqueueEvents(ctx.db, n),
+      pending: async () => Number((await sql`SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'`)[0]!.n),
+      async close() {
+        await handle.store.close();
+        await database.drop();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
   const handle = openDatabase(join(dir, "gatehouse.db"), { groupCommit: true });
   const ctx: AppContext = { config, db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log: silentLogger, version: "bench", secrets: ephemeralSecretBox() };
   return {
     ctx,
     addSubscriptions: (url: string, n: number) => addSubscriptions(ctx.db, url, n),
     enqueue: (n: number) => enqueueEvents(ctx.db, n),
-    pending: () => (ctx.sqlite!.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'").get() as { n: number }).n,
-    close() {
+    pending: async () => (ctx.sqlite!.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'").get() as { n: number }).n,
+    async close() {
       closeDatabase(handle);
       rmSync(dir, { recursive: true, force: true });
     },
@@ -187,7 +219,7 @@ async function baseline(rx: Receiver, requests: number) {
 }
 
 async function throughput(rx: Receiver, subs: number, events: number) {
-  const e = engine();
+  const e = await engine();
   await e.addSubscriptions(rx.url, subs);
   await e.enqueue(events);
   // The enqueue is set-up: its garbage and its dirty pages are dealt with before the clock starts,
@@ -201,15 +233,15 @@ async function throughput(rx: Receiver, subs: number, events: number) {
   await waitForCount(rx, before + total);
   const received = (now() - start) / 1000;
   const cpuUse = cpuPerItem(cpu, total);
-  while (e.pending() > 0) await Bun.sleep(10); // every outcome committed
+  while ((await e.pending()) > 0) await Bun.sleep(10); // every outcome committed
   const recorded = (now() - start) / 1000;
   await loop.stop();
-  e.close();
+  await e.close();
   return { total, perSecond: total / received, recordedPerSecond: total / recorded, ...cpuUse };
 }
 
 async function latency(rx: Receiver, rate: number, seconds: number) {
-  const e = engine();
+  const e = await engine();
   await e.addSubscriptions(rx.url, 1);
   const loop = startDeliveryLoop(e.ctx);
   await rx.track();
@@ -227,13 +259,13 @@ async function latency(rx: Receiver, rate: number, seconds: number) {
     commits.set(i + 1, now());
   }
   const achieved = total / ((now() - start) / 1000);
-  while (e.pending() > 0) await Bun.sleep(10);
+  while ((await e.pending()) > 0) await Bun.sleep(10);
   const { ids, times } = await rx.receipts();
   // Map webhook-id → event row id.
   const uidToRow = new Map<string, number>();
   for (let off = 0; off < ids.length; off += 500) {
     const chunk = ids.slice(off, off + 500);
-    for (const r of e.ctx.db.select({ id: webhookEvents.id, uid: webhookEvents.uid }).from(webhookEvents).where(inArray(webhookEvents.uid, chunk)).all()) uidToRow.set(r.uid, r.id);
+    for (const r of await e.ctx.db.select({ id: webhookEvents.id, uid: webhookEvents.uid }).from(webhookEvents).where(inArray(webhookEvents.uid, chunk))) uidToRow.set(r.uid, r.id);
   }
   const lat: number[] = [];
   ids.forEach((uid, i) => {
@@ -244,12 +276,12 @@ async function latency(rx: Receiver, rate: number, seconds: number) {
   lat.sort((a, b) => a - b);
   const pct = (p: number) => lat[Math.min(lat.length - 1, Math.floor((p / 100) * lat.length))]!;
   await loop.stop();
-  e.close();
+  await e.close();
   return { achieved, samples: lat.length, p50: pct(50), p99: pct(99), max: lat[lat.length - 1]! };
 }
 
 async function memory(rx: Receiver, deliveries: number) {
-  const e = engine();
+  const e = await engine();
   const subs = 10;
   await e.addSubscriptions(rx.url, subs);
   await e.enqueue(Math.ceil(deliveries / subs));
@@ -264,7 +296,7 @@ async function memory(rx: Receiver, deliveries: number) {
   clearInterval(sampler);
   const seconds = (now() - start) / 1000;
   await loop.stop();
-  e.close();
+  await e.close();
   // Start point: the first sample after 1 s of draining (warm-up: JIT, connection pool, statement caches).
   const steady = samples.filter((x) => x.at >= 1000).map((x) => x.rss);
   if (steady.length === 0) steady.push(samples[samples.length - 1]?.rss ?? beforeLoop);
@@ -300,9 +332,8 @@ try {
   await settle();
   const lat = await latency(rx, 500, LATENCY_SECONDS);
   console.error(`latency: p50 ${fmt(lat.p50, 2)} ms, p99 ${fmt(lat.p99, 2)} ms`);
-  await settle();
-  const mem = await memory(rx, BACKLOG);
-  console.error(`memory: ${fmt(mem.firstMb)} → max ${fmt(mem.maxMb)} MB`);
+  const mem = MEMORY ? (await settle(), await memory(rx, BACKLOG)) : null;
+  if (mem) console.error(`memory: ${fmt(mem.firstMb)} → max ${fmt(mem.maxMb)} MB`);
   const cpuNote = (c: { mainUs: number; httpUs: number }) => `CPU per item: main thread ${fmt(c.mainUs, 1)} µs, HTTP client thread ${fmt(c.httpUs, 1)} µs`;
 
   const rows = [
@@ -311,15 +342,17 @@ try {
     ["Bare fetch loop (baseline)", `${fmt(EVENTS_N * 10)} requests`, `${fmt(base10.perSecond)} req/s`, cpuNote(base10)],
     ["Engine, 10 subscriptions", `${fmt(ten.total)} deliveries`, `${fmt(ten.perSecond)} deliveries/s`, `${fmt((100 * ten.perSecond) / base10.perSecond)}% of baseline (target ≥ 60%); all outcomes committed: ${fmt(ten.recordedPerSecond)}/s; ${cpuNote(ten)}`],
     ["Commit-to-receipt latency at 500 events/s", `${fmt(lat.samples)} events over ${LATENCY_SECONDS}s (${fmt(lat.achieved)}/s achieved)`, `p50 ${fmt(lat.p50, 2)} ms · p99 ${fmt(lat.p99, 2)} ms · max ${fmt(lat.max, 1)} ms`, "target p99 < 50 ms"],
-    [
+    ...(mem ? [[
       "RSS while a backlog drains",
       `${fmt(mem.deliveries)} deliveries (10 subscriptions) in ${fmt(mem.seconds, 1)} s`,
       `start ${fmt(mem.firstMb)} MB → min ${fmt(mem.minMb)} / max ${fmt(mem.maxMb)} / end ${fmt(mem.lastMb)} MB`,
       `${mem.growth >= 0 ? "+" : ""}${fmt(100 * mem.growth, 1)}% max over start (target within 20%); start = first sample after 1 s of draining; ${fmt(mem.beforeLoopMb)} MB before the loop started`,
-    ],
+    ]] : []),
   ];
   console.log(`| Scenario | Size | Result | Notes |\n|---|---|---|---|\n${rows.map((r) => `| ${r.join(" | ")} |`).join("\n")}`);
-  console.log(`\nConcurrency ${CONCURRENCY} (global and per subscription), synchronous=FULL, WAL; receiver in a separate process on 127.0.0.1; Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores.`);
+  const storage = pg ? `PostgreSQL, a database per scenario, pool of ${testConfig().databasePoolSize} connections (${settingsLine(await postgresSettings(pg.url))})` : "SQLite, synchronous=FULL, WAL";
+  console.log(`\nConcurrency ${CONCURRENCY} (global and per subscription), ${storage}; receiver in a separate process on 127.0.0.1; Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores.`);
 } finally {
   rx.stop();
+  pg?.stop();
 }

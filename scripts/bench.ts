@@ -9,16 +9,19 @@
  *   bun scripts/bench-tms.ts          10 000 results through the v2 bulk endpoint
  *   bun scripts/bench-writes.ts       durable creates/s (group commit) vs one fsync per insert, event latency
  *   bun scripts/bench-abuse.ts        victim latency while abusers send the largest allowed requests
+ *   bun scripts/bench-postgres.ts     read path, writes and webhooks on SQLite and PostgreSQL (not in the default set: `npm run bench -- postgres`)
  * Pass names to run a subset: `npm run bench -- scim webhooks`.
  */
 import { join } from "node:path";
 
 const ALL = ["startup", "scim", "read-path", "scim-groups", "webhooks", "tms", "writes", "abuse"];
+/** Runs only when named: it repeats read-path, writes and webhooks on both engines. */
+const ON_REQUEST = ["postgres"];
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : ALL;
 let failed = 0;
 for (const name of chosen) {
-  if (!ALL.includes(name)) {
-    console.error(`unknown benchmark "${name}"; choose from ${ALL.join(", ")}`);
+  if (!ALL.includes(name) && !ON_REQUEST.includes(name)) {
+    console.error(`unknown benchmark "${name}"; choose from ${[...ALL, ...ON_REQUEST].join(", ")}`);
     process.exit(2);
   }
   console.log(`\n## bench-${name}\n`);
