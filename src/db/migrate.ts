@@ -5,6 +5,16 @@ import { isPostgres } from "./engine";
 import { preparedQuery } from "./statement";
 import { storeOf, type Db } from "./store";
 import { migrations } from "./migrations.generated";
+import { migrations as postgresMigrations } from "./postgres/migrations.generated";
+
+/**
+ * What to add to a PostgreSQL migration's number to get the schema version it is. PostgreSQL's
+ * history starts at the schema SQLite's reached (its 0000 is SQLite's 0025) and each schema change
+ * adds one migration to each, so a PostgreSQL database at its newest migration is at this
+ * binary's schema version: `gatehouse version`, /version and the refusal of a newer database
+ * speak of the same numbers on either engine.
+ */
+export const POSTGRES_SCHEMA_OFFSET = migrations.length - postgresMigrations.length;
 
 /**
  * A data step SQL cannot express, run after the schema is current (src/server/migrate.ts lists
@@ -77,13 +87,13 @@ export class DatabaseNewerThanBinaryError extends Error {}
  * Throws DatabaseNewerThanBinaryError before anything is written. Migrations are known by their
  * journal time (`when`, stored as `created_at`), which is how drizzle itself tells them apart.
  */
-export function refuseUnknownMigrations(applied: readonly number[], known: readonly number[]): void {
+export function refuseUnknownMigrations(applied: readonly number[], known: readonly number[], versionOffset = 0): void {
   const knownTimes = new Set(known);
   const unknown = applied.filter((when) => !knownTimes.has(when));
   if (unknown.length === 0) return;
   // Schema versions count migrations from 0 (0000_init is schema 0), as their file names do.
   throw new DatabaseNewerThanBinaryError(
-    `the database is at schema version ${applied.length - 1} and this Gatehouse knows schema versions up to ${known.length - 1} ` +
+    `the database is at schema version ${applied.length - 1 + versionOffset} and this Gatehouse knows schema versions up to ${known.length - 1 + versionOffset} ` +
       `(the database records ${unknown.length} migration(s) from a newer Gatehouse). ` +
       `Run the newer version, or restore the backup taken before the upgrade; nothing was changed.`,
   );
@@ -93,12 +103,12 @@ const postgresApplied = preparedQuery<{ n: number }, []>(`SELECT count(*) AS n F
 
 /**
  * The schema version the database behind a handle is at (for /version): its count of recorded
- * migrations − 1, or null before any. On PostgreSQL its own migrations' (src/db/postgres/migrate.ts).
+ * migrations − 1, or null before any. On PostgreSQL its own migrations' count on the same scale (POSTGRES_SCHEMA_OFFSET).
  */
 export async function schemaVersionOf(db: Db): Promise<number | null> {
   if (isPostgres()) {
     const n = (await postgresApplied.get(db))?.n ?? 0;
-    return n === 0 ? null : n - 1;
+    return n === 0 ? null : n - 1 + POSTGRES_SCHEMA_OFFSET;
   }
   // The connection the handle routes to now (the reader outside a transaction), as `clientOf` finds it.
   return databaseSchemaVersion((db as unknown as { session: { client: Database } }).session.client);

@@ -10,6 +10,7 @@ import { DatabaseNewerThanBinaryError } from "../../src/db/migrate";
 import { MIGRATION_LOCK_KEY, migratePostgres } from "../../src/db/postgres/migrate";
 import { migrations } from "../../src/db/postgres/migrations.generated";
 import { freshDatabase, testServerUrl } from "../support/postgres";
+import { SCHEMA_VERSION } from "../../src/version";
 
 beforeAll(() => {
   testServerUrl(); // starts the test server (initdb) when the run has none, outside any test's time limit
@@ -99,7 +100,7 @@ test("a database a newer Gatehouse migrated is refused, as on SQLite (exit 2), a
   const refusal = await migratePostgres(sql!).then(() => null, (e: unknown) => e);
   expect(refusal).toBeInstanceOf(DatabaseNewerThanBinaryError);
   expect((refusal as Error).message).toBe(
-    `the database is at schema version ${migrations.length} and this Gatehouse knows schema versions up to ${migrations.length - 1} ` +
+    `the database is at schema version ${SCHEMA_VERSION + 1} and this Gatehouse knows schema versions up to ${SCHEMA_VERSION} ` +
       `(the database records 1 migration(s) from a newer Gatehouse). Run the newer version, or restore the backup taken before the upgrade; nothing was changed.`,
   );
   expect(classifyFailure(refusal).code).toBe(EXIT_ADMIN_MUST_ACT);

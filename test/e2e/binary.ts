@@ -9,11 +9,20 @@
  * `buildBinary()` builds once per test process (and only when dist/gatehouse is missing or
  * older than the sources); `startBinary` listens on port 0 and reads the bound address from the
  * "listening" log line, so parallel tests never race for a port.
+ *
+ * The run's engine: with `GATEHOUSE_TEST_ENGINE=postgres` every `startBinary` runs the binary on
+ * a fresh, empty PostgreSQL database of its own on the run's server (the binary migrates it, as an
+ * admin's first start does), unless the test names one (`GATEHOUSE_DATABASE_URL` in its env, from
+ * `binaryDatabase()`: a crash test restarting on the same database) or is about the SQLite file
+ * itself (`sqliteOnly`, said in the test's name). The database is dropped when the process stops.
  */
 import type { Subprocess } from "bun";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import postgres from "postgres";
+import { freshDatabase, postgresBinDir, testServerUrl } from "../support/postgres";
 
 export const ROOT = join(import.meta.dir, "../..");
 export const BINARY = join(ROOT, "dist/gatehouse");
@@ -43,6 +52,62 @@ const tempDirs = new Set<string>();
 process.on("exit", () => {
   for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
 });
+
+/** Whether this run starts the binary on PostgreSQL (`GATEHOUSE_TEST_ENGINE=postgres`). */
+export const binaryOnPostgres = process.env.GATEHOUSE_TEST_ENGINE === "postgres";
+
+// Databases made for binaries and not yet dropped (a test that threw, a kill9 without restart):
+// dropped synchronously at exit, since an exit handler cannot wait on a client.
+const databases = new Set<string>();
+process.on("exit", () => {
+  if (!databases.size) return;
+  const psql = postgresBinDir() ? join(postgresBinDir()!, "psql") : "psql";
+  for (const url of databases) {
+    const name = new URL(url).pathname.slice(1);
+    spawnSync(psql, ["-X", "-q", "-d", testServerUrl(), "-c", `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`], { stdio: "ignore" });
+  }
+});
+
+export type BinaryDatabase = {
+  /** The storage settings of every process on this database: `{ GATEHOUSE_DATABASE_URL }`, or `{}` on SQLite (the data dir's file). */
+  env: Record<string, string>;
+  /** The PostgreSQL database's URL, or null on SQLite. */
+  url: string | null;
+  /** A client of the database (int8 as JS numbers, as Gatehouse reads them), for a test's own checks; ended by `drop()`. PostgreSQL only. */
+  sql(): postgres.Sql;
+  /** Ends the client and drops the database (after every process on it has stopped). */
+  drop(): Promise<void>;
+};
+
+/**
+ * The database a test's binaries run on, for a test that restarts the binary on the same one
+ * (pass `env` to every start) or checks rows itself: on the PostgreSQL run a fresh, empty
+ * database on the run's server; on SQLite nothing (the data directory's file).
+ */
+export async function binaryDatabase(prefix = "bin"): Promise<BinaryDatabase> {
+  if (!binaryOnPostgres)
+    return {
+      env: {},
+      url: null,
+      sql: () => {
+        throw new Error("binaryDatabase().sql() is for the PostgreSQL run; on SQLite read the data directory's gatehouse.db");
+      },
+      drop: async () => {},
+    };
+  const fresh = await freshDatabase(prefix);
+  databases.add(fresh.url);
+  let client: postgres.Sql | null = null;
+  return {
+    env: { GATEHOUSE_DATABASE_URL: fresh.url },
+    url: fresh.url,
+    sql: () => (client ??= postgres(fresh.url, { max: 2, onnotice: () => {}, types: { int8: { to: 20, from: [20], serialize: String, parse: Number } as never } })),
+    async drop() {
+      await client?.end();
+      await fresh.drop();
+      databases.delete(fresh.url);
+    },
+  };
+}
 
 let building: Promise<string> | null = null;
 
@@ -76,6 +141,11 @@ export type RunningBinary = {
   kill9(): void;
   /** Everything written to stdout and stderr so far. */
   logs(): string;
+  /**
+   * The storage settings it runs on (`{ GATEHOUSE_DATABASE_URL }` on PostgreSQL, else `{}`): a
+   * one-shot command (`scim-token create`) against the same instance passes them with its data dir.
+   */
+  storageEnv: Record<string, string>;
 };
 
 export type StartOptions = {
@@ -86,6 +156,8 @@ export type StartOptions = {
   args?: string[];
   /** How long to wait for /readyz (ms). */
   timeoutMs?: number;
+  /** The test is about the SQLite file (backup of it, its lock, its WAL): SQLite even on the PostgreSQL run. */
+  sqliteOnly?: boolean;
 };
 
 /**
@@ -95,6 +167,8 @@ export type StartOptions = {
  */
 export async function startBinary(opts: StartOptions): Promise<RunningBinary> {
   const command = opts.command ?? [await buildBinary()];
+  // A database of its own on the PostgreSQL run, dropped at stop, unless the test named one.
+  const own = binaryOnPostgres && !opts.sqliteOnly && !("GATEHOUSE_DATABASE_URL" in opts.env) ? await binaryDatabase() : null;
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-e2e-"));
   tempDirs.add(dir);
   const cwd = opts.cwd ?? dir;
@@ -105,6 +179,7 @@ export async function startBinary(opts: StartOptions): Promise<RunningBinary> {
     GATEHOUSE_PORT: "0",
     GATEHOUSE_DATA_DIR: join(dir, "data"),
     GATEHOUSE_LOG_LEVEL: "info",
+    ...own?.env,
     ...opts.env,
   };
   const proc = Bun.spawn([...command, ...(opts.args ?? ["serve"])], { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
@@ -143,10 +218,16 @@ export async function startBinary(opts: StartOptions): Promise<RunningBinary> {
     await Bun.sleep(20);
   }
 
+  // Named a PostgreSQL database, it must run on it (not quietly on the data directory's file).
+  if (env.GATEHOUSE_DATABASE_URL && !/"msg":"database","engine":"postgres"/.test(output)) {
+    proc.kill("SIGKILL");
+    throw new Error(`gatehouse was given GATEHOUSE_DATABASE_URL but did not say it runs on PostgreSQL:\n${output}`);
+  }
   const cleanup = async () => {
     await pumping.catch(() => {});
     rmSync(dir, { recursive: true, force: true });
     tempDirs.delete(dir);
+    await own?.drop();
   };
   return {
     url,
@@ -162,6 +243,7 @@ export async function startBinary(opts: StartOptions): Promise<RunningBinary> {
       proc.kill("SIGKILL");
     },
     logs: () => output,
+    storageEnv: env.GATEHOUSE_DATABASE_URL ? { GATEHOUSE_DATABASE_URL: env.GATEHOUSE_DATABASE_URL } : {},
   };
 }
 

@@ -108,7 +108,7 @@ test("config check prints the effective configuration with its sources and secre
   const noKey = gatehouse(["config", "check", "--env-file", envFile], { GATEHOUSE_DATA_DIR: unitDir, GATEHOUSE_SECRET_KEY_FILE: join(dir, "missing.key") });
   expect(noKey.code).toBe(2);
   expect(jsonLines(noKey.stderr).text).toContain("GATEHOUSE_SECRET_KEY_FILE: cannot read");
-});
+}, 30_000); // four starts of the CLI from source: seconds on a loaded machine
 
 test("an invalid admin token is never printed, not even in the error naming it", () => {
   const secret = "hunter2 with spaces";

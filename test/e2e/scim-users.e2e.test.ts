@@ -17,7 +17,7 @@ beforeAll(async () => {
   const binary = await buildBinary();
   bin = await startBinary({ env });
   const cli = Bun.spawn([binary, "scim-token", "create", "--name", "e2e IdP"], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: bin.dir, GATEHOUSE_DATA_DIR: join(bin.dir, "data"), ...env },
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: bin.dir, GATEHOUSE_DATA_DIR: join(bin.dir, "data"), ...bin.storageEnv, ...env },
     stdout: "pipe",
     stderr: "pipe",
   });

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
-import { buildBinary, runBinaryCommand, startBinary, type RunningBinary } from "./binary";
+import { binaryOnPostgres, buildBinary, runBinaryCommand, startBinary, type RunningBinary } from "./binary";
 
 // The compiled executable, started from an unrelated temp directory that holds a stray .env
 // and bunfig.toml: if either were auto-loaded, the bad log level would stop it (exit 2) or the
@@ -57,16 +57,28 @@ test("the compiled binary serves the admin console and its embedded assets", asy
   }
 });
 
-test("backup copies the live database while the server runs", async () => {
-  const target = join(cwd, "live-backup.db");
-  const r = await runBinaryCommand(["backup", target], { GATEHOUSE_DATA_DIR: join(bin.dir, "data") }, cwd);
-  // stderr says which database the command used (one JSON line), and nothing else.
-  expect(r.stderr.trim().split("\n").map((l) => JSON.parse(l).msg)).toEqual(["using database"]);
-  expect(r.code).toBe(0);
-  const copy = new Database(target, { readonly: true });
-  expect((copy.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n).toBeGreaterThan(0);
-  copy.close();
-  expect((await fetch(`${bin.url}/readyz`)).status).toBe(200);
+test("SQLite file: backup copies the live database while the server runs (on PostgreSQL it exits 2 naming pg_dump)", async () => {
+  if (binaryOnPostgres) {
+    const refused = await runBinaryCommand(["backup", join(cwd, "pg-backup.db")], { GATEHOUSE_DATA_DIR: join(bin.dir, "data"), ...bin.storageEnv }, cwd);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("back it up with pg_dump");
+    expect(existsSync(join(cwd, "pg-backup.db"))).toBe(false);
+  }
+  // The backup of a file: a server on one, whatever the run's engine.
+  const live = binaryOnPostgres ? await startBinary({ env: {}, cwd, sqliteOnly: true }) : bin;
+  try {
+    const target = join(cwd, "live-backup.db");
+    const r = await runBinaryCommand(["backup", target], { GATEHOUSE_DATA_DIR: join(live.dir, "data") }, cwd);
+    // stderr says which database the command used (one JSON line), and nothing else.
+    expect(r.stderr.trim().split("\n").map((l) => JSON.parse(l).msg)).toEqual(["using database"]);
+    expect(r.code).toBe(0);
+    const copy = new Database(target, { readonly: true });
+    expect((copy.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n).toBeGreaterThan(0);
+    copy.close();
+    expect((await fetch(`${live.url}/readyz`)).status).toBe(200);
+  } finally {
+    if (live !== bin) expect(await live.stop()).toBe(0);
+  }
 });
 
 test("SIGTERM shuts down gracefully with exit 0 and lifecycle log lines", async () => {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type postgres from "postgres";
-import { refuseUnknownMigrations } from "../migrate";
+import { POSTGRES_SCHEMA_OFFSET, refuseUnknownMigrations } from "../migrate";
 import { migrations } from "./migrations.generated";
 
 /**
@@ -38,7 +38,7 @@ export async function migratePostgres(sql: postgres.Sql, options: MigratePostgre
       const [{ present }] = await connection.unsafe<{ present: boolean }[]>(`SELECT to_regclass('"__drizzle_migrations"') IS NOT NULL AS present`);
       if (!present) await connection.unsafe(BOOKKEEPING);
       const appliedTimes = (await connection.unsafe<{ created_at: string }[]>(`SELECT "created_at"::text AS created_at FROM "__drizzle_migrations"`)).map((r) => Number(r.created_at));
-      refuseUnknownMigrations(appliedTimes, known.map((m) => m.when));
+      refuseUnknownMigrations(appliedTimes, known.map((m) => m.when), POSTGRES_SCHEMA_OFFSET);
       const recorded = new Set(appliedTimes);
       const applied: string[] = [];
       for (const m of known) {
