@@ -1,8 +1,8 @@
-import { afterAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startBinary, type RunningBinary } from "./binary";
+import { binaryDatabase, binaryOnPostgres, startBinary, type BinaryDatabase, type RunningBinary } from "./binary";
 import { startReceiver } from "../webhooks/harness";
 
 /**
@@ -20,10 +20,16 @@ const rx = startReceiver(async () => {
   return new Response("ok");
 });
 const running: RunningBinary[] = [];
+// Both processes run on the same database: the data directory's file, or on the PostgreSQL run one database (the server is not killed, Gatehouse is).
+let database: BinaryDatabase;
+beforeAll(async () => {
+  database = await binaryDatabase("whcrash");
+});
 afterAll(async () => {
   for (const b of running) if (b.proc.exitCode === null && b.proc.signalCode === null) await b.stop();
   rx.stop();
   rmSync(dataDir, { recursive: true, force: true });
+  await database?.drop();
 });
 
 const env = {
@@ -47,7 +53,7 @@ const admin = (bin: RunningBinary, method: string, path: string, body?: unknown)
 test(
   "1000 events survive a kill -9 mid-stream: each arrives at least once, duplicates only from the in-flight window",
   async () => {
-    const first = await startBinary({ env });
+    const first = await startBinary({ env: { ...env, ...database.env } });
     running.push(first);
     const sub = (await (await admin(first, "POST", "/api/admin/webhooks", { url: rx.url, events: ["*"] })).json()) as { id: number };
     const queued = await admin(first, "POST", `/api/admin/webhooks/${sub.id}/test`, { event: "case.created", count: 1000 });
@@ -65,7 +71,7 @@ test(
     expect(atKill).toBeLessThan(1000); // the kill really landed mid-stream
 
     const restartedAt = Date.now();
-    const second = await startBinary({ env });
+    const second = await startBinary({ env: { ...env, ...database.env } });
     running.push(second);
     // Deliveries leased at the kill come back when their lease passes (timeout + 5 s); wait until the
     // engine records all 1000 as delivered, so every resend has happened before we count.
