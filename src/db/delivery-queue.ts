@@ -3,15 +3,15 @@
  * its ticks — claim (due rows, then a lease), record an attempt, finish or release a delivery,
  * stamp or disable a subscription — and what retention (src/webhooks/retention.ts) deletes. The
  * state machine, the fair share and the retry decisions stay with the webhooks; this module only
- * says how each step reads and writes rows, so a second engine claims with its own SQL (row
- * locks that skip what another node holds) behind the same functions.
+ * says how each step reads and writes rows; PostgreSQL claims with its own SQL (row locks that
+ * skip what another node holds) behind the same function, so several nodes share one queue.
  *
  * Statements are written once (`preparedQuery`) and run on whatever `db` routes to: inside a tick,
  * the tick's transaction.
  */
 import type { Db } from "./connection";
 import { inListText, listParam } from "./dialect";
-import { engine, type Engine } from "./engine";
+import { engine, isPostgres, type Engine } from "./engine";
 import { preparedQuery, type PreparedQuery } from "./statement";
 import { writeTransaction } from "./transaction";
 
@@ -82,12 +82,37 @@ const subscriptionFailing = preparedQuery<{ failing_since: number }, [number, nu
 const disableSubscription = preparedQuery<unknown, [number, string, number]>("UPDATE webhook_subscriptions SET enabled = 0, disabled_reason = ?2, updated_at = ?3 WHERE id = ?1 AND enabled = 1");
 
 /**
+ * PostgreSQL's claim, one statement: the due rows are locked as they are read, rows another
+ * node's tick holds right now are skipped rather than waited for (`SKIP LOCKED`), and a row whose
+ * lease another node committed meanwhile is read again and dropped (READ COMMITTED re-checks the
+ * WHERE of a locked row's newest version). Two nodes claiming at once therefore never lease the
+ * same delivery, and neither waits for the other. `RETURNING` has no order: `claimDue` sorts.
+ */
+const claimDueOnPostgres = preparedQuery<DueDeliveryRow & { next_attempt_at: number }, [number, number, number, number]>(
+  `WITH due AS (
+     SELECT id FROM webhook_deliveries
+      WHERE subscription_id = ?1 AND status = 'pending' AND next_attempt_at <= ?2
+        AND (locked_until IS NULL OR locked_until <= ?2)
+      ORDER BY next_attempt_at LIMIT ?3
+      FOR UPDATE SKIP LOCKED)
+   UPDATE webhook_deliveries d SET locked_until = ?4, updated_at = ?2
+     FROM due, webhook_events e
+    WHERE d.id = due.id AND e.id = d.event_id
+   RETURNING d.id, d.attempts, d.last_attempt_id, d.next_attempt_at, e.uid, e.name, e.payload, e.created_at, e.workspace_id, e.project_code`,
+);
+
+/**
  * Claims up to `limit` deliveries of the subscription due at `now` and not leased, oldest due
- * first: leases them until `leaseUntil` and answers them. The one step a second engine does its
- * own way (rows another node holds skipped, not waited for: `FOR UPDATE SKIP LOCKED`); on SQLite
- * the tick's transaction holds the one writer, so reading then leasing cannot race.
+ * first: leases them until `leaseUntil` and answers them. On SQLite the tick's transaction holds
+ * the one writer, so reading then leasing cannot race; on PostgreSQL several nodes claim from one
+ * queue at once, with row locks that skip what another holds (`claimDueOnPostgres`).
  */
 async function claimDue(db: Db, subscriptionId: number, now: number, limit: number, leaseUntil: number): Promise<DueDeliveryRow[]> {
+  if (isPostgres()) {
+    const claimed = await claimDueOnPostgres.all(db, subscriptionId, now, limit, leaseUntil);
+    claimed.sort((a, b) => a.next_attempt_at - b.next_attempt_at || a.id - b.id);
+    return claimed.map(({ next_attempt_at: _, ...row }) => row);
+  }
   const rows = await dueDeliveries.all(db, subscriptionId, now, limit);
   if (rows.length > 0) await leaseDeliveries().run(db, listParam(rows.map((r) => r.id)), leaseUntil, now);
   return rows;

@@ -111,12 +111,18 @@ export class DeliveryLedger {
     const { now } = req;
     // Built inside the body: a rolled-back attempt must not leave half a result behind.
     const result: TickResult = { claims: [], subscriptions: null, verdicts: {}, disabled: [] };
+    // Subscription by subscription in id order, each one's success stamped before the next: every
+    // tick (on every node) and every producer (`publish`) then locks subscription rows in one
+    // order, so on PostgreSQL two nodes' ticks never deadlock on them. A stable sort keeps each
+    // subscription's outcomes in the order they finished.
+    const finished = [...req.finished].sort((a, b) => a.subscriptionId - b.subscriptionId);
     const succeeded = new Set<number>();
-    for (const f of req.finished) {
+    for (let i = 0; i < finished.length; i++) {
+      const f = finished[i]!;
       const verdict = await this.record(f, now, succeeded, result.disabled);
       result.verdicts[verdict] = (result.verdicts[verdict] ?? 0) + 1;
+      if (finished[i + 1]?.subscriptionId !== f.subscriptionId && succeeded.delete(f.subscriptionId)) await this.q.markSubscriptionSucceeded(f.subscriptionId, now);
     }
-    for (const subId of succeeded) await this.q.markSubscriptionSucceeded(subId, now);
     for (const id of req.released) await this.q.release(id, now);
     if (req.claim) {
       const subs = (await this.q.enabledSubscriptions()).map(

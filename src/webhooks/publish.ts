@@ -53,8 +53,11 @@ export async function publish(tx: Tx, event: string, payload: unknown, opts: Pub
 
 // Producers call `publish` inside hot write paths: it runs statements written once, on the
 // transaction's own connection, instead of building queries each time.
+// In id order: each matching subscription's row is then locked (`nextDeliverySeq`) in the order
+// every producer and every delivery tick takes them, so concurrent transactions on PostgreSQL
+// queue on those row locks instead of deadlocking.
 const enabledSubscriptions = preparedQuery<{ id: number; events: string; project_code: string | null; workspace_id: number | null }, []>(
-  "SELECT id, events, project_code, workspace_id FROM webhook_subscriptions WHERE enabled = 1",
+  "SELECT id, events, project_code, workspace_id FROM webhook_subscriptions WHERE enabled = 1 ORDER BY id",
 );
 const projectWorkspace = preparedQuery<{ workspace_id: number }, [string]>("SELECT workspace_id FROM tms_projects WHERE code = ?1");
 const insertEvent = preparedQuery<{ id: number }, [string, string, string | null, string, number, number | null]>(

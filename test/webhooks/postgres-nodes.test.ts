@@ -1,0 +1,251 @@
+/**
+ * Several delivery loops on one PostgreSQL database, as several Gatehouse nodes run them: two app
+ * instances in this process, each with its own connection pool, its own loop and its own HTTP
+ * surface, over one freshly migrated database, delivering to a real receiver on 127.0.0.1.
+ * Claims are row locks that skip what the other node holds (src/db/delivery-queue.ts), so a
+ * backlog is shared — each delivery sent once, both nodes busy — and a node that dies with claims
+ * leased loses them to the other once their lease has passed.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type postgres from "postgres";
+import { createApp } from "../../src/app";
+import { testConfig, type Config } from "../../src/config";
+import type { AppContext } from "../../src/context";
+import { useEngine } from "../../src/db/engine";
+import { openPool } from "../../src/db/postgres/connect";
+import { migratePostgres } from "../../src/db/postgres/migrate";
+import { postgresHandle } from "../../src/db/postgres/open";
+import { ephemeralSecretBox } from "../../src/lib/secret-box";
+import { metricsFor } from "../../src/lib/metrics";
+import { silentLogger } from "../../src/log";
+import { startDeliveryLoop } from "../../src/webhooks/dispatcher";
+import { ADMIN_TOKEN, until } from "../helpers";
+import { freshDatabase, testServerUrl } from "../support/postgres";
+
+let database: { url: string; drop(): Promise<void> };
+// Both nodes open the signing secrets with one key, as a cluster's nodes share GATEHOUSE_SECRET_KEY_FILE.
+const secrets = ephemeralSecretBox();
+const nodes: { close(): Promise<void> }[] = [];
+
+beforeAll(async () => {
+  testServerUrl();
+  database = await freshDatabase("nodes");
+  const { sql } = openPool({ url: database.url, poolSize: 1, caFile: null });
+  await migratePostgres(sql);
+  await sql.end();
+}, 120_000);
+
+afterAll(async () => {
+  for (const n of nodes) await n.close();
+  useEngine("sqlite");
+  await database?.drop();
+});
+
+/** One "node": a pool of its own on the shared database, the real app over it, and (when asked) its delivery loop. */
+function startNode(overrides: Partial<Config> = {}, { loop = true } = {}) {
+  const { sql } = openPool({ url: database.url, poolSize: 6, caFile: null });
+  const handle = postgresHandle(sql);
+  const dir = mkdtempSync(join(tmpdir(), "gatehouse-node-"));
+  const config = testConfig({
+    dataDir: dir,
+    adminToken: ADMIN_TOKEN,
+    baseUrl: "https://gatehouse.test",
+    webhookAllowPrivateTargets: true,
+    webhookPollIntervalMs: 50,
+    webhookTimeoutMs: 1000,
+    webhookRetrySchedule: [50, 100],
+    webhookConcurrency: 8,
+    webhookPerSubscriptionConcurrency: 3,
+    ...overrides,
+  });
+  const ctx: AppContext = { config, db: handle.db, sqlite: null, groupCommit: handle.groupCommit, log: silentLogger, version: "test", secrets };
+  const app = createApp(ctx);
+  let deliveryLoop = loop ? startDeliveryLoop(ctx) : null;
+  let closed = false;
+  const node = {
+    ctx,
+    sql: sql as postgres.Sql,
+    admin: async (method: string, path: string, body?: unknown) => {
+      const r = await app.handle(
+        new Request(`http://localhost${path}`, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) }),
+      );
+      const text = await r.text();
+      return { status: r.status, body: text ? JSON.parse(text) : null };
+    },
+    startLoop() {
+      deliveryLoop ??= startDeliveryLoop(ctx);
+    },
+    /** Deliveries this node's loop recorded as delivered (its own Prometheus counter). */
+    async delivered(): Promise<number> {
+      const text = await metricsFor(ctx).render();
+      return Number(/^gatehouse_webhook_attempts_total\{outcome="delivered"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+    },
+    /**
+     * Dies as a killed process does: its connections drop at once, so nothing is given back and
+     * nothing more recorded; its loop then stops sending (its shutdown's give-back fails on the
+     * closed pool, as a dead process gives nothing back).
+     */
+    async kill() {
+      await sql.end({ timeout: 0 });
+      await deliveryLoop?.stop();
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await deliveryLoop?.stop();
+      await sql.end({ timeout: 1 }).catch(() => {});
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  nodes.push(node);
+  return node;
+}
+
+/** A subscriber with one path per subscription: what arrived where and when, and the most requests open at once per path. */
+function startReceiver() {
+  const received: { path: string; id: string; at: number }[] = [];
+  const open = new Map<string, number>();
+  const maxOpen = new Map<string, number>();
+  let total = 0;
+  let maxTotal = 0;
+  let answer: () => Promise<Response> = async () => {
+    await Bun.sleep(2);
+    return new Response("ok");
+  };
+  const hung = new Set<() => void>();
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    idleTimeout: 30,
+    async fetch(req) {
+      const path = new URL(req.url).pathname;
+      received.push({ path, id: req.headers.get("webhook-id")!, at: Date.now() });
+      open.set(path, (open.get(path) ?? 0) + 1);
+      maxOpen.set(path, Math.max(maxOpen.get(path) ?? 0, open.get(path)!));
+      maxTotal = Math.max(maxTotal, ++total);
+      try {
+        return await answer();
+      } finally {
+        open.set(path, open.get(path)! - 1);
+        total--;
+      }
+    },
+  });
+  return {
+    url: (path: string) => `http://127.0.0.1:${server.port}${path}`,
+    received,
+    maxOpen,
+    get maxTotal() {
+      return maxTotal;
+    },
+    hang() {
+      answer = () => new Promise((resolve) => hung.add(() => resolve(new Response("late"))));
+    },
+    answerOk() {
+      answer = async () => new Response("ok");
+    },
+    get open() {
+      return total;
+    },
+    stop() {
+      for (const h of hung) h();
+      server.stop(true);
+    },
+  };
+}
+
+test("two nodes share a backlog: every delivery sent exactly once, both nodes deliver, each within its caps", async () => {
+  const receiver = startReceiver();
+  try {
+    const a = startNode();
+    const b = startNode();
+    const subs: number[] = [];
+    for (const [i, node] of [a, b, a].entries()) {
+      const r = await node.admin("POST", "/api/admin/webhooks", { url: receiver.url(`/hook/${i}`), events: ["*"] });
+      expect(r.status).toBe(201);
+      subs.push(r.body.id);
+    }
+    const PER_SUBSCRIPTION = 200;
+    // Enqueued through both nodes' API while both loops run.
+    const queued = await Promise.all(subs.map((id, i) => [a, b, a][i]!.admin("POST", `/api/admin/webhooks/${id}/test`, { event: "case.deleted", count: PER_SUBSCRIPTION })));
+    const expected = new Map(queued.map((q, i) => [`/hook/${i}`, new Set(q.body.webhookIds as string[])]));
+    const total = subs.length * PER_SUBSCRIPTION;
+
+    await until(async () => {
+      const [{ n }] = (await a.sql`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status <> 'delivered'`) as unknown as [{ n: number }];
+      return n === 0;
+    }, "every delivery recorded delivered", 60_000);
+
+    // Exactly once: as many requests as deliveries, and each subscription got exactly its own webhook-ids.
+    expect(receiver.received.length).toBe(total);
+    for (const [path, ids] of expected) {
+      const got = receiver.received.filter((r) => r.path === path).map((r) => r.id);
+      expect(got.length).toBe(PER_SUBSCRIPTION);
+      expect(new Set(got)).toEqual(ids);
+    }
+    const attempts = (await a.sql`SELECT attempts, count(*)::int AS n FROM webhook_deliveries GROUP BY attempts`) as unknown as { attempts: number; n: number }[];
+    expect(attempts).toEqual([{ attempts: 1, n: total }]);
+
+    // Fair: both loops did a real share of the work, and between them recorded every delivery.
+    const [byA, byB] = [await a.delivered(), await b.delivered()];
+    expect(byA + byB).toBe(total);
+    expect(Math.min(byA, byB)).toBeGreaterThanOrEqual(total * 0.1);
+
+    // The caps are per node (docs/webhooks.md, "Several nodes"): a subscription sees at most
+    // nodes × its cap at once, the receiver at most nodes × the global concurrency.
+    for (const max of receiver.maxOpen.values()) expect(max).toBeLessThanOrEqual(2 * 3);
+    expect(receiver.maxTotal).toBeLessThanOrEqual(2 * 8);
+  } finally {
+    receiver.stop();
+    for (const n of nodes.splice(0)) await n.close();
+  }
+}, 90_000);
+
+test("a node killed with claims leased: the other node sends them once their lease has passed, duplicates only what was in flight", async () => {
+  const receiver = startReceiver();
+  try {
+    receiver.hang();
+    const doomed = startNode();
+    const sub = await doomed.admin("POST", "/api/admin/webhooks", { url: receiver.url("/hook/kill"), events: ["*"] });
+    expect(sub.status).toBe(201);
+    const queued = await doomed.admin("POST", `/api/admin/webhooks/${sub.body.id}/test`, { event: "case.deleted", count: 40 });
+    expect(queued.status).toBe(202);
+    // The doomed node has claimed (2 × its per-subscription cap) and sent up to its cap, which hang.
+    await until(() => receiver.open === 3, "the doomed node's attempts open at the receiver");
+    const leased = (await doomed.sql`
+      SELECT e.uid, d.locked_until FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+       WHERE d.locked_until IS NOT NULL`) as unknown as { uid: string; locked_until: number }[];
+    expect(leased.length).toBe(6);
+    const sentByDoomed = new Set(receiver.received.map((r) => r.id));
+    expect(sentByDoomed.size).toBe(3);
+
+    await doomed.kill();
+    receiver.answerOk();
+    const survivor = startNode();
+    await until(async () => {
+      const [{ n }] = (await survivor.sql`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status <> 'delivered'`) as unknown as [{ n: number }];
+      return n === 0;
+    }, "the survivor delivered everything, the doomed node's claims too", 30_000);
+
+    const ids = new Set((queued.body.webhookIds as string[]));
+    const arrivals = new Map<string, number[]>();
+    for (const r of receiver.received) arrivals.set(r.id, [...(arrivals.get(r.id) ?? []), r.at]);
+    expect(new Set(arrivals.keys())).toEqual(ids); // every event arrived
+    // The doomed node's leased claims went out again only after their lease, never before.
+    for (const { uid, locked_until } of leased) {
+      const times = arrivals.get(uid)!;
+      expect(times.at(-1)!).toBeGreaterThanOrEqual(locked_until);
+    }
+    // Duplicates: exactly the attempts the doomed node had sent and not recorded (≤ 2 × concurrency).
+    const duplicated = [...arrivals].filter(([, times]) => times.length > 1).map(([id]) => id);
+    expect(new Set(duplicated)).toEqual(sentByDoomed);
+    expect(receiver.received.length).toBe(40 + sentByDoomed.size);
+    expect(await survivor.delivered()).toBe(40);
+  } finally {
+    receiver.stop();
+    for (const n of nodes.splice(0)) await n.close();
+  }
+}, 90_000);
