@@ -139,7 +139,11 @@ export function routedHandle(store: Store): Db {
 export async function writeTransaction<T>(db: Db, work: (tx: Tx) => T | Promise<T>, options: WriteOptions = {}): Promise<T> {
   const store = storeOf(db);
   const open = openTransaction.getStore();
-  if (open && open.store === store) return store.savepoint(open.tx, async (tx) => work(tx));
+  if (open && open.store === store)
+    return store.savepoint(open.tx, async (tx) => {
+      storeOfHandle.set(tx, store); // a savepoint's handle (PostgreSQL's is its own) names its store too
+      return work(tx);
+    });
   return store.begin(async (tx) => work(tx), options);
 }
 

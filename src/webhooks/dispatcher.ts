@@ -6,6 +6,7 @@ import { DeliveryPacer, perSubscriptionCap } from "./pacing";
 import { startRetentionPurge } from "./retention";
 import { DeliverySender, type AttemptOutcome } from "./sender";
 import { onEventsCommitted } from "./wake";
+import { listenForEvents } from "../db/event-signal";
 
 /**
  * The in-process delivery loop, and only its scheduling: when to tick, what to claim, which claim
@@ -19,7 +20,8 @@ import { onEventsCommitted } from "./wake";
  * by subscription, so a slow endpoint only ever holds its own per-subscription slots. A claim is a
  * lease: `locked_until` moves to now + 2 × timeout + margin, and a leased row is not due before it
  * passes, so after a kill -9 the delivery simply becomes due again then (at-least-once, same webhook-id).
- * Ticks run on publish (woken after commit), when an attempt finishes, and on a poll timer.
+ * Ticks run on publish (woken after commit: by `publish` in this process, by a NOTIFY from
+ * another node on PostgreSQL), when an attempt finishes, and on a poll timer.
  * Ticks commit without waiting for the disk, like every write of the server: the process's group
  * commit (src/db/group-commit.ts) syncs the WAL off the main thread, one sync for many ticks and
  * requests. An outcome counts as recorded only once a sync covers it, and a claim is sent only
@@ -32,6 +34,9 @@ import { onEventsCommitted } from "./wake";
 
 /** Margin on top of the HTTP timeout for DNS, reading the capped body and recording the outcome. */
 const LEASE_MARGIN_MS = 5_000;
+
+/** How long a loop that could not LISTEN waits before trying again (it polls meanwhile). */
+const LISTEN_RETRY_MS = 5_000;
 
 export function startDeliveryLoop(ctx: AppContext): { stop(): Promise<void> } {
   const loop = new DeliveryLoop(ctx);
@@ -52,6 +57,8 @@ class DeliveryLoop {
   private pollTimer: ReturnType<typeof setInterval> | null = null;
   private retention: { stop(): void } | null = null;
   private unsubscribe: (() => void) | null = null;
+  private stopListening: (() => Promise<void>) | null = null;
+  private listenRetry: ReturnType<typeof setTimeout> | null = null;
   /** Attempts that finished and wait for the next tick. */
   private finished: FinishedAttempt[] = [];
   /** Leases to give back in the next tick (shutdown, or a subscription disabled meanwhile). */
@@ -100,14 +107,35 @@ class DeliveryLoop {
 
   start(): void {
     this.eventsMark = this.ctx.groupCommit.mark();
-    this.unsubscribe = onEventsCommitted(() => {
+    const woken = () => {
       this.eventsMark = this.ctx.groupCommit.mark();
       this.requestTick();
-    });
+    };
+    this.unsubscribe = onEventsCommitted(woken);
+    this.listenToOtherNodes(woken);
     this.pollTimer = setInterval(() => this.requestTick(), this.cfg.webhookPollIntervalMs);
     this.retention = startRetentionPurge(this.ctx);
     this.sender.start();
     this.requestTick();
+  }
+
+  /**
+   * On PostgreSQL, events other nodes commit wake this loop too (src/db/event-signal.ts; the poll
+   * stays the fallback). A LISTEN that fails at start (the server briefly away) is tried again
+   * every few seconds; once listening, the driver re-listens after a dropped connection itself.
+   */
+  private listenToOtherNodes(woken: () => void): void {
+    listenForEvents(this.ctx.db, woken).then(
+      (stop) => {
+        if (this.stopping) void stop(); // settles on its own: the loop stopped while LISTEN was under way
+        else this.stopListening = stop;
+      },
+      (e) => {
+        if (this.stopping) return;
+        this.ctx.log.warn("webhook delivery loop: cannot LISTEN for other nodes' events; polling meanwhile", { error: String((e as Error)?.message ?? e) });
+        this.listenRetry = setTimeout(() => this.listenToOtherNodes(woken), LISTEN_RETRY_MS);
+      },
+    );
   }
 
   async stop(): Promise<void> {
@@ -115,6 +143,8 @@ class DeliveryLoop {
     this.stopping = true;
     this.pacer.release();
     this.unsubscribe?.();
+    if (this.listenRetry) clearTimeout(this.listenRetry);
+    await this.stopListening?.();
     if (this.pollTimer) clearInterval(this.pollTimer);
     this.retention?.stop();
     // Let in-flight attempts finish for a moment, then abort the rest; aborted ones give their lease back.

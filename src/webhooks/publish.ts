@@ -80,6 +80,6 @@ export async function recordEvent(tx: Tx, event: EventName, payload: unknown, pr
     await insertDelivery.run(tx, id, eventId, subscriptionId, now);
     deliveryIds.push(id);
   }
-  if (deliveryIds.length > 0) wakeAfterCommit();
+  if (deliveryIds.length > 0) wakeAfterCommit(tx);
   return { eventId, uid, deliveryIds };
 }

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gte } from "drizzle-orm";
+import { and, count, desc, eq, gte, isNull, lte, or } from "drizzle-orm";
 import type { AppContext } from "../context";
 import { preparedQuery } from "../db/statement";
 import { ApiError, badRequest, conflict, notFound } from "../http/errors";
@@ -118,7 +118,7 @@ export async function updateSubscription(ctx: AppContext, id: number, patch: Sub
       return r;
     },
   );
-  if (row.enabled) wakeAfterCommit(); // pending deliveries of a re-enabled subscription go out now
+  if (row.enabled) wakeAfterCommit(ctx.db); // pending deliveries of a re-enabled subscription go out now
   return toSubscription(row);
 }
 
@@ -316,15 +316,19 @@ export async function redeliver(ctx: AppContext, id: number): Promise<{ id: numb
       if (!d) throw notFound(`Delivery ${id}`);
       const sub = await first(tx.select({ enabled: webhookSubscriptions.enabled }).from(webhookSubscriptions).where(eq(webhookSubscriptions.id, d.subscriptionId)));
       if (!sub?.enabled) throw subscriptionDisabled(d.subscriptionId);
-      if (d.status === "pending" && d.lockedUntil !== null && d.lockedUntil > now)
-        throw new ApiError(409, "delivery_in_flight", `Delivery ${id} is being attempted right now; try again when the attempt has finished`);
-      await tx
+      const inFlight = () => new ApiError(409, "delivery_in_flight", `Delivery ${id} is being attempted right now; try again when the attempt has finished`);
+      if (d.status === "pending" && d.lockedUntil !== null && d.lockedUntil > now) throw inFlight();
+      // The lease is checked again by the update itself: on PostgreSQL another node may have
+      // claimed the row since it was read, and clearing its lease would let a third send it too.
+      const moved = await tx
         .update(webhookDeliveries)
         .set({ status: "pending", attempts: 0, nextAttemptAt: now, lockedUntil: null, finishedAt: null, updatedAt: now })
-        .where(eq(webhookDeliveries.id, id));
+        .where(and(eq(webhookDeliveries.id, id), or(isNull(webhookDeliveries.lockedUntil), lte(webhookDeliveries.lockedUntil, now))))
+        .returning({ id: webhookDeliveries.id });
+      if (moved.length === 0) throw inFlight();
     },
   );
-  wakeAfterCommit();
+  wakeAfterCommit(ctx.db);
   return { id, status: "pending" };
 }
 
@@ -346,7 +350,7 @@ export async function recover(ctx: AppContext, subscriptionId: number, since: st
       return rows.length;
     },
   );
-  if (requeued > 0) wakeAfterCommit();
+  if (requeued > 0) wakeAfterCommit(ctx.db);
   return { requeued };
 }
 

@@ -15,6 +15,8 @@ import { createApp } from "../../src/app";
 import { testConfig, type Config } from "../../src/config";
 import type { AppContext } from "../../src/context";
 import { useEngine } from "../../src/db/engine";
+import { EVENTS_CHANNEL } from "../../src/db/event-signal";
+import { writeTransaction } from "../../src/db/transaction";
 import { openPool } from "../../src/db/postgres/connect";
 import { migratePostgres } from "../../src/db/postgres/migrate";
 import { postgresHandle } from "../../src/db/postgres/open";
@@ -22,6 +24,7 @@ import { ephemeralSecretBox } from "../../src/lib/secret-box";
 import { metricsFor } from "../../src/lib/metrics";
 import { silentLogger } from "../../src/log";
 import { startDeliveryLoop } from "../../src/webhooks/dispatcher";
+import { publish } from "../../src/webhooks/publish";
 import { ADMIN_TOKEN, until } from "../helpers";
 import { freshDatabase, testServerUrl } from "../support/postgres";
 
@@ -249,3 +252,83 @@ test("a node killed with claims leased: the other node sends them once their lea
     for (const n of nodes.splice(0)) await n.close();
   }
 }, 90_000);
+
+/** Commits `count` events from another process (a producer on another node); when it committed. */
+async function publishFromAnotherProcess(count: number): Promise<number> {
+  const child = Bun.spawn([process.execPath, join(import.meta.dir, "fixtures", "publish-on-postgres.ts"), database.url, String(count)], {
+    env: { ...process.env, BUN_BE_BUN: "1" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const timer = setTimeout(() => child.kill(), 30_000);
+  const [status, out, err] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  clearTimeout(timer);
+  if (status !== 0) throw new Error(`the producer process failed (${status}): ${err}`);
+  return Number(out.trim());
+}
+
+/** The backend pids LISTENing on the events channel (postgres.js's dedicated connection per node). */
+async function listeners(sql: postgres.Sql): Promise<number[]> {
+  const rows = await sql`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = ${`listen "${EVENTS_CHANNEL}"`}`;
+  return rows.map((r) => r.pid as number);
+}
+
+test("another process's commit wakes a node's loop through LISTEN/NOTIFY, also after its listening connection was cut", async () => {
+  const receiver = startReceiver();
+  try {
+    // The poll would take a minute: only the notice can bring these events out within the test.
+    const node = startNode({ webhookPollIntervalMs: 60_000 });
+    const sub = await node.admin("POST", "/api/admin/webhooks", { url: receiver.url("/hook/wake"), events: ["*"] });
+    expect(sub.status).toBe(201);
+    const listener = await until(async () => {
+      const pids = await listeners(node.sql);
+      return pids.length === 1 && pids[0];
+    }, "the node listening");
+
+    const committedAt = await publishFromAnotherProcess(3);
+    await until(() => receiver.received.length === 3, "the other process's events delivered", 15_000);
+    expect(Math.max(...receiver.received.map((r) => r.at)) - committedAt).toBeLessThan(15_000);
+
+    // The server cuts the listening connection (a restart, a failover, a proxy's idle timeout):
+    // the driver listens again on a new one, and the loop looks once for what it may have missed.
+    await node.sql`SELECT pg_terminate_backend(${listener!})`;
+    await until(async () => {
+      const pids = await listeners(node.sql);
+      return pids.length === 1 && pids[0] !== listener;
+    }, "the node listening again on a new connection", 15_000);
+    await publishFromAnotherProcess(2);
+    await until(() => receiver.received.length === 5, "events committed after the reconnect delivered", 15_000);
+  } finally {
+    receiver.stop();
+    for (const n of nodes.splice(0)) await n.close();
+  }
+}, 90_000);
+
+test("a producer's commit is announced once per transaction after it commits; a rolled-back one announces nothing", async () => {
+  const node = startNode({}, { loop: false });
+  const { sql: listening } = openPool({ url: database.url, poolSize: 1, caFile: null });
+  const heard: string[] = [];
+  try {
+    const sub = await node.admin("POST", "/api/admin/webhooks", { url: "http://127.0.0.1:9/hook", events: ["*"] });
+    expect(sub.status).toBe(201);
+    await listening.listen(EVENTS_CHANNEL, (origin) => heard.push(origin));
+    await writeTransaction(node.ctx.db, async (tx) => {
+      for (let i = 1; i <= 5; i++) await publish(tx, "case.deleted", { id: i });
+      await Bun.sleep(100);
+      expect(heard).toEqual([]); // nothing before the commit
+    });
+    await until(() => heard.length === 1, "the commit's notice");
+    await expect(
+      writeTransaction(node.ctx.db, async (tx) => {
+        await publish(tx, "case.deleted", { id: 9 });
+        throw new Error("the entity write failed");
+      }),
+    ).rejects.toThrow("the entity write failed");
+    await publishFromAnotherProcess(1);
+    await until(() => heard.length === 2, "the other process's notice");
+    expect(heard[0]).not.toBe(heard[1]); // each process names itself, so its own listener can skip its notices
+  } finally {
+    await listening.end();
+    for (const n of nodes.splice(0)) await n.close();
+  }
+}, 60_000);
