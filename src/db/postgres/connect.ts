@@ -117,7 +117,13 @@ function readCa(file: string): string {
   return text;
 }
 
-type ServerState = { version: number; recovery: boolean; read_only: string; role: string; database: string; schema: string | null; can_create: boolean | null };
+type ServerState = {
+  version: number; recovery: boolean; read_only: string; role: string; database: string; schema: string | null; can_create: boolean | null;
+  encoding: string; collate: string; ctype: string; provider: string | null;
+};
+
+/** libc locales that compare and order text by its bytes (UTF-8's byte order is code point order), as SQLite's BINARY does. */
+const BYTEWISE_LOCALE = /^(C|POSIX)(\.UTF-?8)?$/i;
 
 async function checkServer(sql: postgres.Sql, url: DatabaseUrl, where: string, minServerVersion: number): Promise<number> {
   // has_schema_privilege with a list is true when ANY is held: USAGE and CREATE are asked apart.
@@ -128,10 +134,20 @@ async function checkServer(sql: postgres.Sql, url: DatabaseUrl, where: string, m
            current_user AS role,
            current_database() AS database,
            current_schema() AS schema,
-           has_schema_privilege(current_schema(), 'USAGE') AND has_schema_privilege(current_schema(), 'CREATE') AS can_create`;
+           has_schema_privilege(current_schema(), 'USAGE') AND has_schema_privilege(current_schema(), 'CREATE') AS can_create,
+           pg_encoding_to_char(d.encoding) AS encoding, d.datcollate AS collate, d.datctype AS ctype,
+           to_jsonb(d) ->> 'datlocprovider' AS provider
+      FROM pg_database d WHERE d.datname = current_database()`;
   const s = state!;
   if (s.version < minServerVersion)
     throw new DatabaseConnectError(`${where}: the server is PostgreSQL ${versionName(s.version)}; Gatehouse needs ${Math.floor(minServerVersion / 10000)} or newer`, false);
+  const locale = localeProblem(s);
+  if (locale)
+    throw new DatabaseConnectError(
+      `${where}: database "${s.database}" ${locale}; Gatehouse compares and orders text by its bytes, as on SQLite, and needs a UTF8 database with the C or C.UTF-8 locale: ` +
+        `CREATE DATABASE ${quoteIdent(s.database)} TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER libc LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8' (under another name, then move the data with pg_dump and pg_restore)`,
+      false,
+    );
   if (s.recovery || s.read_only === "on")
     throw new DatabaseConnectError(
       `${where}: the server ${s.recovery ? "is in recovery (a standby)" : "accepts only read-only transactions (default_transaction_read_only)"}; Gatehouse needs the primary` +
@@ -148,6 +164,24 @@ async function checkServer(sql: postgres.Sql, url: DatabaseUrl, where: string, m
       false,
     );
   return s.version;
+}
+
+/**
+ * Why the database's text rules are not the ones Gatehouse's SQL relies on, or null. Plain text
+ * comparisons and ORDER BY follow the database's collation (docs/storage-postgres.md: titles,
+ * ISO dates compared as text, keyset pages), and the one `lower()` without COLLATE "C" its ctype:
+ * under any other locale the same query would answer differently than on SQLite.
+ */
+function localeProblem(s: ServerState): string | null {
+  if (s.encoding !== "UTF8") return `has the encoding ${s.encoding}`;
+  if (s.provider !== null && s.provider !== "c") return `takes its collation from ICU (locale provider "${s.provider === "i" ? "icu" : s.provider}")`;
+  if (!BYTEWISE_LOCALE.test(s.collate)) return `sorts text by the collation "${s.collate}" (LC_COLLATE)`;
+  if (!BYTEWISE_LOCALE.test(s.ctype)) return `classifies characters by "${s.ctype}" (LC_CTYPE)`;
+  return null;
+}
+
+function quoteIdent(name: string): string {
+  return /^[a-z_][a-z0-9_]*$/.test(name) ? name : `"${name.replaceAll('"', '""')}"`;
 }
 
 function versionName(num: number): string {
