@@ -252,6 +252,10 @@ describe("a cluster of three nodes on PostgreSQL with a synchronous standby, beh
         const deadline = promotedAt + 30_000;
         let last = "";
         while (Date.now() < deadline) {
+          if (n.process!.proc.exitCode !== null) {
+            console.log(`cluster 3: ${n.name} exited (code ${n.process!.proc.exitCode}); its last error: ${nodeLogs(n).split("\n").filter((l) => l.includes('"level":"error"')).at(-1)?.slice(0, 300)}`);
+            return Infinity;
+          }
           const r = await fetch(`${n.url}/readyz`, { signal: AbortSignal.timeout(5_000) }).catch((e: Error) => e);
           if (!(r instanceof Error) && r.status === 200) return Date.now() - promotedAt;
           last = r instanceof Error ? r.message : `${r.status} ${(await r.text()).slice(0, 200)}`;
