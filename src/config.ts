@@ -54,6 +54,8 @@ export type Config = {
   adminTokenWithOidc: boolean;
   sessionIdleTimeoutMs: number;
   sessionAbsoluteTimeoutMs: number;
+  shutdownDrainMs: number;
+  shutdownGraceMs: number;
 };
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -188,6 +190,8 @@ export const KEYS: KeySpec[] = [
   { key: "GATEHOUSE_SESSION_IDLE_TIMEOUT", field: "sessionIdleTimeoutMs", default: "30m", parse: parseDuration, doc: "A console session ends after this long without a request (duration: 30m, 2h)." },
   { key: "GATEHOUSE_SESSION_ABSOLUTE_TIMEOUT", field: "sessionAbsoluteTimeoutMs", default: "12h", parse: parseDuration, doc: "A console session ends this long after sign-in, however active." },
   { key: "GATEHOUSE_AUDIT_RETENTION_DAYS", field: "auditRetentionDays", default: "365", parse: int(1, 36500), doc: "Entries of the admin audit log older than this are purged." },
+  { key: "GATEHOUSE_SHUTDOWN_DRAIN", field: "shutdownDrainMs", default: "0s", parse: parseDuration, doc: "On SIGTERM, how long `/readyz` answers 503 while the node still serves every request, before it stops accepting connections: set it to what your load balancer needs to take the node out (its check interval × failures), e.g. `6s` for HAProxy `inter 2s fall 3`." },
+  { key: "GATEHOUSE_SHUTDOWN_GRACE", field: "shutdownGraceMs", default: "10s", parse: parseDuration, doc: "On SIGTERM, after the drain, how long in-flight requests get to finish before their connections are closed." },
 ];
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] };

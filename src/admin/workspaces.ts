@@ -39,7 +39,7 @@ export function workspacesAdminRoutes(ctx: AppContext) {
     .patch("/workspaces/:id", async ({ params, body, audit }) => {
       const action = body.archived === true ? "workspace.archive" : body.archived === false ? "workspace.restore" : "workspace.rename";
       const updated = await audit({ action, resource: { type: "workspace", id: params.id }, before: () => getWorkspace(ctx.db, params.id) }, async () => updateWorkspace(ctx.db, params.id, body));
-      invalidateScimCaches(); // an archived workspace's tokens stop at once
+      invalidateScimCaches(ctx.db); // an archived workspace's tokens stop at once
       return updated;
     }, {
       role: "owner",

@@ -1,3 +1,4 @@
+import { runsBackgroundWork } from "../db/leader";
 import { outsideTransaction } from "../db/transaction";
 import { and, asc, count, desc, eq, gt, gte, lt, sql, type SQL } from "drizzle-orm";
 import type { AppContext } from "../context";
@@ -134,7 +135,8 @@ export function keepAuditFor(db: AppContext["db"], days: number): void {
 
 function afterAuditWrite(db: AppContext["db"]): void {
   const r = retention.get(db);
-  if (!r || Date.now() - r.lastPurge < PURGE_EVERY_MS) return;
+  // One node of a cluster purges: the leader, after an action it serves (src/db/leader.ts).
+  if (!r || Date.now() - r.lastPurge < PURGE_EVERY_MS || !runsBackgroundWork(r.db)) return;
   r.lastPurge = Date.now();
   // After the action's transaction, never inside it (detached from its task): a purge must not make an admin action wait.
   outsideTransaction(() =>

@@ -55,7 +55,8 @@ const ENV_FILE_HELP = `  --env-file FILE   Read GATEHOUSE_* settings from FILE; 
 export const COMMAND_HELP = {
   serve: `Usage: gatehouse serve [--env-file FILE]
 
-Runs the server until SIGTERM or SIGINT (graceful: in-flight requests finish, up to 10 s).
+Runs the server until SIGTERM or SIGINT (graceful: /readyz answers 503 for GATEHOUSE_SHUTDOWN_DRAIN
+while requests are still served, then in-flight requests finish, up to GATEHOUSE_SHUTDOWN_GRACE).
 SIGHUP re-reads the TLS certificate and key and the admin tokens without a restart; a bad new
 certificate is logged and the old one keeps serving.
 

@@ -1,4 +1,5 @@
 import { isLockBusy, isStorageFull } from "../db/lock-wait";
+import { isDatabaseUnavailable, unavailableReason } from "../db/availability";
 import { clipMessage, quoteValue } from "./body";
 import { AnsweringError, renderApiError, type ErrorAnswer, type ErrorRenderer } from "./errors";
 import type { Logger } from "../log";
@@ -38,6 +39,13 @@ export function mapError(args: { code: string | number; error: unknown; request:
   if (isLockBusy(error)) {
     const message = "The database is locked by another process (a backup or maintenance); retry shortly.";
     return render({ status: 503, code: "busy", message, headers: { "retry-after": "1" } });
+  }
+
+  if (isDatabaseUnavailable(error)) {
+    // No primary for now (restart, failover, a broken connection): retry here or on another node.
+    log.warn("database unavailable", { requestId: args.requestId, method: request.method, path, error: clipMessage(unavailableReason(error), 200) });
+    const message = "The database cannot be reached right now (it may be restarting or failing over); if this was a write, it may or may not have been applied. Retry shortly.";
+    return render({ status: 503, code: "unavailable", message, headers: { "retry-after": "1" } });
   }
 
   let status = 500;

@@ -8,7 +8,8 @@ import { openapiRoutes } from "./openapi";
 import { diskShortfall, freeBytes } from "./storage";
 import { buildInfo } from "../version";
 import { schemaVersionOf } from "../db/migrate";
-import { databaseWritable, pingDatabase } from "../db/readiness";
+import { databaseWritable, pingDatabase, READY_DEADLINE_MS } from "../db/readiness";
+import { isDraining } from "./drain";
 
 const Status = t.Object({ status: t.String() });
 const Readiness = t.Object({ status: t.String(), database: t.Optional(t.String()) });
@@ -50,11 +51,14 @@ export function opsRoutes(ctx: AppContext) {
     .get(
       "/readyz",
       async ({ set }) => {
-        try {
-          await pingDatabase(ctx.db);
-        } catch {
+        if (isDraining(ctx)) {
           set.status = 503;
-          return { status: "unavailable" };
+          return { status: "draining" };
+        }
+        const unreachable = await pingDatabase(ctx.db);
+        if (unreachable !== null) {
+          set.status = 503;
+          return { status: "unavailable", database: unreachable };
         }
         if (!(await databaseWritable(ctx.db))) {
           set.status = 503;
@@ -72,7 +76,7 @@ export function opsRoutes(ctx: AppContext) {
         detail: {
           tags: ["Operations"],
           summary: "Database answers and takes writes",
-          description: "200 when the database answers a query and can take any write it accepts; 503 when it does not answer, while it is known to be full (a write failed for lack of space, and a 1 MiB probe write still fails), or when its disk has less than 64 MiB free (twice the largest write, a 32 MiB attachment).",
+          description: `200 when the database answers a query and can take any write it accepts; 503 while this node drains before stopping (\`status: "draining"\`), when the database does not answer within ${READY_DEADLINE_MS} ms or is read-only (on PostgreSQL: no primary, e.g. during a failover), while it is known to be full (a write failed for lack of space, and a 1 MiB probe write still fails), or when its disk has less than 64 MiB free (twice the largest write, a 32 MiB attachment).`,
           security: [],
         },
       },

@@ -23,6 +23,8 @@ import { resealStoredSecrets } from "../webhooks/secret-box";
 import { isStorageFull } from "../db/lock-wait";
 import { LOCK_FILE, lockDataDir, type DataDirLock } from "../db/data-dir-lock";
 import { redirectTarget } from "./redirect";
+import { startLeaderElection } from "../db/leader";
+import { startDraining } from "../ops/drain";
 import { acceptQueueMigration } from "./accept-queue";
 
 /**
@@ -38,7 +40,7 @@ export const MAX_REQUEST_BODY_BYTES = 32 * 1024 * 1024;
  */
 export const RETIRE_MS = 1_000;
 
-/** How long shutdown waits for in-flight requests before closing their connections. */
+/** How long a replaced TLS listener's connections get before they are closed. */
 export const SHUTDOWN_GRACE_MS = 10_000;
 
 /** A configuration problem found while starting (unreadable TLS file…): exit code 2. */
@@ -50,8 +52,13 @@ export type RunningGatehouse = {
   readonly server: Server<undefined>;
   redirectServer: Server<undefined> | null;
   url: URL;
-  /** Stops accepting, waits for in-flight requests, stops the delivery loop, closes the DB. Idempotent. */
-  shutdown(reason: string): Promise<void>;
+  /**
+   * Drains (readyz 503 for GATEHOUSE_SHUTDOWN_DRAIN while still serving; skipped with
+   * `drain: false`), stops accepting, waits up to GATEHOUSE_SHUTDOWN_GRACE for in-flight requests,
+   * stops the delivery loop (its claimed deliveries finish or go back), gives up the leadership of
+   * background work, closes the DB. Idempotent.
+   */
+  shutdown(reason: string, options?: { drain?: boolean }): Promise<void>;
   /**
    * Settles when a WAL sync failed and the server has stopped because of it (fail-stop: the
    * disk's copy of the WAL is unknown; a restart recovers from it as after a crash). Never
@@ -259,6 +266,11 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
   }
 
   let stopping: Promise<void> | null = null;
+  // Periodic work that must run once per database (retention purges): one node of a cluster at a time.
+  const leadership = startLeaderElection(ctx.db, {
+    onChange: (leader) => log.info(leader ? "leader: this node runs the background work (retention purges)" : "no longer the leader of background work", { leader }),
+    onError: (e) => log.debug("leader election: database not reachable", { error: String((e as Error)?.message ?? e) }),
+  });
   const deliveryLoop = (opts.startLoop ?? startDeliveryLoop)(ctx);
 
   // Connections of replaced listeners still finishing; shutdown waits for them too.
@@ -308,9 +320,14 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
     return next;
   };
 
-  const shutdown = (reason: string) =>
+  const shutdown = (reason: string, { drain = true }: { drain?: boolean } = {}) =>
     (stopping ??= (async () => {
-      log.info("shutting down", { reason });
+      const graceMs = config.shutdownGraceMs;
+      log.info("shutting down", { reason, drainMs: drain ? config.shutdownDrainMs : 0, graceMs });
+      // First /readyz says 503 while every request is still served, so the load balancer moves
+      // new ones to other nodes before this one stops accepting (a rolling restart loses none).
+      startDraining(ctx);
+      if (drain && config.shutdownDrainMs > 0) await Bun.sleep(config.shutdownDrainMs);
       if (redirectServer) await redirectServer.stop(true);
       // stop(false): stop accepting now, let in-flight requests finish (keep-alive idle
       // connections are closed); after the grace period, cut what is left.
@@ -318,16 +335,17 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
       const drained = server.stop(false);
       const timedOut = await Promise.race([
         drained.then(() => false),
-        new Promise<boolean>((resolve) => (graceTimer = setTimeout(() => resolve(true), SHUTDOWN_GRACE_MS))),
+        new Promise<boolean>((resolve) => (graceTimer = setTimeout(() => resolve(true), graceMs))),
       ]);
       clearTimeout(graceTimer);
       if (timedOut) {
-        log.warn("in-flight requests did not finish in time; closing their connections", { graceMs: SHUTDOWN_GRACE_MS });
+        log.warn("in-flight requests did not finish in time; closing their connections", { graceMs });
         await server.stop(true);
       }
       await Promise.all(draining);
       // After HTTP (no new events can be published), before the database closes.
       await deliveryLoop.stop();
+      await leadership.stop();
       await handle.close();
       dirLock.release();
       log.info("stopped", { reason });
@@ -337,7 +355,7 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
     handle.groupCommit.onFailure((e) => {
       log.error("WAL sync failed: stopping; writes since the last good sync answered 503", { error: e.message });
       const stopped = () => resolve(e);
-      shutdown("WAL sync failed").then(stopped, stopped);
+      shutdown("WAL sync failed", { drain: false }).then(stopped, stopped);
     }),
   );
   return {

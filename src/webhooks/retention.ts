@@ -1,5 +1,6 @@
 import type { AppContext } from "../context";
 import { deliveryRetention } from "../db/delivery-queue";
+import { runsBackgroundWork } from "../db/leader";
 import { isLockBusy } from "../db/lock-wait";
 import { deliveryId } from "./tables";
 
@@ -20,7 +21,8 @@ export function startRetentionPurge(ctx: Pick<AppContext, "db" | "config" | "log
   let stopped = false;
   let purging = false;
   const run = async () => {
-    if (purging || stopped) return;
+    // One node of a cluster purges (src/db/leader.ts); the others skip their turn.
+    if (purging || stopped || !runsBackgroundWork(ctx.db)) return;
     purging = true;
     try {
       await purgeExpired(ctx, Date.now(), () => stopped);

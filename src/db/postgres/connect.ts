@@ -16,6 +16,16 @@ export { redactDatabaseUrl } from "./url";
 
 export type PostgresSettings = { url: string; poolSize: number; caFile: string | null };
 
+/**
+ * How long one statement may run on a pooled connection (PostgreSQL's `statement_timeout`): a
+ * request's query, or its wait for a lock, answers 503 after this instead of hanging. Generous —
+ * the costliest bounded query (a SCIM filter at its cost limit) takes well under a second.
+ * Migrations lift it on their own session.
+ */
+export const STATEMENT_TIMEOUT_MS = 30_000;
+/** A transaction left idle this long (its node stalled or cut off) is ended by the server, with its locks. */
+export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
+
 /** The oldest server Gatehouse runs on (Debian 12's), as `server_version_num`. */
 export const MIN_SERVER_VERSION = 150000;
 
@@ -59,7 +69,9 @@ export function openPool(settings: PostgresSettings): { sql: postgres.Sql; url: 
     prepare: true,
     types: NUMBER_TYPES,
     onnotice: () => {},
-    connection: { application_name: "gatehouse" },
+    // Deadlines on the server's side: no statement (nor a wait for a row or advisory lock) runs
+    // past STATEMENT_TIMEOUT_MS, and a session that stops mid-transaction gives its locks back.
+    connection: { application_name: "gatehouse", statement_timeout: STATEMENT_TIMEOUT_MS, idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS },
     connect_timeout: url.connectTimeoutSeconds,
     target_session_attrs: driverSessionAttrs(url),
   });

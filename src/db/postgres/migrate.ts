@@ -32,6 +32,9 @@ export async function migratePostgres(sql: postgres.Sql, options: MigratePostgre
   const known = migrations.slice(0, options.upTo ?? migrations.length);
   const connection = await sql.reserve();
   try {
+    // The pool's statement_timeout (connect.ts) bounds requests, not schema changes, nor waiting
+    // here while another node migrates: off on this session, reset before it goes back.
+    await connection.unsafe("SET statement_timeout = 0");
     await connection.unsafe(`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
     try {
       // Created only when absent (under the lock), not IF NOT EXISTS: that logs a notice at every start.
@@ -53,6 +56,7 @@ export async function migratePostgres(sql: postgres.Sql, options: MigratePostgre
       await connection.unsafe(`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`).catch(() => {});
     }
   } finally {
+    await connection.unsafe("RESET statement_timeout").catch(() => {});
     connection.release();
   }
 }

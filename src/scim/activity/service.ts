@@ -3,6 +3,7 @@ import type { AppContext } from "../../context";
 import type { Db } from "../../db/connection";
 import { containsText } from "../../db/dialect";
 import { preparedQuery } from "../../db/statement";
+import { runsBackgroundWork } from "../../db/leader";
 import { first, writeTransaction } from "../../db/transaction";
 import { badRequest } from "../../http/errors";
 import { logExportResponse, type LogExportFormat } from "../../http/log-export";
@@ -53,7 +54,8 @@ export function activityRecorder(ctx: Pick<AppContext, "db" | "config" | "log">)
       }
     }
     const now = Date.now();
-    if (now - lastPurge >= PURGE_EVERY_MS) {
+    // One node of a cluster purges: the leader (src/db/leader.ts).
+    if (now - lastPurge >= PURGE_EVERY_MS && runsBackgroundWork(ctx.db)) {
       try {
         if (await purgeActivity(ctx.db, now - ctx.config.provisioningLogRetentionDays * 86_400_000)) lastPurge = now;
       } catch (e) {

@@ -3,6 +3,7 @@ import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Db } from "../../db/connection";
 import { preparedQuery } from "../../db/statement";
 import { first, writeTransaction } from "../../db/transaction";
+import { storeOf } from "../../db/store";
 import { settings } from "../../db/tables";
 import { timingSafeEqual } from "node:crypto";
 import { generateToken, hashToken } from "../../lib/tokens";
@@ -14,15 +15,26 @@ import { plainTextProblem } from "../../directory/names";
 
 /**
  * In-process answers to "is this token valid?" and "is SCIM enabled?" are cached for
- * CACHE_MS, because every SCIM request asks both and each SQLite statement has a fixed cost.
- * Changes made in this process (admin API) bump `generation`, which drops every cache at once,
- * so a revocation through the API takes effect on the very next request; a change made by
- * another process (the CLI) is seen within CACHE_MS.
+ * CACHE_MS, because every SCIM request asks both and each statement has a fixed cost.
+ * Changes made in this process (admin API) bump the database's generation, which drops every
+ * cache over it at once, so a revocation through the API takes effect on the very next request;
+ * a change made by another process — the CLI, or another node of a cluster — is seen within
+ * CACHE_MS (an entry is never older than that when served: the bound on a stale decision,
+ * docs/operations.md "Several nodes on one PostgreSQL"). Measured by test/server/cluster-node.test.ts.
  */
 export const CACHE_MS = 1000;
-let generation = 0;
-const invalidateCaches = () => {
-  generation++;
+const generations = new WeakMap<object, number>();
+/** The caches of one database (one app context): keyed by its store, so two apps in one process stay apart as two nodes would. */
+const cacheKey = (db: Db): object => {
+  try {
+    return storeOf(db);
+  } catch {
+    return db;
+  }
+};
+const generationOf = (db: Db) => generations.get(cacheKey(db)) ?? 0;
+const invalidateCaches = (db: Db) => {
+  generations.set(cacheKey(db), generationOf(db) + 1);
 };
 
 /** Whether `e` is the failure of unique index `index` (SQLite names it in the message; PostgreSQL's error, under drizzle's, in its own). */
@@ -59,7 +71,7 @@ export async function createScimToken(db: Db, name: string, workspaceId: number 
       throw new DirectoryError(409, `A live SCIM token is already named ${JSON.stringify(name)} (names are compared case-insensitively); choose another name or revoke that token first`, "uniqueness", "conflict");
     throw e;
   }
-  invalidateCaches();
+  invalidateCaches(db);
   return { ...view(row), token };
 }
 
@@ -74,7 +86,7 @@ export async function revokeScimToken(db: Db, id: number): Promise<boolean> {
     if (row && !row.revokedAt) await tx.update(scimTokens).set({ revokedAt: new Date().toISOString() }).where(and(eq(scimTokens.id, id), isNull(scimTokens.revokedAt)));
     return row !== undefined;
   });
-  if (found) invalidateCaches();
+  if (found) invalidateCaches(db);
   return found;
 }
 
@@ -87,8 +99,8 @@ export async function revokeScimToken(db: Db, id: number): Promise<boolean> {
 export type VerifiedToken = { id: number; workspaceId: number | null; workspaceArchived: boolean };
 
 /** Drops the in-process caches (a workspace was archived, a token created or revoked). */
-export function invalidateScimCaches(): void {
-  invalidateCaches();
+export function invalidateScimCaches(db: Db): void {
+  invalidateCaches(db);
 }
 
 /** The token with a hash, and its workspace's state: prepared once, it runs on every SCIM request the cache does not answer. */
@@ -102,10 +114,11 @@ export function tokenVerifier(db: Db) {
   // hash → token id of recently verified tokens (only valid ones: unknown tokens always hit the
   // database, so a guesser gains nothing from the cache)
   const verified = new Map<string, { token: VerifiedToken; at: number }>();
-  let seenGeneration = generation;
+  let seenGeneration = generationOf(db);
   return async (token: string): Promise<VerifiedToken | null> => {
     const hash = hashToken(token);
     const now = Date.now();
+    const generation = generationOf(db);
     if (seenGeneration !== generation) {
       verified.clear();
       seenGeneration = generation;
@@ -122,7 +135,7 @@ export function tokenVerifier(db: Db) {
     if (verified.size > 1000) verified.clear();
     const verifiedToken: VerifiedToken = { id: row.id, workspaceId: row.workspace_id, workspaceArchived: row.archived_at !== null };
     // A revocation committed while this read was in flight must not be cached over.
-    if (generation === seen) verified.set(hash, { token: verifiedToken, at: now });
+    if (generationOf(db) === seen) verified.set(hash, { token: verifiedToken, at: now });
     // last_used_at is informational: write it at most once a minute per token, not per request.
     if ((lastTouched.get(row.id) ?? 0) < now - 60_000) {
       lastTouched.set(row.id, now);
@@ -141,8 +154,8 @@ export function scimEnabledReader(db: Db, config: Config) {
   let cached: { value: boolean; at: number; generation: number } | null = null;
   return async (): Promise<boolean> => {
     const now = Date.now();
-    if (cached && cached.generation === generation && now - cached.at < CACHE_MS) return cached.value;
-    const seen = generation;
+    const seen = generationOf(db);
+    if (cached && cached.generation === seen && now - cached.at < CACHE_MS) return cached.value;
     const row = await settingByKey.get(db, ENABLED_KEY);
     const value = row ? row.value === "true" : config.scimEnabled;
     // Cached under the generation it was read in: a change made while it was read drops it.
@@ -156,5 +169,5 @@ export async function setScimEnabled(db: Db, enabled: boolean): Promise<void> {
     await tx.insert(settings).values({ key: ENABLED_KEY, value: String(enabled) })
       .onConflictDoUpdate({ target: settings.key, set: { value: String(enabled) } });
   });
-  invalidateCaches();
+  invalidateCaches(db);
 }

@@ -1,0 +1,75 @@
+/**
+ * Several Gatehouse "nodes" in one test process over one PostgreSQL database: each an app of its
+ * own (its own pool, store, caches, rate limiter, leadership), as separate processes would be, on
+ * the same database URL. For tests of what must hold across nodes (test/server/cluster-node.test.ts); test/support/cluster.ts starts real processes instead.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createApp } from "../../src/app";
+import { testConfig, type Config } from "../../src/config";
+import type { AppContext } from "../../src/context";
+import { engine, useEngine } from "../../src/db/engine";
+import { openPool } from "../../src/db/postgres/connect";
+import { migratePostgres } from "../../src/db/postgres/migrate";
+import { postgresHandle } from "../../src/db/postgres/open";
+import { ephemeralSecretBox } from "../../src/lib/secret-box";
+import { silentLogger } from "../../src/log";
+import { ADMIN_TOKEN } from "../helpers";
+import { freshDatabase } from "./postgres";
+
+export type TestNode = {
+  ctx: AppContext;
+  request(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string> }): Promise<Response>;
+  admin(method: string, path: string, body?: unknown): Promise<Response>;
+  close(): Promise<void>;
+};
+
+/** An app over `url` (a migrated database), as one more node would open it. */
+export function openTestNode(url: string, overrides: Partial<Config> = {}): TestNode {
+  const dir = mkdtempSync(join(tmpdir(), "gatehouse-node-"));
+  const { sql } = openPool({ url, poolSize: 4, caFile: null });
+  const handle = postgresHandle(sql);
+  const config = testConfig({ dataDir: dir, adminToken: ADMIN_TOKEN, baseUrl: "https://gatehouse.test", ...overrides });
+  const ctx: AppContext = { config, db: handle.db, sqlite: null, groupCommit: handle.groupCommit, log: silentLogger, version: "test", secrets: ephemeralSecretBox() };
+  const app = createApp(ctx);
+  const request: TestNode["request"] = (method, path, init = {}) => {
+    const headers: Record<string, string> = { ...init.headers };
+    if (init.body !== undefined) headers["content-type"] ??= "application/json";
+    return app.handle(new Request(`http://localhost${path}`, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) }));
+  };
+  return {
+    ctx,
+    request,
+    admin: (method, path, body) => request(method, path, { body, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
+    async close() {
+      await handle.store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A fresh migrated database on the run's PostgreSQL server and `count` nodes on it. `close` closes
+ * the nodes, drops the database and gives the process back the engine it had.
+ */
+export async function startTestCluster(count: number, overrides: Partial<Config> = {}): Promise<{ url: string; nodes: TestNode[]; close(): Promise<void> }> {
+  const before = engine();
+  const fresh = await freshDatabase("cluster");
+  const { sql } = openPool({ url: fresh.url, poolSize: 1, caFile: null });
+  try {
+    await migratePostgres(sql);
+  } finally {
+    await sql.end();
+  }
+  const nodes = Array.from({ length: count }, () => openTestNode(fresh.url, overrides));
+  return {
+    url: fresh.url,
+    nodes,
+    async close() {
+      await Promise.all(nodes.map((n) => n.close()));
+      await fresh.drop();
+      useEngine(before);
+    },
+  };
+}
