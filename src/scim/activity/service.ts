@@ -2,6 +2,7 @@ import { and, asc, between, count, desc, eq, gt, gte, lt, not } from "drizzle-or
 import type { AppContext } from "../../context";
 import type { Db } from "../../db/connection";
 import { containsText } from "../../db/dialect";
+import { fastInserter } from "../../db/fast-insert";
 import { preparedQuery } from "../../db/statement";
 import { runsBackgroundWork } from "../../db/leader";
 import { first, writeTransaction } from "../../db/transaction";
@@ -26,18 +27,24 @@ export function operationOf(method: string): ActivityEntry["operation"] | null {
 
 const BATCH = 1000;
 const PURGE_EVERY_MS = 3_600_000;
+/**
+ * One row per statement, prepared once: a turn's batch varies in size, and building a multi-row
+ * INSERT's SQL per batch (its text differing with the row count) was 5–7% of a create's CPU
+ * under a create load (docs/benchmarks/read-path.md, round 6).
+ */
+const insertActivity = fastInserter(scimActivity);
 
 /**
  * Appends activity rows. Rows are queued and written together once the current turn of the event
- * loop ends (after the answers went out), in one short transaction (one multi-row INSERT per
- * BATCH rows); nobody waits for its commit to be durable (src/db/group-commit.ts on SQLite: it is
+ * loop ends (after the answers went out), in one short transaction (one prepared INSERT per
+ * row); nobody waits for its commit to be durable (src/db/group-commit.ts on SQLite: it is
  * in the WAL at once, so a killed process loses nothing, and on disk with the next group sync; a
  * power cut can lose the last rows, never a write). Retention runs from here too, at most once an hour.
  */
 export function activityRecorder(ctx: Pick<AppContext, "db" | "config" | "log">) {
   const writeAll = (rows: ActivityRecord[]) =>
     writeTransaction(ctx.db, async (tx) => {
-      for (let i = 0; i < rows.length; i += BATCH) await tx.insert(scimActivity).values(rows.slice(i, i + BATCH));
+      for (const row of rows) await insertActivity(tx, row);
     });
   let queue: ActivityRecord[] = [];
   let lastPurge = 0;
