@@ -119,6 +119,7 @@ export class SqliteStore implements Store {
   groupCommit: GroupCommit;
   private readonly mutex = new Mutex();
   private readonly readerConnection: Database;
+  private readonly snapshot: ReaderSnapshot | null = null;
   private depth = 0;
 
   constructor(
@@ -137,7 +138,12 @@ export class SqliteStore implements Store {
       reader.exec("PRAGMA query_only = ON");
       this.readerConnection = reader;
       this.reader = drizzle(withStatementCache(reader));
+      this.snapshot = ReaderSnapshot.open(reader, file);
     }
+  }
+
+  beforeRead(): void {
+    this.snapshot?.renew();
   }
 
   async begin<T>(work: (tx: Tx) => Promise<T>, options: WriteOptions): Promise<T> {
@@ -193,9 +199,97 @@ export class SqliteStore implements Store {
 
   /** Closes the reader (the writer is closed by `closeDatabase`). */
   closeReader(): void {
+    this.snapshot?.close();
     if (this.readerConnection !== this.writer) this.readerConnection.close();
   }
 }
+
+/** How long the reader keeps one read transaction at most while nothing commits (it pins WAL frames a checkpoint would reuse). */
+const SNAPSHOT_MAX_MS = 20;
+
+/**
+ * The reader's reads share one read transaction for as long as nothing has committed, instead of
+ * each statement opening its own: starting a WAL read transaction takes the shared-memory read
+ * lock, and checks the database size (two `fcntl` and an `fstat`), ~15 µs — as much as the rest
+ * of a one-row lookup (docs/benchmarks/read-path.md, round 6).
+ *
+ * Why a shared snapshot is never stale: every commit, by this process or any other, rewrites the
+ * WAL-index header at the start of the `-shm` file (its change counter, frame count, salts and
+ * checksum — SQLite's documented WAL format). `renew` runs before each query routed to the reader
+ * (store.ts): it compares the header with a copy taken before the snapshot was, and starts a new
+ * read transaction when they differ. A query therefore reads a state at least as new as the last
+ * commit that finished before it was made — what its own read transaction would give. A snapshot
+ * ends after SNAPSHOT_MAX_MS, so it pins WAL frames only briefly.
+ */
+class ReaderSnapshot {
+  private readonly taken = new Uint32Array(HEADER_WORDS);
+  private active = false;
+  private closed = false;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private readonly beginRead: Statement;
+  private readonly endRead: Statement;
+
+  private constructor(
+    private readonly connection: Database,
+    /** The live WAL-index header (the first copy), mapped from the `-shm` file. */
+    private readonly header: Uint32Array,
+  ) {
+    this.beginRead = connection.prepare("BEGIN");
+    this.endRead = connection.prepare("COMMIT");
+  }
+
+  /** A snapshot for `reader` of `file`; null when the database has no `-shm` file (not in WAL mode): every statement reads on its own. */
+  static open(reader: Database, file: string): ReaderSnapshot | null {
+    if ((reader.query("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode !== "wal") return null;
+    reader.query("SELECT count(*) FROM sqlite_master").get(); // opens (maps) the -shm if nobody has yet
+    let mapped: Uint8Array;
+    try {
+      mapped = Bun.mmap(`${file}-shm`, { shared: true } as Parameters<typeof Bun.mmap>[1]);
+    } catch {
+      return null;
+    }
+    if (mapped.byteLength < HEADER_WORDS * 4) return null;
+    return new ReaderSnapshot(reader, new Uint32Array(mapped.buffer, mapped.byteOffset, HEADER_WORDS));
+  }
+
+  /** Before a read: keeps the open snapshot when nothing has committed since it was taken, else starts a new one. */
+  renew(): void {
+    if (this.closed) return; // a read after close fails on its own statement, as it always did
+    if (this.active) {
+      if (this.unchanged()) return;
+      this.end();
+    }
+    // The copy is taken before the read transaction starts, so a commit landing in between only
+    // makes the next `renew` start another one (never the reverse).
+    this.taken.set(this.header);
+    this.beginRead.run(); // deferred: the read lock is taken by the query that follows
+    this.active = true;
+    this.timer = setTimeout(() => this.end(), SNAPSHOT_MAX_MS);
+    this.timer.unref?.();
+  }
+
+  /** Before the reader closes: ends the open snapshot, and no read starts another. */
+  close(): void {
+    this.end();
+    this.closed = true;
+  }
+
+  end(): void {
+    if (!this.active) return;
+    this.active = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.connection.inTransaction) this.endRead.run();
+  }
+
+  private unchanged(): boolean {
+    const { header, taken } = this;
+    for (let i = 0; i < HEADER_WORDS; i++) if (header[i] !== taken[i]) return false;
+    return true;
+  }
+}
+/** The WAL-index header: 48 bytes (sqlite.org/walformat.html, "The WAL-Index Header"). */
+const HEADER_WORDS = 12;
 
 /** Statements kept per connection for drizzle's queries (by SQL text, least recently used dropped). */
 const STATEMENT_CACHE_SIZE = 512;

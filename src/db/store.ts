@@ -43,6 +43,11 @@ export interface Store {
   readonly engine: Engine;
   /** The handle for reads outside a transaction (SQLite: the reader connection; PostgreSQL: the pool). */
   readonly reader: Db;
+  /**
+   * Called (synchronously) each time a query is routed to `reader`, before it runs: SQLite
+   * renews its reader's snapshot there when anything committed since it was taken.
+   */
+  beforeRead?(): void;
   /** Runs `work` as a top-level write transaction; commits when it resolves, rolls back when it throws. */
   begin<T>(work: (tx: Tx) => Promise<T>, options: WriteOptions): Promise<T>;
   /** Runs `work` as a savepoint of the open transaction `tx`. */
@@ -118,7 +123,12 @@ export function routedHandle(store: Store): Db {
   const handle = new Proxy(store.reader as object, {
     get(reader, key) {
       const open = openTransaction.getStore();
-      const target = open && open.store === store ? open.tx : reader;
+      let target: object;
+      if (open && open.store === store) target = open.tx;
+      else {
+        store.beforeRead?.();
+        target = reader;
+      }
       const value = Reflect.get(target, key, target);
       return typeof value === "function" ? value.bind(target) : value;
     },

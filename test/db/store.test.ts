@@ -95,3 +95,13 @@ test("raw SQL through rowsOf runs on the routed connection too", async () => {
     expect(rows.map((r) => r.value)).toEqual(["2"]);
   });
 });
+
+test("a read right after a commit sees it, however many reads came just before (the reader's shared snapshot is renewed)", async () => {
+  for (let i = 0; i < 50; i++) {
+    expect(await valueOf("store.g")).toBe(i === 0 ? undefined : String(i - 1)); // reads that keep a snapshot open
+    await writeTransaction(db, async (tx) => {
+      await tx.insert(settings).values({ key: "store.g", value: String(i) }).onConflictDoUpdate({ target: settings.key, set: { value: String(i) } });
+    });
+    expect(await valueOf("store.g")).toBe(String(i)); // at once, within the same turn
+  }
+});
