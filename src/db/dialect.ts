@@ -384,3 +384,29 @@ function closing(text: string, start: number, quote: string): number {
   }
   return text.length;
 }
+
+/** A value of `jsonDocumentText`, as SQL text: a text (a JSON string), a text holding JSON, 0/1 as a boolean, a nested object or an array of texts. */
+export type JsonMemberValue = { text: string } | { json: string } | { boolean: string } | { object: JsonMembers } | { texts: string[] };
+/** An object's members in order: the key (a constant) and its value; a member whose value is NULL is left out. */
+export type JsonMembers = readonly (readonly [key: string, value: JsonMemberValue])[];
+
+/**
+ * SQL text: the JSON text of an object the engine builds from a row (members in the order given,
+ * NULL members left out at every depth), for answers that copy rows to JSON without making each
+ * row a JavaScript object first (the SCIM page). SQLite: `json_object` passed through
+ * `json_patch('{}', …)`, which drops null members; PostgreSQL: `json_build_object` (json, not
+ * jsonb: the order is kept) through `json_strip_nulls`, as text.
+ */
+export function jsonDocumentText(members: JsonMembers): string {
+  const literal = (key: string) => `'${key.replace(/'/g, "''")}'`;
+  const pg = isPostgres();
+  const value = (v: JsonMemberValue): string => {
+    if ("text" in v) return v.text;
+    if ("json" in v) return pg ? `(${v.json})::json` : `json(${v.json})`;
+    if ("boolean" in v) return pg ? `(${v.boolean} = 1)` : `json(CASE WHEN ${v.boolean} = 1 THEN 'true' ELSE 'false' END)`;
+    if ("texts" in v) return `${pg ? "json_build_array" : "json_array"}(${v.texts.join(", ")})`;
+    return object(v.object);
+  };
+  const object = (m: JsonMembers): string => `${pg ? "json_build_object" : "json_object"}(${m.map(([k, v]) => `${literal(k)}, ${value(v)}`).join(", ")})`;
+  return pg ? `json_strip_nulls(${object(members)})::text` : `json_patch('{}', ${object(members)})`;
+}

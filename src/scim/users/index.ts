@@ -30,7 +30,7 @@ export function usersRoutes(ctx: AppContext) {
     .onTransform((c) => {
       if (c.body && typeof c.body === "object") c.body = canonicalizeKeys(c.body, CANONICAL) as never;
     })
-    .get("/Users", ({ request }) => users.list(parseListParams(queryOf(request)), scopeOf(request)), {
+    .get("/Users", ({ request }) => users.listAnswer(parseListParams(queryOf(request)), scopeOf(request)), {
       detail: { tags, summary: "List or search users", description: "Filter, sort and page users. Stable order (by id when no sortBy).", parameters: listQuery, responses: scimResponses(aPage, [400]) },
     })
     .post("/Users/.search", ({ body, request }) => users.list(searchParams(body), scopeOf(request)), {

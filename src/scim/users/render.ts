@@ -11,6 +11,7 @@
  * a page renders 1000 of them, and the walk measured ~1.7× the straight code
  * (docs/benchmarks/read-path.md). The generated source holds only the map's constant names.
  */
+import { jsonDocumentText, type JsonMembers, type JsonMemberValue } from "../../db/dialect";
 import { USER_COLUMN_MAP } from "../../directory/user-columns";
 import type { UserResourceRow } from "../../directory/users";
 import { resourceLocation, SCHEMA_ENTERPRISE_USER, SCHEMA_USER } from "../protocol";
@@ -57,17 +58,51 @@ export function userRenderer(baseUrl: string) {
     const out: UserResource = { schemas: [SCHEMA_USER], id: String(r.id) };
     const name = renderColumns(r, out);
     if (r.emails !== "[]") out.emails = JSON.parse(r.emails);
-    if (r.profile !== "{}") {
-      // the profile is stored in the SCIM shape: its name parts join `name`, the extension gets its URN
-      const { name: nameParts, [SCHEMA_ENTERPRISE_USER]: extension, ...rest } = JSON.parse(r.profile) as Record<string, unknown>;
-      if (nameParts) Object.assign(name, nameParts);
-      Object.assign(out, rest);
-      if (extension) {
-        out.schemas = [SCHEMA_USER, SCHEMA_ENTERPRISE_USER];
-        out[SCHEMA_ENTERPRISE_USER] = extension;
-      }
-    }
+    if (r.profile !== "{}") mergeProfile(out, name, r.profile);
     out.meta = { resourceType: "User", created: r.created_at, lastModified: r.updated_at, location: `${locationPrefix}${r.id}` };
     return out;
   };
+}
+
+/**
+ * Merges a stored profile document into a rendered resource: it is stored in the SCIM shape, so
+ * its name parts join `name`, the extension gets its URN, the rest lands at the top, before
+ * `meta` (which stays last when the resource has it already).
+ */
+export function mergeProfile(out: UserResource, name: Record<string, unknown>, profile: string): void {
+  const { name: nameParts, [SCHEMA_ENTERPRISE_USER]: extension, ...rest } = JSON.parse(profile) as Record<string, unknown>;
+  const meta = out.meta;
+  if (meta !== undefined) delete out.meta;
+  if (nameParts) Object.assign(name, nameParts);
+  Object.assign(out, rest);
+  if (extension) {
+    out.schemas = [SCHEMA_USER, SCHEMA_ENTERPRISE_USER];
+    out[SCHEMA_ENTERPRISE_USER] = extension;
+  }
+  if (meta !== undefined) out.meta = meta;
+}
+
+/**
+ * SQL text (for a query that aliases `users` as `u`) of a user's resource as JSON text, built
+ * by the engine — the same members, in the same order, as `userRenderer` gives a row whose
+ * profile is empty (test/scim/users/render-text.test.ts holds the two together). Parameter
+ * `locationParam` is `{base}/scim/v2/Users/`. A 1000-user page copies 1000 of these into its
+ * answer instead of making each row an object, rendering and serialising it: the three were
+ * four fifths of a page's CPU (docs/benchmarks/read-path.md, round 6).
+ */
+export function userResourceJsonText(locationParam: string): string {
+  const members: [string, JsonMemberValue][] = [["schemas", { texts: [`'${SCHEMA_USER}'`] }], ["id", { text: "CAST(u.id AS TEXT)" }]];
+  const name: [string, JsonMemberValue][] = [];
+  for (const c of USER_COLUMN_MAP) {
+    const column = `u.${"rendered" in c ? c.rendered : c.column}`;
+    const value: JsonMemberValue = c.kind === "boolean" ? { boolean: column } : { text: column };
+    if (c.attribute.startsWith("name.")) {
+      if (name.length === 0) members.push(["name", { object: name }]);
+      name.push([c.attribute.slice(5), value]);
+    } else members.push([c.attribute, value]);
+  }
+  if (name.length === 0) members.push(["name", { object: name }]);
+  members.push(["emails", { json: "CASE WHEN u.emails = '[]' THEN NULL ELSE u.emails END" }]);
+  members.push(["meta", { object: [["resourceType", { text: "'User'" }], ["created", { text: "u.created_at" }], ["lastModified", { text: "u.updated_at" }], ["location", { text: `CAST(${locationParam} AS TEXT) || CAST(u.id AS TEXT)` }]] }]);
+  return jsonDocumentText(members as JsonMembers);
 }

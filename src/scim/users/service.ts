@@ -18,7 +18,7 @@ import { resourceLocation, SCHEMA_USER } from "../protocol";
 import { listResponse, projectResource, type ListParams } from "../query";
 import { PROFILE_ALIAS, userFilterResolverFor, userSortExpression } from "./attributes";
 import { applyUserPatch, type PatchOp } from "./patch";
-import { managerOf, userRenderer, type UserResource } from "./render";
+import { managerOf, mergeProfile, userRenderer, userResourceJsonText, type UserResource } from "./render";
 import { writeTransaction } from "../../db/transaction";
 
 type Projection = Pick<ListParams, "attributes" | "excludedAttributes">;
@@ -45,6 +45,9 @@ const groupsOfText = () =>
 
 /** Statements of list queries kept by SQL text, least recently used dropped. */
 const LIST_STATEMENTS = 256;
+/** A page's select list when the engine writes each resource's JSON (its first parameter: the location prefix); built on first use, after the engine is chosen. */
+let resourceTextSelect: string | null = null;
+const textPageSelect = () => (resourceTextSelect ??= `${userResourceJsonText("?")} AS resource, u.profile`);
 
 export function createUsersService(ctx: AppContext) {
   const { db, config } = ctx;
@@ -75,15 +78,45 @@ export function createUsersService(ctx: AppContext) {
    */
   const render = async (rows: UserResourceRow[], scope: Scope): Promise<UserResource[]> => {
     const resources = rows.map(renderRow);
+    await withManagers(resources, scope);
+    return resources;
+  };
+  /** Adds the computed `$ref`/`displayName` to the managers of `resources` (one query for all of them). */
+  const withManagers = async (resources: UserResource[], scope: Scope): Promise<void> => {
     const managed = resources.map(managerOf).filter((m) => m !== null);
-    if (managed.length === 0) return resources;
+    if (managed.length === 0) return;
     const seen = (await statement(managersSeenText()).all(db, listParam([...new Set(managed.map((m) => m.id))]), scope.workspaceId)) as { id: number; display_name: string }[];
     const names = new Map(seen.map((r) => [Number(r.id), r.display_name]));
     for (const { extension, manager, id } of managed) {
       const displayName = names.get(id);
       if (displayName !== undefined) extension.manager = { ...manager, $ref: resourceLocation(config.baseUrl, "Users", manager.value), displayName };
     }
-    return resources;
+  };
+  // `{base}/scim/v2/Users/`: the location prefix the engine joins to each id in a text page.
+  const locationPrefix = resourceLocation(config.baseUrl, "Users", "");
+
+  /**
+   * A list request's rows and total (filter bounded, count skipped when the first page tells it).
+   * `asText`: each row is the resource's JSON text and the profile (`userResourceJsonText`).
+   */
+  const pageOf = async <Row>(params: ListParams, filter: FilterNode | undefined, scope: Scope, asText = false): Promise<{ rows: Row[]; total: number }> => {
+    // Every filter is bounded before it runs (a running statement cannot be stopped).
+    if (filter) assertFilterCost(filter, Number((await userRowsBound.get(db))!.n), isUserIndexProbe);
+    const { countQuery, pageQuery } = userListQueries(params, filter, scope.workspaceId, asText ? textPageSelect() : USER_RESOURCE_COLUMNS);
+    const pageParams = (asText ? [locationPrefix, ...pageQuery.params] : pageQuery.params) as Param[];
+    const pageRows = async () => (await statement(pageQuery.sql).all(db, ...pageParams)) as Row[];
+    const countAll = async () => Number((await statement(countQuery.sql).get(db, ...(countQuery.params as Param[])))!.n);
+    let rows: Row[] = [];
+    let total: number;
+    if (params.count > 0 && params.startIndex === 1) {
+      // A first page that is not full already tells the total: skip the count query.
+      rows = await pageRows();
+      total = rows.length < params.count ? rows.length : await countAll();
+    } else {
+      total = await countAll();
+      if (params.count > 0 && params.startIndex <= total) rows = await pageRows();
+    }
+    return { rows, total };
   };
   /**
    * `groups` is `returned: "request"` (schema.ts): read from the memberships, for a whole page in
@@ -158,31 +191,40 @@ export function createUsersService(ctx: AppContext) {
       // Fast path for the lookup every IdP sends before creating or matching a user,
       // `userName eq "…"` (unique, so 0 or 1 user): one prepared statement, no SQL building.
       // Same answer as the general path (test/scim/users/filter.test.ts compares them).
-      if (filter && !params.sortBy && filter.op === "compare" && filter.compare === "eq" && typeof filter.value === "string" &&
-        !filter.attr.sub && filter.attr.name.toLowerCase() === "username" && (!filter.attr.uri || filter.attr.uri.toLowerCase() === SCHEMA_USER.toLowerCase())) {
-        const hit = await byUserNameKey.get(db, caseFoldKey(filter.value));
+      if (filter && isUserNameLookup(filter, params)) {
+        const hit = await byUserNameKey.get(db, caseFoldKey((filter as { value: string }).value));
         const found = hit && (await sees(scope, hit.id)) ? hit : null;
         const total = found ? 1 : 0;
         const page = found && params.count > 0 && params.startIndex === 1 ? await present(await render([found], scope), params, scope) : [];
         return listResponse<Record<string, unknown>>(page, total, params.startIndex);
       }
-      // Every other filter is bounded before it runs (a running statement cannot be stopped).
-      if (filter) assertFilterCost(filter, Number((await userRowsBound.get(db))!.n), isUserIndexProbe);
-      const { countQuery, pageQuery } = userListQueries(params, filter, scope.workspaceId);
-      const pageRows = async () => (await statement(pageQuery.sql).all(db, ...(pageQuery.params as Param[]))) as UserResourceRow[];
-      const countAll = async () => Number((await statement(countQuery.sql).get(db, ...(countQuery.params as Param[])))!.n);
-      let rows: UserResourceRow[] = [];
-      let total: number;
-      if (params.count > 0 && params.startIndex === 1) {
-        // A first page that is not full already tells the total: skip the count query (the
-        // common IdP lookup `userName eq "…"` is then one indexed probe).
-        rows = await pageRows();
-        total = rows.length < params.count ? rows.length : await countAll();
-      } else {
-        total = await countAll();
-        if (params.count > 0 && params.startIndex <= total) rows = await pageRows();
-      }
+      const { rows, total } = await pageOf<UserResourceRow>(params, filter, scope);
       return listResponse(await present(await render(rows, scope), params, scope), total, params.startIndex);
+    },
+
+    /**
+     * GET /Users's answer: `list`'s, as JSON text when no projection is asked for — the engine
+     * writes each resource's JSON (`userResourceJsonText`) and the page is their concatenation,
+     * so a 1000-user page makes no object per row. A user with a profile document (the
+     * extension, other attributes, a manager) is finished as an object, as `list` does.
+     */
+    async listAnswer(params: ListParams, scope: Scope = ORGANIZATION): Promise<string | Record<string, unknown>> {
+      if (params.attributes?.length || params.excludedAttributes?.length || params.count === 0) return this.list(params, scope);
+      const filter = params.filter ? parseFilter(params.filter) : undefined;
+      if (filter && isUserNameLookup(filter, params)) return this.list(params, scope);
+      const { rows, total } = await pageOf<{ resource: string; profile: string }>(params, filter, scope, true);
+      const texts = rows.map((r) => r.resource);
+      const finished: { at: number; resource: UserResource }[] = [];
+      rows.forEach((r, at) => {
+        if (r.profile === "{}") return;
+        const resource = JSON.parse(r.resource) as UserResource;
+        mergeProfile(resource, resource.name as Record<string, unknown>, r.profile);
+        finished.push({ at, resource });
+      });
+      await withManagers(finished.map((f) => f.resource), scope);
+      for (const { at, resource } of finished) texts[at] = JSON.stringify(resource);
+      const { Resources: _, ...head } = listResponse([], total, params.startIndex);
+      return `${JSON.stringify({ ...head, itemsPerPage: texts.length }).slice(0, -1)},"Resources":[${texts.join(",")}]}`;
     },
 
     /**
@@ -218,6 +260,12 @@ export function createUsersService(ctx: AppContext) {
 
 export type UsersService = ReturnType<typeof createUsersService>;
 
+/** `userName eq "…"` without a sort: the lookup every IdP sends before it creates or matches a user (0 or 1 user). */
+function isUserNameLookup(filter: FilterNode, params: ListParams): boolean {
+  return !params.sortBy && filter.op === "compare" && filter.compare === "eq" && typeof filter.value === "string" && !filter.attr.sub &&
+    filter.attr.name.toLowerCase() === "username" && (!filter.attr.uri || filter.attr.uri.toLowerCase() === SCHEMA_USER.toLowerCase());
+}
+
 /** Equalities the user filter compiles to an index probe (key columns, the rowid, e-mail keys). */
 const isUserIndexProbe: IsIndexProbe = (n) => {
   if (n.compare !== "eq" || n.value === null || typeof n.value === "boolean") return false;
@@ -232,7 +280,7 @@ const isUserIndexProbe: IsIndexProbe = (n) => {
  * The two SQL statements of a list request (count and page), with bound parameters. Exported so
  * a test can EXPLAIN them and prove the indexed lookups do not scan.
  */
-export function userListQueries(params: ListParams, parsed?: FilterNode, workspaceId: number | null = null): { countQuery: { sql: string; params: unknown[] }; pageQuery: { sql: string; params: unknown[] } } {
+export function userListQueries(params: ListParams, parsed?: FilterNode, workspaceId: number | null = null, select = USER_RESOURCE_COLUMNS): { countQuery: { sql: string; params: unknown[] }; pageQuery: { sql: string; params: unknown[] } } {
   // One drizzle → SQL conversion (of the WHERE fragment); the two statements are plain strings
   // around it, so their text only depends on the filter's shape and the statement
   // cache (keyed by SQL text) serves repeated shapes.
@@ -255,6 +303,6 @@ export function userListQueries(params: ListParams, parsed?: FilterNode, workspa
     countQuery: { sql: `SELECT count(*) AS n FROM ${countFrom}${whereClause}`, params: whereParams },
     // LIMIT is written as a literal (an integer 0…1000 from parseListParams): with a bound LIMIT,
     // SQLite cannot plan the top-N sort and an indexed one-row lookup costs several times more.
-    pageQuery: { sql: `SELECT ${USER_RESOURCE_COLUMNS} FROM ${pageFrom}${whereClause} ORDER BY ${order} LIMIT ${Math.trunc(params.count)} OFFSET ?`, params: [...whereParams, params.startIndex - 1] },
+    pageQuery: { sql: `SELECT ${select} FROM ${pageFrom}${whereClause} ORDER BY ${order} LIMIT ${Math.trunc(params.count)} OFFSET ?`, params: [...whereParams, params.startIndex - 1] },
   };
 }
