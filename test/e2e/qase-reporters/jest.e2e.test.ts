@@ -21,7 +21,7 @@ beforeAll(async () => {
   linked = (await h.api("POST", "/case/JR", { title: "Pay with a card" })).body.result.id;
   expect(linked).toBe(1);
   await h.api("POST", "/environment/JR", { title: "Staging", slug: "staging" });
-});
+}, 60_000); // a fresh database of its own on the PostgreSQL run: seconds on a loaded machine
 afterAll(() => r.close());
 
 const jest = [join(ROOT, "node_modules/jest/bin/jest.js"), "--config", join(import.meta.dir, "fixtures/jest/jest.config.js"), "--ci", "--no-watchman", "--cache=false"];

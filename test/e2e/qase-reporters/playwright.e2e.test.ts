@@ -1,31 +1,31 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
-import { reporterHarness, ROOT } from "./run-reporter";
+import { binaryReporterHarness, ROOT } from "./run-reporter";
 
 /**
  * @playwright/test + playwright-qase-reporter (real packages, run by node; no browser: the tests
- * ask for no page) against a listening Gatehouse at the root mount, read back through the API.
+ * ask for no page) against the compiled binary at the root mount (on the run's engine), read back
+ * through the API.
  */
-let r: Awaited<ReturnType<typeof reporterHarness>>;
+let r: Awaited<ReturnType<typeof binaryReporterHarness>>;
 let linked: number;
 beforeAll(async () => {
-  r = await reporterHarness();
-  const { h } = r;
-  await h.api("POST", "/project", { title: "Playwright", code: "PW" });
-  linked = (await h.api("POST", "/case/PW", { title: "Find a product" })).body.result.id;
-  await h.api("POST", "/environment/PW", { title: "Preview", slug: "preview" });
-});
+  r = await binaryReporterHarness();
+  await r.api("POST", "/project", { title: "Playwright", code: "PW" });
+  linked = (await r.api("POST", "/case/PW", { title: "Find a product" })).body.result.id;
+  await r.api("POST", "/environment/PW", { title: "Preview", slug: "preview" });
+}, 120_000);
 afterAll(() => r.close());
 
 test("a playwright run reports every result, nested steps and a stale case id included, and completes the run", async () => {
-  const { h, ok } = r;
+  const { ok } = r;
   const dir = join(import.meta.dir, "fixtures/playwright");
   const log = await r.runNode([join(ROOT, "node_modules/@playwright/test/cli.js"), "test", "--config", join(dir, "playwright.config.js"), "search.pw"], dir, {
     LINKED_CASE_ID: String(linked),
     QASE_MODE: "testops",
     // The root mount: the reporter appends /v1 and /v2 itself.
     QASE_TESTOPS_API_HOST: r.base,
-    QASE_TESTOPS_API_TOKEN: h.token,
+    QASE_TESTOPS_API_TOKEN: r.token,
     QASE_TESTOPS_PROJECT: "PW",
     QASE_TESTOPS_RUN_TITLE: "playwright reporter",
     QASE_TESTOPS_RUN_COMPLETE: "true",
@@ -52,15 +52,15 @@ test("a playwright run reports every result, nested steps and a stale case id in
 }, 120_000);
 
 test("a second shard reports into the run the first completed (QASE_TESTOPS_RUN_ID); qase.suite with tabs is a suite path", async () => {
-  const { h, ok } = r;
+  const { ok } = r;
   const dir = join(import.meta.dir, "fixtures/playwright");
   const [run] = (await ok("/run/PW?limit=100")).entities;
   expect(run.status).toBe(1);
-  const catalog = (await h.api("POST", "/suite/PW", { title: "Catalog" })).body.result.id;
+  const catalog = (await r.api("POST", "/suite/PW", { title: "Catalog" })).body.result.id;
   const log = await r.runNode([join(ROOT, "node_modules/@playwright/test/cli.js"), "test", "--config", join(dir, "playwright.config.js"), "shard.pw"], dir, {
     QASE_MODE: "testops",
     QASE_TESTOPS_API_HOST: r.base,
-    QASE_TESTOPS_API_TOKEN: h.token,
+    QASE_TESTOPS_API_TOKEN: r.token,
     QASE_TESTOPS_PROJECT: "PW",
     QASE_TESTOPS_RUN_ID: String(run.id),
     QASE_TESTOPS_RUN_COMPLETE: "true",
