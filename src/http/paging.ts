@@ -9,4 +9,5 @@ export const PageLimit = t.Optional(t.Numeric({ minimum: 1, maximum: 500, multip
 export const PageOffset = t.Optional(t.Numeric({ minimum: 0, maximum: 1_000_000_000, multipleOf: 1, default: 0 }));
 
 /** A numeric path id (`/webhooks/{id}`): a positive whole number both engines hold exactly (beyond it PostgreSQL refuses the parameter). */
-export const NumericId = t.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+export const NumericIdBounds = { minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
+export const NumericId = t.Integer(NumericIdBounds);

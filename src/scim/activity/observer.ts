@@ -4,7 +4,7 @@ import { renderScimError } from "../errors";
 import { silentLogger } from "../../log";
 import { requestIdOf } from "../../http/request-info";
 import { preparedQuery } from "../../db/statement";
-import { activityRecorder, operationOf } from "./service";
+import { activityRecorder, operationOf, type ActivityRecord } from "./service";
 
 const tokenNameById = preparedQuery<{ name: string }, [number]>("SELECT name FROM scim_tokens WHERE id = ?1");
 const userNameById = preparedQuery<{ name: string }, [number]>("SELECT user_name AS name FROM users WHERE id = ?1");
@@ -63,20 +63,23 @@ export function activityObserver(ctx: AppContext) {
     },
     /** Whether `admitted` noted this request (a write by a verified token): only those are logged. */
     noted: (request: Request): boolean => noted.has(request),
-    async afterResponse(c: Answered): Promise<void> {
-      try {
-        await observe(c);
-      } catch (e) {
-        // The answer is out already; a log that cannot be written must not become an unhandled error.
-        ctx.log.error("provisioning activity log: entry not recorded", { requestId: requestIdOf(c.request), error: String((e as Error)?.message ?? e) });
-      }
+    /** Queues the entry now, in answer order; it is built (a read or two) before the recorder writes it. */
+    afterResponse(c: Answered): void {
+      const n = noted.get(c.request);
+      const t = n && target(c.request);
+      if (!n || !t) return;
+      const at = Date.now();
+      recorder.record(
+        entryOf(c, n, t, at).catch((e) => {
+          // The answer is out already; a log that cannot be written must not become an unhandled error.
+          ctx.log.error("provisioning activity log: entry not recorded", { requestId: requestIdOf(c.request), error: String((e as Error)?.message ?? e) });
+          return null;
+        }),
+      );
     },
   };
 
-  async function observe(c: Answered): Promise<void> {
-    const n = noted.get(c.request);
-    const t = n && target(c.request);
-    if (!n || !t) return;
+  async function entryOf(c: Answered, n: Noted, t: { type: string; id: string | null }, at: number): Promise<ActivityRecord | null> {
     let outcome: Outcome;
     if (c.error !== undefined && c.error !== null) {
       const res = mapError({ code: (c.code as string) ?? "UNKNOWN", error: c.error, request: c.request, log: silentLogger, renderScim: renderScimError } /* the app's handler logged a 5xx already */);
@@ -85,7 +88,7 @@ export function activityObserver(ctx: AppContext) {
     } else {
       outcome = { status: Number(c.set.status ?? 200), scimType: null, detail: null };
     }
-    if (outcome.status === 429) return;
+    if (outcome.status === 429) return null;
     const resource = resourceOf(c.responseValue, t.id === null);
     const sent = c.body && typeof c.body === "object" ? (c.body as Record<string, unknown>) : {};
     const key = t.type === "User" ? "userName" : "displayName";
@@ -93,8 +96,8 @@ export function activityObserver(ctx: AppContext) {
     const pick = (o: Record<string, unknown>) => (typeof o[key] === "string" ? (o[key] as string) : null);
     let name = pick(resource) ?? pick(sent) ?? n.resourceName ?? null;
     if (name === null && id !== null) name = await nameOf(t.type, id);
-    recorder.record({
-      at: Date.now(),
+    return {
+      at,
       tokenId: n.tokenId,
       tokenName: (await tokenNameById.get(ctx.db, n.tokenId))?.name ?? `token ${n.tokenId}`,
       operation: operationOf(c.request.method)!,
@@ -105,6 +108,6 @@ export function activityObserver(ctx: AppContext) {
       scimType: outcome.scimType,
       detail: outcome.detail === null ? null : outcome.detail.slice(0, 1000),
       requestId: requestIdOf(c.request),
-    });
+    };
   }
 }

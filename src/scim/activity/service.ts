@@ -46,13 +46,16 @@ export function activityRecorder(ctx: Pick<AppContext, "db" | "config" | "log">)
     writeTransaction(ctx.db, async (tx) => {
       for (const row of rows) await insertActivity(tx, row);
     });
-  let queue: ActivityRecord[] = [];
+  // An entry still being built (it reads the token's name) holds its place: rows are written in
+  // the order the answers went out, whatever each entry's reads cost on the engine.
+  let queue: (ActivityRecord | Promise<ActivityRecord | null>)[] = [];
   let lastPurge = 0;
   /** The flush under way: `flush()` waits for it, and for the one after it. */
   let flushing: Promise<void> = Promise.resolve();
   const flush = async () => {
-    const rows = queue;
+    const pending = queue;
     queue = [];
+    const rows = (await Promise.all(pending)).filter((row): row is ActivityRecord => row !== null);
     if (rows.length > 0) {
       try {
         await writeAll(rows);
@@ -73,7 +76,8 @@ export function activityRecorder(ctx: Pick<AppContext, "db" | "config" | "log">)
   // Flushes run one after another (a purge never overlaps the next batch); none ever rejects.
   const startFlush = () => (flushing = flushing.then(flush));
   return {
-    record(row: ActivityRecord): void {
+    /** Queues a row, or one being built (null: nothing to log; it never rejects). */
+    record(row: ActivityRecord | Promise<ActivityRecord | null>): void {
       if (queue.length === 0) setImmediate(startFlush);
       queue.push(row);
     },

@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { NumericId } from "../../http/paging";
 
 const WorkspaceId = t.Nullable(t.Integer({ minimum: 1, description: "The workspace a workspace token provisions; null: an organization token (every workspace)" }));
 export const CreateScimTokenBody = t.Object({
@@ -20,7 +21,7 @@ export const CreatedScimToken = t.Object({
   token: t.String({ description: "The bearer token. Shown only in this response; store it in the IdP now." }),
   createdAt: t.String({ format: "date-time" }),
 });
-export const ScimTokenIdParams = t.Object({ id: t.Integer({ minimum: 1 }) });
+export const ScimTokenIdParams = t.Object({ id: NumericId });
 export const ScimSettings = t.Object({
   enabled: t.Boolean(),
   seats: t.Object({

@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { NumericId } from "../../http/paging";
 import { EnumInput, EnumSlug } from "../shared/enum-schemas";
 import { CUSTOM_FIELD_ENTITY, CUSTOM_FIELD_TYPE, enumLegend } from "../../qase/enums";
 import { AuthorId, Limit, Nullable, Offset, Opt, Timestamp } from "../shared/envelope";
@@ -33,7 +34,7 @@ export const CustomFieldUpdate = t.Object({
 }, { examples: [{"title": "Area", "value": [{"id": 1, "title": "Web"}, {"id": 2, "title": "API"}, {"title": "Mobile"}]}] });
 export type CustomFieldCreateBody = typeof CustomFieldCreate.static;
 export type CustomFieldUpdateBody = typeof CustomFieldUpdate.static;
-export const FieldIdParam = t.Object({ id: t.Integer() });
+export const FieldIdParam = t.Object({ id: NumericId });
 /** `GET /custom_field` filters as qase-api-client's CustomFieldsApi.getCustomFields sends them. */
 export const CustomFieldListQuery = t.Object({
   limit: Limit,

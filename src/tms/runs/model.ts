@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { NumericIdBounds } from "../../http/paging";
 import { CustomFieldValues } from "../custom-fields/model";
 import { FilterText } from "../shared/list-filters";
 import { Limit, Offset } from "../shared/envelope";
@@ -175,8 +176,8 @@ export const V2ResultsCreated = t.Object({
     warnings: t.Array(ItemProblem, { description: "Stored items with something ignored (an unknown case field…)" }),
   }),
 });
-export const RunIdParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), id: t.Integer({ description: "Number of the test run within the project" }) });
-export const V2RunParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), runId: t.Integer({ description: "Number of the test run within the project" }) });
+export const RunIdParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), id: t.Integer({ ...NumericIdBounds, description: "Number of the test run within the project" }) });
+export const V2RunParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), runId: t.Integer({ ...NumericIdBounds, description: "Number of the test run within the project" }) });
 
 const per = t.Integer({ minimum: 0 });
 export const RunView = t.Object({
@@ -246,4 +247,4 @@ export const ResultUpdate = t.Object({
 }, { examples: [{ status: "passed", comment: "Passed on retry" }] });
 export type ResultUpdateBody = typeof ResultUpdate.static;
 /** `{code}/{id}/{hash}`: a result of a run. */
-export const RunResultParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), id: t.Integer({ description: "The test run's number within the project" }), hash: t.String({ minLength: 1, maxLength: 128 }) });
+export const RunResultParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), id: t.Integer({ ...NumericIdBounds, description: "The test run's number within the project" }), hash: t.String({ minLength: 1, maxLength: 128 }) });

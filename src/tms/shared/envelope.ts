@@ -1,5 +1,6 @@
 import { t, type TSchema } from "elysia";
 import { badRequest } from "../../http/errors";
+import { NumericId, NumericIdBounds } from "../../http/paging";
 
 /** Qase v1 success envelope. */
 export const ok = <T>(result: T) => ({ status: true as const, result });
@@ -60,16 +61,16 @@ export const attachmentIds = (v: (number | string)[] | null | undefined): number
  * An entity's number within its project — what the API calls its `id` (cases, suites,
  * milestones, plans, runs and defects are numbered per project, src/tms/shared/numbers.ts).
  */
-export const EntityNumber = (what: string) => t.Integer({ minimum: 1, description: `Number of the ${what} within the project` });
+export const EntityNumber = (what: string) => t.Integer({ ...NumericIdBounds, description: `Number of the ${what} within the project` });
 /** A list of `EntityNumber`s. */
 export const EntityNumbers = (what: string, maxItems: number) =>
-  t.Array(t.Integer({ minimum: 1 }), { maxItems, description: `Numbers of ${what} of the same project` });
+  t.Array(NumericId, { maxItems, description: `Numbers of ${what} of the same project` });
 
 /** Path params shared by project-scoped routes. */
 export const CodeParam = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }) });
 /** `/{code}/{id}` of an entity that is not numbered per project (its id is global). */
-export const CodeIdParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), id: t.Integer() });
+export const CodeIdParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), id: NumericId });
 /** `/{code}/{id}` where `id` is the entity's number within the project. */
 export const CodeNumberParams = (what: string) =>
-  t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), id: t.Integer({ description: `Number of the ${what} within the project` }) });
+  t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), id: t.Integer({ ...NumericIdBounds, description: `Number of the ${what} within the project` }) });
 export const CodeHashParams = t.Object({ code: t.String({ minLength: 1, maxLength: 32 }), hash: t.String({ minLength: 1, maxLength: 128 }) });

@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { NumericId } from "../../http/paging";
 
 export const ApiTokenCreate = t.Object({
   name: t.String({ minLength: 1, maxLength: 200, description: "What the token is for, e.g. \"CI reporter\"" }),
@@ -18,4 +19,4 @@ export const ApiTokenView = t.Object({
   revokedAt: t.Union([t.String(), t.Null()]),
 });
 export const ApiTokenCreated = t.Composite([ApiTokenView, t.Object({ token: t.String({ description: "Shown once; send it as the `Token` header" }) })]);
-export const TokenIdParam = t.Object({ id: t.Integer() });
+export const TokenIdParam = t.Object({ id: NumericId });

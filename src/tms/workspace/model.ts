@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { NumericId } from "../../http/paging";
 import { Envelope, Limit, Offset } from "../shared/envelope";
 
 /** Qase `SystemField`: a built-in dictionary field and its options (ids are the numbers the API takes). */
@@ -25,4 +26,4 @@ const AuthorView = t.Object({
 export const AuthorResult = Envelope(AuthorView);
 export const AuthorList = Envelope(t.Object({ total: t.Integer(), filtered: t.Integer(), count: t.Integer(), entities: t.Array(AuthorView) }));
 export const AuthorListQuery = t.Object({ limit: Limit, offset: Offset, search: t.Optional(t.String({ maxLength: 255 })), type: t.Optional(t.String({ maxLength: 32 })) });
-export const IdParam = t.Object({ id: t.Integer() });
+export const IdParam = t.Object({ id: NumericId });

@@ -1,4 +1,5 @@
 import { expect, test } from "bun:test";
+import { foldCaseText } from "../../../src/db/dialect";
 import { compileQql } from "../../../src/tms/search/compile";
 import { parseQql, QqlError } from "../../../src/tms/search/qql";
 
@@ -19,7 +20,8 @@ test("parses the subset: entity conjunct, and/or/not, parentheses, in, is empty,
 
 test("compiles to bound SQL over whitelisted columns, scoped to the workspace", () => {
   const c = compileQql(parseQql('entity = "case" and project = "DEMO" and status = "Actual" and title ~ "50%_off" and id >= 3'), 7);
-  expect(c.where).toBe("e.deleted IS NULL AND p.workspace_id = ? AND (((lower(p.code) = ? AND lower(e.status) = ?) AND lower(e.title) LIKE ? ESCAPE '\\') AND e.number >= ?)");
+  const lower = foldCaseText; // the engine's ASCII fold: lower(x) on SQLite, lower(x::text COLLATE "C") on PostgreSQL
+  expect(c.where).toBe(`e.deleted IS NULL AND p.workspace_id = ? AND (((${lower("p.code")} = ? AND ${lower("e.status")} = ?) AND ${lower("e.title")} LIKE ? ESCAPE '\\') AND e.number >= ?)`);
   expect(c.params).toEqual([7, "demo", "actual", "%50\\%\\_off%", 3]);
   // A value never becomes SQL text.
   const evil = compileQql(parseQql(`entity = "run" and title = "x'); DROP TABLE tms_runs; --"`), 1);
