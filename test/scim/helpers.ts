@@ -12,7 +12,11 @@ export const LIST_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:ListResponse";
  * it the way an IdP does (Accept and Content-Type application/scim+json).
  */
 export async function createScimTestApp(overrides: Partial<Config> = {}, opts: Parameters<typeof createTestApp>[1] = {}) {
-  const t = createTestApp(overrides, opts);
+  return withScimToken(createTestApp(overrides, opts));
+}
+
+/** `createScimTestApp`'s token and `scim(…)` over another test app (e.g. test/support/sqlite-instance.ts's). */
+export async function withScimToken<T extends Pick<ReturnType<typeof createTestApp>, "ctx" | "request">>(t: T) {
   const token = (await createScimToken(t.ctx.db, "test IdP")).token;
   const scim = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     t.request(method, `/scim/v2${path}`, {

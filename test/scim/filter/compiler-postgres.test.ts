@@ -1,13 +1,14 @@
 /**
  * The SCIM filter compiler on PostgreSQL: users provisioned through the real SCIM surface (on
- * SQLite), their rows copied into a PostgreSQL database migrated to the product's schema, and the list
- * queries (`userListQueries`: count and page, with the filters of test/scim/users/filter.test.ts
+ * SQLite, whatever the run's engine: test/support/sqlite-instance.ts), their rows copied into a
+ * PostgreSQL database migrated to the product's schema, and the list queries (`userListQueries`: count and page, with the filters of test/scim/users/filter.test.ts
  * and attributes.test.ts, sortBy, a workspace's scope) built once per engine and run on each —
  * the same users in the same order. Anchored filters (userName, externalId, emails.value, id)
  * must be index conditions on PostgreSQL too: the cost model (src/scim/filter/cost.ts) counts
  * them as probes.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
 import type postgres from "postgres";
 import { postgresPlaceholders } from "../../../src/db/dialect";
 import { engine as currentEngine, useEngine, type Engine } from "../../../src/db/engine";
@@ -15,12 +16,15 @@ import { groupMembers, groups, userEmails, users, workspaceMembers, workspaces }
 import { parseListParams } from "../../../src/scim/query";
 import { userListQueries } from "../../../src/scim/users/service";
 import { migratedCopy } from "../../db/postgres-tables";
-import { createScimTestApp, json, newUser, PATCH_SCHEMA, USER_SCHEMA } from "../helpers";
+import { sqliteInstance } from "../../support/sqlite-instance";
+import { json, newUser, PATCH_SCHEMA, USER_SCHEMA, withScimToken } from "../helpers";
 
 const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
 const TABLES = [users, userEmails, groups, groupMembers, workspaces, workspaceMembers];
 
-const t = await createScimTestApp();
+const engineAtStart = currentEngine();
+const t = await withScimToken(sqliteInstance());
+const sqlite = t.ctx.sqlite!; // always SQLite: the instance above
 let pg: postgres.Sql;
 let closePg: () => Promise<void>;
 const ids = new Map<string, string>();
@@ -60,8 +64,6 @@ const fullUser = (userName: string) => ({
   [ENTERPRISE]: { employeeNumber: "701984", costCenter: "4130", organization: "Universal Studios", division: "Theme Park", department: "Tour Operations" },
 });
 
-const engineAtStart = currentEngine();
-
 beforeAll(async () => {
   for (const p of people) {
     const r = await t.scim("POST", "/Users", newUser(p.userName, p));
@@ -79,12 +81,13 @@ beforeAll(async () => {
   const team = await json(await t.scim("POST", "/Groups", { displayName: "Équipe Tour", members: [{ value: a.id }, { value: ids.get("ada@analytical.org") }] }));
   ids.set("team", team.id);
 
-  ({ pg, close: closePg } = await migratedCopy(t.ctx.sqlite!, TABLES, "scimfilter"));
+  ({ pg, close: closePg } = await migratedCopy(sqlite, TABLES, "scimfilter"));
 }, 60_000);
 
 afterAll(async () => {
   useEngine(engineAtStart);
-  t.close();
+  await t.close();
+  rmSync(t.dir, { recursive: true, force: true });
   await closePg?.();
 });
 
@@ -103,8 +106,8 @@ type Listed = { total: number; ids: number[] };
 async function listOn(engine: Engine, query: Record<string, string>, workspaceId: number | null): Promise<Listed> {
   const { countQuery, pageQuery } = build(engine, () => userListQueries(parseListParams(query), undefined, workspaceId));
   if (engine === "sqlite") {
-    const n = (t.ctx.sqlite!.query(countQuery.sql).get(...(countQuery.params as never[])) as { n: number }).n;
-    const rows = t.ctx.sqlite!.query(pageQuery.sql).all(...(pageQuery.params as never[])) as { id: number }[];
+    const n = (sqlite.query(countQuery.sql).get(...(countQuery.params as never[])) as { n: number }).n;
+    const rows = sqlite.query(pageQuery.sql).all(...(pageQuery.params as never[])) as { id: number }[];
     return { total: n, ids: rows.map((r) => r.id) };
   }
   const [count] = (await pg.unsafe(postgresPlaceholders(countQuery.sql), countQuery.params as never[])) as unknown as { n: number }[];
