@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { createApp } from "../src/app";
 import { testConfig, type Config } from "../src/config";
 import { openTestDatabase } from "./support/test-database";
+export { onPostgres, testOnSqlite } from "./support/test-database";
 import type { WalSync } from "../src/db/group-commit";
 import { silentLogger } from "../src/log";
 import type { AppContext } from "../src/context";
@@ -42,6 +43,8 @@ export function createTestApp(overrides: Partial<Config> = {}, opts: { walSync?:
     ctx,
     app,
     dir,
+    /** The PostgreSQL database's URL in the PostgreSQL run; null on SQLite. */
+    databaseUrl: handle.url,
     request,
     admin,
     close() {

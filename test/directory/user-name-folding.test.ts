@@ -1,6 +1,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { migrateDatabase } from "../../src/server/migrate";
 import { caseFoldKey } from "../../src/directory/tables";
+import { testOnSqlite } from "../helpers";
 import { createScimTestApp, expectScimError, json, USER_SCHEMA } from "../scim/helpers";
 
 const t = await createScimTestApp();
@@ -46,7 +47,7 @@ test("an e-mail value with a control character or a lone surrogate → 400 inval
     await expectScimError(await t.scim("POST", "/Users", user("clean@example.com", { emails: [{ value, primary: true }] })), 400, "invalidValue");
 });
 
-test("existing databases: the key migration re-keys users, and reports collisions instead of merging them", async () => {
+testOnSqlite("existing databases: the key migration re-keys users, and reports collisions instead of merging them (SQLite files of older releases; PostgreSQL databases start at today's keys)", async () => {
   const db = t.ctx.sqlite!;
   const insert = (userName: string, key: string) =>
     (db.query("INSERT INTO users (user_name, user_name_key, display_name, created_at, updated_at) VALUES (?, ?, ?, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z') RETURNING id").get(userName, key, userName) as { id: number }).id;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { drizzle } from "drizzle-orm/bun-sqlite";
+import { queryLoggingDb } from "../support/query-log";
 import { sql } from "drizzle-orm";
 import { createGroupService } from "../../src/scim/groups/service";
 import { createScimTestApp, expectScimError, json, newUser, PATCH_SCHEMA } from "./helpers";
@@ -376,12 +376,15 @@ describe("GET /Groups (list)", () => {
   });
 
   test("member lists of a whole page are read with one query", async () => {
-    const queries: string[] = [];
-    const logged = drizzle(lt.ctx.sqlite!, { logger: { logQuery: (q) => void queries.push(q) } });
-    const service = createGroupService({ db: logged, config: lt.ctx.config });
-    const page = await service.list({ startIndex: 1, count: 100, sortOrder: "ascending" });
-    expect(page.Resources).toHaveLength(5);
-    expect(queries.filter((q) => /group_members/.test(q))).toHaveLength(1);
+    const logged = queryLoggingDb(lt);
+    try {
+      const service = createGroupService({ db: logged.db, config: lt.ctx.config });
+      const page = await service.list({ startIndex: 1, count: 100, sortOrder: "ascending" });
+      expect(page.Resources).toHaveLength(5);
+      expect(logged.queries.filter((q) => /group_members/.test(q))).toHaveLength(1);
+    } finally {
+      await logged.close();
+    }
   });
 });
 

@@ -4,6 +4,7 @@
  * (test/support/postgres.ts) — the same code above it either way. `.ci/run` runs the suite once
  * per engine.
  */
+import { test } from "bun:test";
 import { join } from "node:path";
 import { closeDatabase, openDatabase, type Connection, type Db } from "../../src/db/connection";
 import type { GroupCommit, WalSync } from "../../src/db/group-commit";
@@ -14,6 +15,15 @@ import { freshDatabaseSync } from "./postgres";
 
 /** Whether this test run is the PostgreSQL one. */
 export const onPostgres = process.env.GATEHOUSE_TEST_ENGINE === "postgres";
+
+/**
+ * A test of SQLite itself (its file, WAL, fsync, planner), skipped in the PostgreSQL run. Its name
+ * says why in parentheses naming SQLite — `"… (SQLite's WAL)"` — so the skip is never silent.
+ */
+export function testOnSqlite(name: string, fn: () => unknown, timeout?: number): void {
+  if (!/\(SQLite[^)]*\)/.test(name)) throw new Error(`testOnSqlite: the name must say why in parentheses, e.g. "… (SQLite's file)": ${name}`);
+  test.skipIf(onPostgres)(name, fn as () => void, timeout);
+}
 
 export type TestDatabase = {
   db: Db;

@@ -48,5 +48,5 @@ describe("recorded IdP sequences", () => {
     } finally {
       app.close();
     }
-  });
+  }, 30_000); // 250 creates, one at a time: seconds on PostgreSQL under load
 });
