@@ -85,7 +85,7 @@ export function mergeProfile(out: UserResource, name: Record<string, unknown>, p
 /**
  * SQL text (for a query that aliases `users` as `u`) of a user's resource as JSON text, built
  * by the engine — the same members, in the same order, as `userRenderer` gives a row whose
- * profile is empty (test/scim/users/render-text.test.ts holds the two together). Parameter
+ * profile is empty (test/scim/users/page-text.test.ts holds the two together). Parameter
  * `locationParam` is `{base}/scim/v2/Users/`. A 1000-user page copies 1000 of these into its
  * answer instead of making each row an object, rendering and serialising it: the three were
  * four fifths of a page's CPU (docs/benchmarks/read-path.md, round 6).
