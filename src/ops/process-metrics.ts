@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import type { AppContext } from "../context";
 import { buildInfo } from "../version";
 import { metricsFor } from "../lib/metrics";
+import { poolMetrics } from "../db/pool-metrics";
 
 /** Process and storage gauges, read at scrape time. */
 export function registerProcessMetrics(ctx: AppContext, databaseFile: string | null): void {
@@ -20,6 +21,8 @@ export function registerProcessMetrics(ctx: AppContext, databaseFile: string | n
   const dbBytes = r.gauge("gatehouse_database_size_bytes", "Size of the SQLite database files on disk, by file.", ["file"]);
   const syncs = r.counter("gatehouse_wal_syncs_total", "WAL fdatasyncs run by group commit; each covers every write committed before it started.");
   const holds = r.counter("gatehouse_write_holds_total", "Times request writes were held for the webhook delivery loop to catch up.");
+  // PostgreSQL's pool (no data file): SQLite's two fixed connections have nothing to report.
+  if (databaseFile === null) registerPoolMetrics(ctx);
   let seen = { syncs: 0, holds: 0 };
   r.onCollect(() => {
     const gc = ctx.groupCommit;
@@ -50,6 +53,27 @@ export function registerProcessMetrics(ctx: AppContext, databaseFile: string | n
       }
       dbBytes.set({ file: label }, size);
     }
+  });
+}
+
+/** PostgreSQL's connection gauges (src/db/pool-metrics.ts says what postgres.js lets us know). */
+function registerPoolMetrics(ctx: AppContext): void {
+  const r = metricsFor(ctx);
+  const poolSize = r.gauge("gatehouse_database_pool_size", "PostgreSQL: connections this process opens at most (GATEHOUSE_DATABASE_POOL_SIZE).");
+  const transactions = r.gauge("gatehouse_database_transactions", "PostgreSQL: this process's write transactions holding a pooled connection (open) or waiting for one (waiting).", ["state"]);
+  const serverConnections = r.gauge("gatehouse_database_server_connections", "PostgreSQL: connections of every Gatehouse node to this database, by pg_stat_activity state (read at scrape).", ["state"]);
+  const maxConnections = r.gauge("gatehouse_database_server_max_connections", "PostgreSQL: the server's max_connections.");
+  r.onCollect(async () => {
+    const pool = await poolMetrics(ctx.db);
+    if (!pool) return;
+    poolSize.set(undefined, pool.size);
+    transactions.set({ state: "open" }, pool.transactionsOpen);
+    transactions.set({ state: "waiting" }, pool.transactionsWaiting);
+    if (pool.serverConnections) {
+      // Every state PostgreSQL reports a client backend in; a state with none is 0, not stale.
+      for (const state of ["active", "idle", "idle in transaction", "idle in transaction (aborted)"]) serverConnections.set({ state }, pool.serverConnections.get(state) ?? 0);
+    }
+    if (pool.maxConnections !== null) maxConnections.set(undefined, pool.maxConnections);
   });
 }
 

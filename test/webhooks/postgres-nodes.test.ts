@@ -23,6 +23,7 @@ import { postgresHandle } from "../../src/db/postgres/open";
 import { ephemeralSecretBox } from "../../src/lib/secret-box";
 import { metricsFor } from "../../src/lib/metrics";
 import { silentLogger } from "../../src/log";
+import { registerProcessMetrics } from "../../src/ops/process-metrics";
 import { startDeliveryLoop } from "../../src/webhooks/dispatcher";
 import { publish } from "../../src/webhooks/publish";
 import { ADMIN_TOKEN, until } from "../helpers";
@@ -332,3 +333,18 @@ test("a producer's commit is announced once per transaction after it commits; a 
     for (const n of nodes.splice(0)) await n.close();
   }
 }, 60_000);
+
+test("/metrics on PostgreSQL: the pool's size, write transactions open and waiting, every node's connections by state", async () => {
+  const node = startNode({}, { loop: false });
+  try {
+    registerProcessMetrics(node.ctx, null);
+    const text = await metricsFor(node.ctx).render();
+    expect(text).toContain("gatehouse_database_pool_size 6");
+    expect(text).toContain('gatehouse_database_transactions{state="open"} 0');
+    expect(text).toContain('gatehouse_database_transactions{state="waiting"} 0');
+    expect(text).toMatch(/^gatehouse_database_server_connections\{state="active"\} [1-9]/m); // the scrape's own query
+    expect(text).toMatch(/^gatehouse_database_server_max_connections [1-9]/m);
+  } finally {
+    for (const n of nodes.splice(0)) await n.close();
+  }
+});

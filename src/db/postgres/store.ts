@@ -22,18 +22,38 @@ export class PostgresStore implements Store {
     this.reader = drizzle(sql) as unknown as Db;
   }
 
+  /** Write transactions waiting for a pooled connection, and those holding one (for /metrics). */
+  readonly transactions = { waiting: 0, open: 0 };
+
   async begin<T>(work: (tx: Tx) => Promise<T>, options: WriteOptions): Promise<T> {
     const pg = this.reader as unknown as { transaction<R>(fn: (tx: unknown) => Promise<R>, config?: { isolationLevel?: string }): Promise<R> };
-    // drizzle commits when its callback resolves; what `afterCommit` queued runs after that.
-    const { out, afterCommit } = await pg.transaction(async (raw) => {
-      const tx = raw as Tx;
-      for (const key of [...new Set(options.serializeOn ?? [])].sort()) {
-        await execute(tx, fragment`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
-      }
-      return withinTransaction(this, tx, () => work(tx));
-    });
-    afterCommit();
-    return out;
+    const counts = this.transactions;
+    counts.waiting++;
+    let holding = false;
+    try {
+      // drizzle commits when its callback resolves; what `afterCommit` queued runs after that.
+      const { out, afterCommit } = await pg.transaction(async (raw) => {
+        if (!holding) {
+          holding = true;
+          counts.waiting--;
+          counts.open++;
+        }
+        return this.body(raw as Tx, work, options);
+      });
+      afterCommit();
+      return out;
+    } finally {
+      if (holding) counts.open--;
+      else counts.waiting--;
+    }
+  }
+
+  /** A transaction's body: the `serializeOn` advisory locks first, in a fixed order, then `work`. */
+  private async body<T>(tx: Tx, work: (tx: Tx) => Promise<T>, options: WriteOptions) {
+    for (const key of [...new Set(options.serializeOn ?? [])].sort()) {
+      await execute(tx, fragment`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
+    }
+    return withinTransaction(this, tx, () => work(tx));
   }
 
   savepoint<T>(tx: Tx, work: (tx: Tx) => Promise<T>): Promise<T> {
