@@ -50,7 +50,7 @@ export interface paths {
         };
         /**
          * Database answers and takes writes
-         * @description 200 when the database answers a query and can take any write it accepts; 503 when it does not answer, while it is known to be full (a write failed for lack of space, and a 1 MiB probe write still fails), or when its disk has less than 64 MiB free (twice the largest write, a 32 MiB attachment).
+         * @description 200 when the database answers a query and can take any write it accepts; 503 while this node drains before stopping (`status: "draining"`), when the database does not answer within 2000 ms or is read-only (on PostgreSQL: no primary, e.g. during a failover), while it is known to be full (a write failed for lack of space, and a 1 MiB probe write still fails), or when its disk has less than 64 MiB free (twice the largest write, a 32 MiB attachment).
          */
         get: operations["getReadyz"];
         put?: never;

@@ -45,12 +45,15 @@ const groupsOfText = () =>
 
 /** Statements of list queries kept by SQL text, least recently used dropped. */
 const LIST_STATEMENTS = 256;
-/** A page's select list when the engine writes each resource's JSON (its first parameter: the location prefix); built on first use, after the engine is chosen. */
-let resourceTextSelect: string | null = null;
-const textPageSelect = () => (resourceTextSelect ??= `${userResourceJsonText("?")} AS resource, u.profile`);
-
 export function createUsersService(ctx: AppContext) {
   const { db, config } = ctx;
+  /**
+   * A page's select list when the engine writes each resource's JSON (its first parameter: the
+   * location prefix); built on first use by this app, whose engine is chosen by then (kept per app,
+   * not per module: a test process runs apps of both engines).
+   */
+  let resourceTextSelect: string | null = null;
+  const textPageSelect = () => (resourceTextSelect ??= `${userResourceJsonText("?")} AS resource, u.profile`);
   // List SQL varies with the filter's shape (values are bound): statements are kept by SQL text,
   // so repeated shapes are prepared once and an IdP sending endless shapes cannot grow memory
   // without bound. Statements whose text holds dialect fragments are kept here too.
