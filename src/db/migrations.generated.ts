@@ -26,6 +26,7 @@ import m22 from "../../migrations/0022_admin_sessions.sql" with { type: "text" }
 import m23 from "../../migrations/0023_scim_token_live_names.sql" with { type: "text" };
 import m24 from "../../migrations/0024_case_external_issues.sql" with { type: "text" };
 import m25 from "../../migrations/0025_run_defect_custom_fields.sql" with { type: "text" };
+import m26 from "../../migrations/0026_signin_used_states.sql" with { type: "text" };
 
 export const migrations: { tag: string; when: number; breakpoints: boolean; sql: string }[] = [
   { tag: "0000_init", when: 1795319636693, breakpoints: true, sql: m0 },
@@ -54,4 +55,5 @@ export const migrations: { tag: string; when: number; breakpoints: boolean; sql:
   { tag: "0023_scim_token_live_names", when: 1795777819489, breakpoints: true, sql: m23 },
   { tag: "0024_case_external_issues", when: 1795779881182, breakpoints: true, sql: m24 },
   { tag: "0025_run_defect_custom_fields", when: 1795781837620, breakpoints: true, sql: m25 },
+  { tag: "0026_signin_used_states", when: 1795809262620, breakpoints: true, sql: m26 },
 ];

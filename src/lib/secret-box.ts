@@ -10,7 +10,7 @@
  * The box is the app context's (`ctx.secrets`); re-sealing the stored values at start is the
  * webhooks' (src/webhooks/secret-box.ts).
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from "node:crypto";
 import { closeSync, existsSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config";
@@ -28,12 +28,21 @@ export type SecretBox = {
   open(stored: string): string;
   /** Whether `stored` must be rewritten: plain, or sealed with a previous key. */
   needsReseal(stored: string): boolean;
+  /** Whether `keyId` is the current key's or a previous key's (GATEHOUSE_SECRET_KEY_PREVIOUS_FILE). */
+  knows(keyId: string): boolean;
+  /**
+   * 32-byte keys for another use of the same shared material (HKDF-SHA256, `purpose` as info):
+   * the current key's first, then the previous keys'. The key itself is never used twice.
+   */
+  derivedKeys(purpose: string): Buffer[];
 };
 
 /** A key file or a sealed value that cannot be used: the admin must act (exit 2 at start). */
 export class SecretKeyError extends Error {}
 
 const keyIdOf = (key: Buffer) => createHash("sha256").update(key).digest("hex").slice(0, 16);
+
+const deriveKey = (key: Buffer, purpose: string) => Buffer.from(hkdfSync("sha256", key, Buffer.alloc(0), `gatehouse ${purpose}`, KEY_BYTES));
 
 export function secretBox(current: Buffer, previous: Buffer[] = []): SecretBox {
   const keys = new Map<string, Buffer>();
@@ -72,6 +81,8 @@ export function secretBox(current: Buffer, previous: Buffer[] = []): SecretBox {
     needsReseal(stored) {
       return !stored.startsWith(`${PREFIX}${keyId}:`);
     },
+    knows: (id) => keys.has(id),
+    derivedKeys: (purpose) => [current, ...previous].map((k) => deriveKey(k, purpose)),
   };
 }
 
@@ -123,6 +134,10 @@ export const noSecretBox: SecretBox = {
     throw new Error("webhook secrets are not available to this command");
   },
   needsReseal: () => false,
+  knows: () => false,
+  derivedKeys() {
+    throw new Error("the secret key is not available to this command");
+  },
 };
 
 /** A key that lives only in this process: tests, benchmarks and document generation. */

@@ -85,6 +85,26 @@ describe("sign-in through the IdP", () => {
     expect(forged.headers.getSetCookie().some((c) => c.startsWith(COOKIE + "=") && !c.includes("Max-Age=0"))).toBe(false);
     const failed = (await json(await t.admin("GET", "/api/admin/audit-log?action=session.sign_in&outcome=failure"))).body.items[0];
     expect(failed.actor.kind).toBe("anonymous");
+    // The browser's own callback, sent again with its login cookie: refused before the code is redeemed twice.
+    let last = { url: "", cookie: "" };
+    const done = await signIn((r) => ((last = { url: r.url, cookie: r.headers.get("cookie") ?? "" }), handle(r)), BASE, "olive.owner");
+    expect(done.callback.status).toBe(303);
+    expect(last.cookie).toContain("__Secure-gatehouse_login=");
+    const replayed = await handle(new Request(last.url, { headers: { cookie: last.cookie } }));
+    expect(replayed.status).toBe(400);
+    expect(await replayed.text()).toContain("This sign-in was already completed");
+  }, 30_000);
+
+  test("the login cookie on plain HTTP: no Secure, no __Secure- prefix, still only for the callback", async () => {
+    const plain = createTestApp({ baseUrl: "http://127.0.0.1:8080", oidcIssuer: op.issuer, oidcClientId: CLIENT_ID, oidcClientSecret: CLIENT_SECRET, ...GROUP_CONFIG });
+    try {
+      const started = await plain.request("GET", "/auth/login");
+      const set = started.headers.getSetCookie();
+      expect(set).toHaveLength(1);
+      expect(set[0]!).toMatch(/^gatehouse_login=v1\.[A-Za-z0-9_-]+; Path=\/auth\/callback; HttpOnly; SameSite=Lax; Max-Age=600$/);
+    } finally {
+      plain.close();
+    }
   }, 30_000);
 });
 

@@ -13,25 +13,27 @@ import { engine, useEngine } from "../../src/db/engine";
 import { openPool } from "../../src/db/postgres/connect";
 import { migratePostgres } from "../../src/db/postgres/migrate";
 import { postgresHandle } from "../../src/db/postgres/open";
-import { ephemeralSecretBox } from "../../src/lib/secret-box";
+import { ephemeralSecretBox, type SecretBox } from "../../src/lib/secret-box";
 import { silentLogger } from "../../src/log";
 import { ADMIN_TOKEN } from "../helpers";
 import { freshDatabase } from "./postgres";
 
 export type TestNode = {
   ctx: AppContext;
+  /** The app's own handler, for a request built whole (a browser's, with its cookies and URL). */
+  handle(request: Request): Promise<Response>;
   request(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string> }): Promise<Response>;
   admin(method: string, path: string, body?: unknown): Promise<Response>;
   close(): Promise<void>;
 };
 
-/** An app over `url` (a migrated database), as one more node would open it. */
-export function openTestNode(url: string, overrides: Partial<Config> = {}): TestNode {
+/** An app over `url` (a migrated database), as one more node would open it; `secrets`: the key, shared by a cluster's nodes. */
+export function openTestNode(url: string, overrides: Partial<Config> = {}, secrets: SecretBox = ephemeralSecretBox()): TestNode {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-node-"));
   const { sql } = openPool({ url, poolSize: 4, caFile: null });
   const handle = postgresHandle(sql);
   const config = testConfig({ dataDir: dir, adminToken: ADMIN_TOKEN, baseUrl: "https://gatehouse.test", ...overrides });
-  const ctx: AppContext = { config, db: handle.db, sqlite: null, groupCommit: handle.groupCommit, log: silentLogger, version: "test", secrets: ephemeralSecretBox() };
+  const ctx: AppContext = { config, db: handle.db, sqlite: null, groupCommit: handle.groupCommit, log: silentLogger, version: "test", secrets };
   const app = createApp(ctx);
   const request: TestNode["request"] = (method, path, init = {}) => {
     const headers: Record<string, string> = { ...init.headers };
@@ -40,6 +42,7 @@ export function openTestNode(url: string, overrides: Partial<Config> = {}): Test
   };
   return {
     ctx,
+    handle: (r) => app.handle(r),
     request,
     admin: (method, path, body) => request(method, path, { body, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
     async close() {
@@ -50,7 +53,8 @@ export function openTestNode(url: string, overrides: Partial<Config> = {}): Test
 }
 
 /**
- * A fresh migrated database on the run's PostgreSQL server and `count` nodes on it. `close` closes
+ * A fresh migrated database on the run's PostgreSQL server and `count` nodes on it, sharing one
+ * secret key (GATEHOUSE_SECRET_KEY_FILE, as every node of a cluster must). `close` closes
  * the nodes, drops the database and gives the process back the engine it had.
  */
 export async function startTestCluster(count: number, overrides: Partial<Config> = {}): Promise<{ url: string; nodes: TestNode[]; close(): Promise<void> }> {
@@ -62,7 +66,8 @@ export async function startTestCluster(count: number, overrides: Partial<Config>
   } finally {
     await sql.end();
   }
-  const nodes = Array.from({ length: count }, () => openTestNode(fresh.url, overrides));
+  const secrets = ephemeralSecretBox();
+  const nodes = Array.from({ length: count }, () => openTestNode(fresh.url, overrides, secrets));
   return {
     url: fresh.url,
     nodes,

@@ -7,18 +7,26 @@ import { adminResponses } from "../auth";
 import { writeAudit } from "../../audit/service";
 import { ApiError } from "../../http/errors";
 import { constantTimeEqual } from "../../lib/tokens";
-import { oidcRelyingParty, SignInError } from "./oidc";
+import { oidcRelyingParty, PENDING_TTL_MS, SignInError } from "./oidc";
+import { PENDING_SIGNIN_KEY_PURPOSE, pendingSignInSealer } from "./pending-signin";
 import { roleFromGroups } from "./roles-from-groups";
 import { createSession, endSession, findSession, listSessions, sessionById, sessionCookieName } from "./sessions";
+import { takeSignInState } from "./used-states";
 
 /**
  * Sign-in to the console through the organization's IdP (OpenID Connect), under /auth:
  * `GET /auth/login` → the IdP → `GET /auth/callback` → a session cookie and /console, or the
  * "not an admin" page; `POST /auth/logout` ends the session here and, when the IdP offers
  * RP-initiated logout, there too. `GET /auth/status` tells the console which sign-ins exist.
+ * The sign-in in progress lives in the browser's sealed login cookie and the callback is made
+ * single-use in the database, so login and callback may reach different nodes of a cluster.
  */
 
-const LOGIN_COOKIE = "gatehouse_login";
+/**
+ * The pending sign-in, sealed, sent back only to the callback. `__Secure-` on HTTPS (the browser
+ * then insists on Secure); not `__Host-`, which would need Path=/.
+ */
+const loginCookieName = (ctx: AppContext) => (ctx.config.baseUrl.startsWith("https:") ? "__Secure-gatehouse_login" : "gatehouse_login");
 const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -32,9 +40,9 @@ function page(status: number, title: string, paragraphs: string[], links: [strin
   return new Response(body, { status, headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": PAGE_CSP, "cache-control": "no-store", "referrer-policy": "no-referrer", "x-content-type-options": "nosniff" } });
 }
 
-function cookie(ctx: AppContext, name: string, value: string, maxAgeSeconds: number): string {
+function cookie(ctx: AppContext, name: string, value: string, maxAgeSeconds: number, path = "/"): string {
   const secure = ctx.config.baseUrl.startsWith("https:") ? "; Secure" : "";
-  return `${name}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`;
+  return `${name}=${value}; Path=${path}; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`;
 }
 
 const AuthStatus = t.Object({
@@ -44,6 +52,9 @@ const AuthStatus = t.Object({
 
 export function signInRoutes(ctx: AppContext) {
   const rp = oidcRelyingParty(ctx.config);
+  // Sealed with a key derived from the secret key every node shares: any node opens it.
+  const pendingCookie = rp ? pendingSignInSealer(ctx.secrets.derivedKeys(PENDING_SIGNIN_KEY_PURPOSE)) : null;
+  const callbackPath = rp ? new URL(rp.redirectUri).pathname : "/";
   const hidden = { detail: { hide: true } };
   return new Elysia({ name: "signin", prefix: "/auth" })
     .get("/status", () => ({ oidc: rp !== null, adminToken: ctx.config.adminToken !== null && (rp === null || ctx.config.adminTokenWithOidc) }), {
@@ -51,21 +62,24 @@ export function signInRoutes(ctx: AppContext) {
       detail: { tags: ["Admin: access"], summary: "Which console sign-ins this instance offers (no credential needed)", security: [] },
     })
     .get("/login", async () => {
-      if (!rp) return page(404, "Single sign-on is not configured", ["This Gatehouse has no OpenID Connect sign-in (GATEHOUSE_OIDC_ISSUER)."], [["/console", "Back to the console"]]);
+      if (!rp || !pendingCookie) return page(404, "Single sign-on is not configured", ["This Gatehouse has no OpenID Connect sign-in (GATEHOUSE_OIDC_ISSUER)."], [["/console", "Back to the console"]]);
       try {
-        const { url, state } = await rp.start();
-        return new Response(null, { status: 302, headers: { location: url, "set-cookie": cookie(ctx, LOGIN_COOKIE, state, 600), "cache-control": "no-store" } });
+        const { url, pending } = await rp.start();
+        const sealed = pendingCookie.seal(pending);
+        return new Response(null, { status: 302, headers: { location: url, "set-cookie": cookie(ctx, loginCookieName(ctx), sealed, PENDING_TTL_MS / 1000, callbackPath), "cache-control": "no-store" } });
       } catch (e) {
         return page(502, "The identity provider cannot be reached", [(e as Error).message, "Try again in a moment. An owner can still use the break-glass admin token if it is enabled."], [["/console", "Back to the console"]]);
       }
     }, hidden)
     .get("/callback", async ({ request }) => {
-      if (!rp) return page(404, "Single sign-on is not configured", [], [["/console", "Back to the console"]]);
-      const clearLogin = cookie(ctx, LOGIN_COOKIE, "", 0);
+      if (!rp || !pendingCookie) return page(404, "Single sign-on is not configured", [], [["/console", "Back to the console"]]);
+      const clearLogin = cookie(ctx, loginCookieName(ctx), "", 0, callbackPath);
       const anonymous = { kind: "anonymous" as const, name: "(not signed in)", role: null };
       let claims;
       try {
-        claims = await rp.finish(new URL(request.url.replace(/^[^/]*\/\/[^/]+/, ctx.config.baseUrl)), cookieValue(request, LOGIN_COOKIE), ctx.config.oidcGroupsClaim);
+        const sealed = cookieValue(request, loginCookieName(ctx));
+        const pending = sealed ? pendingCookie.open(sealed) : null;
+        claims = await rp.finish(new URL(request.url.replace(/^[^/]*\/\/[^/]+/, ctx.config.baseUrl)), pending, (p) => takeSignInState(ctx.db, p.state, p.expires), ctx.config.oidcGroupsClaim);
       } catch (e) {
         const message = e instanceof SignInError ? e.message : "The sign-in failed";
         await writeTransaction(ctx.db, () => writeAudit(ctx.db, anonymous, request, { action: "session.sign_in", outcome: "failure", detail: message }));

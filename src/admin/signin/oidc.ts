@@ -1,20 +1,22 @@
 import * as oauth from "oauth4webapi";
 import type { Config } from "../../config";
+import { constantTimeEqual } from "../../lib/tokens";
+import type { PendingSignIn } from "./pending-signin";
 
 /**
  * The OpenID Connect relying party: authorization code flow with PKCE (S256), state and nonce,
  * against the issuer's discovered metadata. Every protocol check (issuer, audience, signature,
  * nonce, expiry of the ID token, the userinfo subject) is oauth4webapi's; nothing here parses a
- * JWT. Pending sign-ins (state → verifier, nonce) live in memory for ten minutes: a restart in the
- * middle of a sign-in only means signing in again.
+ * JWT. It keeps no sign-in in memory: `start` hands the pending sign-in (state, verifier, nonce,
+ * expiry) to the caller, which seals it into the browser's cookie, and `finish` gets it back from
+ * whichever node the callback reaches.
  */
 
-const PENDING_TTL_MS = 10 * 60_000;
-const MAX_PENDING = 10_000;
+/** How long a sign-in may take at the IdP. */
+export const PENDING_TTL_MS = 10 * 60_000;
 const DISCOVERY_TTL_MS = 60 * 60_000;
 
 export type SignedInClaims = { subject: string; issuer: string; name: string; groups: unknown; idToken: string };
-type Pending = { verifier: string; nonce: string; expires: number };
 
 /** Why a sign-in failed, in words for the person and the audit log (never a token). */
 export class SignInError extends Error {}
@@ -31,7 +33,6 @@ export function oidcRelyingParty(config: Config) {
   const clientAuth = oauth.ClientSecretBasic(config.oidcClientSecret);
   const redirectUri = `${config.baseUrl}/auth/callback`;
   const scopes = [...new Set(["openid", ...config.oidcScopes.split(/\s+/).filter(Boolean)])].join(" ");
-  const pending = new Map<string, Pending>();
   let discovered: { as: oauth.AuthorizationServer; at: number } | null = null;
 
   async function server(): Promise<oauth.AuthorizationServer> {
@@ -45,23 +46,15 @@ export function oidcRelyingParty(config: Config) {
     }
   }
 
-  function sweep(now: number) {
-    for (const [state, p] of pending) if (p.expires <= now) pending.delete(state);
-  }
-
   return {
     redirectUri,
-    /** Starts a sign-in: the IdP address to send the browser to, and the state to bind to its cookie. */
-    async start(): Promise<{ url: string; state: string }> {
+    /** Starts a sign-in: the IdP address to send the browser to, and the sign-in to seal into its cookie. */
+    async start(now = Date.now()): Promise<{ url: string; pending: PendingSignIn }> {
       const as = await server();
       if (!as.authorization_endpoint) throw new SignInError("The identity provider has no authorization endpoint");
-      const now = Date.now();
-      sweep(now);
-      if (pending.size >= MAX_PENDING) throw new SignInError("Too many sign-ins in progress; try again in a few minutes");
       const verifier = oauth.generateRandomCodeVerifier();
       const state = oauth.generateRandomState();
       const nonce = oauth.generateRandomNonce();
-      pending.set(state, { verifier, nonce, expires: now + PENDING_TTL_MS });
       const url = new URL(as.authorization_endpoint);
       url.searchParams.set("client_id", client.client_id);
       url.searchParams.set("redirect_uri", redirectUri);
@@ -71,18 +64,19 @@ export function oidcRelyingParty(config: Config) {
       url.searchParams.set("code_challenge_method", "S256");
       url.searchParams.set("state", state);
       url.searchParams.set("nonce", nonce);
-      return { url: url.href, state };
+      return { url: url.href, pending: { state, verifier, nonce, expires: now + PENDING_TTL_MS } };
     },
     /**
-     * Finishes a sign-in from the callback URL. `boundState` is the state of the browser's sign-in
-     * cookie: a callback the same browser did not start (login CSRF) is refused.
+     * Finishes a sign-in from the callback URL. `p` is the sign-in the browser's cookie carried
+     * (null: none, or not one this cluster sealed): a callback whose state is not the cookie's was
+     * not started by this browser (login CSRF) and is refused, as is an expired one, and one whose
+     * state `take` says was used before (a replay, on any node).
      */
-    async finish(callbackUrl: URL, boundState: string | null, groupsClaim: string): Promise<SignedInClaims> {
-      const as = await server();
+    async finish(callbackUrl: URL, p: PendingSignIn | null, take: (p: PendingSignIn) => Promise<boolean>, groupsClaim: string, now = Date.now()): Promise<SignedInClaims> {
       const state = callbackUrl.searchParams.get("state");
-      const p = state ? pending.get(state) : undefined;
-      if (!state || !p || p.expires <= Date.now() || boundState !== state) throw new SignInError("This sign-in link is unknown or expired, or was started in another browser; start again");
-      pending.delete(state);
+      if (!state || !p || !constantTimeEqual(p.state, state) || p.expires <= now) throw new SignInError("This sign-in link is unknown or expired, or was started in another browser; start again");
+      if (!(await take(p))) throw new SignInError("This sign-in was already completed; start again");
+      const as = await server();
       let params: URLSearchParams;
       try {
         params = oauth.validateAuthResponse(as, client, callbackUrl, state);

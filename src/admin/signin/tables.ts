@@ -31,3 +31,17 @@ export const adminSessions = sqliteTable(
 );
 
 export type AdminSessionRow = typeof adminSessions.$inferSelect;
+
+/**
+ * States of sign-ins whose callback has been taken (SHA-256 of the state), kept until the sign-in
+ * would have expired: the pending sign-in travels in a cookie any node can open, so the database
+ * is what makes a callback single-use across nodes (the primary key refuses the second).
+ */
+export const adminSignInUsedStates = sqliteTable(
+  "admin_signin_used_states",
+  {
+    stateHash: text("state_hash").primaryKey(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [index("admin_signin_used_states_expires").on(t.expiresAt)],
+);

@@ -29,6 +29,17 @@ export const adminSessions = pgTable(
   ],
 );
 
+export const adminSignInUsedStates = pgTable(
+  "admin_signin_used_states",
+  {
+    stateHash: text("state_hash").primaryKey(),
+    expiresAt: bigint("expires_at", { mode: "number" }).notNull(),
+  },
+  (t) => [
+    index("admin_signin_used_states_expires").on(t.expiresAt),
+  ],
+);
+
 export const adminTokens = pgTable(
   "admin_tokens",
   {

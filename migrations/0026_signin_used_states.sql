@@ -1,0 +1,6 @@
+CREATE TABLE `admin_signin_used_states` (
+	`state_hash` text PRIMARY KEY NOT NULL,
+	`expires_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `admin_signin_used_states_expires` ON `admin_signin_used_states` (`expires_at`);
