@@ -5,13 +5,23 @@
  * order, so two transactions naming the same keys never deadlock on them). A 2xx follows COMMIT,
  * and COMMIT returns once the WAL is flushed (`synchronous_commit` on, the server's own group
  * commit), so there is no group commit of ours on this engine.
+ *
+ * Row locks taken in different orders by two transactions (a user's deletion walks its groups, a
+ * group's update walks its members) can deadlock; PostgreSQL then aborts one of them (40P01). The
+ * victim kept nothing, so the store runs it again, a few times with a growing, jittered pause,
+ * before the error reaches the caller (503 "busy", lock-wait.ts). A transaction's body must
+ * therefore touch nothing but the database before it commits: side effects go in `afterCommit`.
  */
 import { sql as fragment } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/postgres-js";
 import type postgres from "postgres";
 import { useEngine } from "../engine";
+import { isWriteConflict } from "../lock-wait";
 import { execute } from "../statement";
 import { withinTransaction, type Db, type Store, type Tx, type WriteOptions } from "../store";
+
+/** Tries of one write transaction that keeps losing conflicts (pauses of up to 20, 40, 80, 160 ms between them). */
+const WRITE_CONFLICT_ATTEMPTS = 5;
 
 export class PostgresStore implements Store {
   readonly engine = "postgres" as const;
@@ -25,7 +35,22 @@ export class PostgresStore implements Store {
   /** Write transactions waiting for a pooled connection, and those holding one (for /metrics). */
   readonly transactions = { waiting: 0, open: 0 };
 
+  /** Write transactions run again after losing a deadlock or serialization conflict (for /metrics and tests). */
+  conflictRetries = 0;
+
   async begin<T>(work: (tx: Tx) => Promise<T>, options: WriteOptions): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.attempt(work, options);
+      } catch (e) {
+        if (!isWriteConflict(e) || attempt >= WRITE_CONFLICT_ATTEMPTS) throw e;
+        this.conflictRetries++;
+        await Bun.sleep(Math.random() * 10 * 2 ** attempt);
+      }
+    }
+  }
+
+  private async attempt<T>(work: (tx: Tx) => Promise<T>, options: WriteOptions): Promise<T> {
     const pg = this.reader as unknown as { transaction<R>(fn: (tx: unknown) => Promise<R>, config?: { isolationLevel?: string }): Promise<R> };
     const counts = this.transactions;
     counts.waiting++;
