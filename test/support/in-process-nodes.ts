@@ -32,9 +32,17 @@ export function openTestNode(url: string, overrides: Partial<Config> = {}, secre
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-node-"));
   const { sql } = openPool({ url, poolSize: 4, caFile: null });
   const handle = postgresHandle(sql);
-  const config = testConfig({ dataDir: dir, adminToken: ADMIN_TOKEN, baseUrl: "https://gatehouse.test", ...overrides });
-  const ctx: AppContext = { config, db: handle.db, sqlite: null, groupCommit: handle.groupCommit, log: silentLogger, version: "test", secrets };
-  const app = createApp(ctx);
+  let app: ReturnType<typeof createApp>;
+  let ctx: AppContext;
+  try {
+    const config = testConfig({ dataDir: dir, adminToken: ADMIN_TOKEN, baseUrl: "https://gatehouse.test", ...overrides });
+    ctx = { config, db: handle.db, sqlite: null, groupCommit: handle.groupCommit, log: silentLogger, version: "test", secrets };
+    app = createApp(ctx);
+  } catch (e) {
+    void handle.store.close().catch(() => {}); // settles on its own: the pool never connected
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
   const request: TestNode["request"] = (method, path, init = {}) => {
     const headers: Record<string, string> = { ...init.headers };
     if (init.body !== undefined) headers["content-type"] ??= "application/json";
@@ -46,35 +54,53 @@ export function openTestNode(url: string, overrides: Partial<Config> = {}, secre
     request,
     admin: (method, path, body) => request(method, path, { body, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
     async close() {
-      await handle.store.close();
-      rmSync(dir, { recursive: true, force: true });
+      try {
+        await handle.store.close();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     },
   };
 }
 
+export type TestCluster = { url: string; nodes: TestNode[]; close(): Promise<void> };
+
 /**
  * A fresh migrated database on the run's PostgreSQL server and `count` nodes on it, sharing one
- * secret key (GATEHOUSE_SECRET_KEY_FILE, as every node of a cluster must). `close` closes
- * the nodes, drops the database and gives the process back the engine it had.
+ * secret key (GATEHOUSE_SECRET_KEY_FILE, as every node of a cluster must). `close` closes the
+ * nodes, drops the database and gives the process back the engine it had — every part of it even
+ * when another failed (and all of it when the start itself failed), so a failing test leaves no
+ * temp dir, pool or database behind.
  */
-export async function startTestCluster(count: number, overrides: Partial<Config> = {}): Promise<{ url: string; nodes: TestNode[]; close(): Promise<void> }> {
+export async function startTestCluster(count: number, overrides: Partial<Config> = {}): Promise<TestCluster> {
   const before = engine();
   const fresh = await freshDatabase("cluster");
-  const { sql } = openPool({ url: fresh.url, poolSize: 1, caFile: null });
-  try {
-    await migratePostgres(sql);
-  } finally {
-    await sql.end();
-  }
-  const secrets = ephemeralSecretBox();
-  const nodes = Array.from({ length: count }, () => openTestNode(fresh.url, overrides, secrets));
-  return {
-    url: fresh.url,
-    nodes,
-    async close() {
-      await Promise.all(nodes.map((n) => n.close()));
-      await fresh.drop();
-      useEngine(before);
-    },
+  const nodes: TestNode[] = [];
+  const close = async () => {
+    try {
+      const closed = await Promise.allSettled(nodes.splice(0).map((n) => n.close()));
+      const failed = closed.find((c) => c.status === "rejected");
+      if (failed) throw failed.reason;
+    } finally {
+      try {
+        await fresh.drop();
+      } finally {
+        useEngine(before);
+      }
+    }
   };
+  try {
+    const { sql } = openPool({ url: fresh.url, poolSize: 1, caFile: null });
+    try {
+      await migratePostgres(sql);
+    } finally {
+      await sql.end();
+    }
+    const secrets = ephemeralSecretBox();
+    for (let i = 0; i < count; i++) nodes.push(openTestNode(fresh.url, overrides, secrets));
+  } catch (e) {
+    await close().catch(() => {}); // the start's own error is the one to report
+    throw e;
+  }
+  return { url: fresh.url, nodes: [...nodes], close };
 }
