@@ -6,7 +6,7 @@
 import { resolve } from "node:path";
 import type { Config } from "../config";
 import { closeDatabase, closeDatabaseDurably, openDatabase, useGroupCommit, type Connection, type DbHandle } from "./connection";
-import type { Engine } from "./engine";
+import { useEngine, type Engine } from "./engine";
 import type { GroupCommit, WalSync } from "./group-commit";
 import type { DataStep } from "./migrate";
 import { runMigrations } from "./migrate";
@@ -37,8 +37,12 @@ export function databaseFile(config: Pick<Config, "dataDir">): string {
   return resolve(config.dataDir, "gatehouse.db");
 }
 
-/** Opens SQLite without migrating (throws the engine's errors: the caller words them). */
+/**
+ * Opens SQLite without migrating (throws the engine's errors: the caller words them). The process
+ * speaks SQLite from here on, as opening PostgreSQL's store makes it speak PostgreSQL.
+ */
 export function openSqliteStorage(file: string): OpenedStorage & { handle: DbHandle } {
+  useEngine("sqlite");
   const handle = openDatabase(file, { migrate: false });
   return {
     engine: "sqlite",

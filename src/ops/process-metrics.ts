@@ -18,15 +18,17 @@ export function registerProcessMetrics(ctx: AppContext, databaseFile: string | n
   const virtual = r.gauge("process_virtual_memory_bytes", "Virtual memory size in bytes.");
   let cpuSeen = 0;
   const heap = r.gauge("process_heap_used_bytes", "JavaScript heap in use, in bytes.");
-  const dbBytes = r.gauge("gatehouse_database_size_bytes", "Size of the SQLite database files on disk, by file.", ["file"]);
-  const syncs = r.counter("gatehouse_wal_syncs_total", "WAL fdatasyncs run by group commit; each covers every write committed before it started.");
+  // SQLite's file, WAL and group commit; PostgreSQL reports its own sizes and syncs (pg_stat_*).
+  const onSqlite = databaseFile !== null;
+  const dbBytes = onSqlite ? r.gauge("gatehouse_database_size_bytes", "Size of the SQLite database files on disk, by file.", ["file"]) : null;
+  const syncs = onSqlite ? r.counter("gatehouse_wal_syncs_total", "WAL fdatasyncs run by group commit; each covers every write committed before it started.") : null;
   const holds = r.counter("gatehouse_write_holds_total", "Times request writes were held for the webhook delivery loop to catch up.");
   // PostgreSQL's pool (no data file): SQLite's two fixed connections have nothing to report.
-  if (databaseFile === null) registerPoolMetrics(ctx);
+  if (!onSqlite) registerPoolMetrics(ctx);
   let seen = { syncs: 0, holds: 0 };
   r.onCollect(() => {
     const gc = ctx.groupCommit;
-    syncs.inc(undefined, gc.syncCount - seen.syncs);
+    syncs?.inc(undefined, gc.syncCount - seen.syncs);
     holds.inc(undefined, gc.holdCount - seen.holds);
     seen = { syncs: gc.syncCount, holds: gc.holdCount };
     const usage = process.cpuUsage();
@@ -42,17 +44,16 @@ export function registerProcessMetrics(ctx: AppContext, databaseFile: string | n
     const mem = process.memoryUsage();
     rss.set(undefined, mem.rss);
     heap.set(undefined, mem.heapUsed);
-    // SQLite's file and WAL; on PostgreSQL the server reports its own sizes.
-    if (databaseFile !== null)
-    for (const [label, suffix] of [["db", ""], ["wal", "-wal"]] as const) {
-      let size = 0;
-      try {
-        size = statSync(databaseFile + suffix).size;
-      } catch {
-        /* no WAL file right now */
+    if (databaseFile !== null && dbBytes)
+      for (const [label, suffix] of [["db", ""], ["wal", "-wal"]] as const) {
+        let size = 0;
+        try {
+          size = statSync(databaseFile + suffix).size;
+        } catch {
+          /* no WAL file right now */
+        }
+        dbBytes.set({ file: label }, size);
       }
-      dbBytes.set({ file: label }, size);
-    }
   });
 }
 

@@ -58,8 +58,17 @@ test("/metrics counts requests by route template and status, with latency and me
   expect(text).not.toContain("/no/such/path");
   expect(text).toContain('gatehouse_http_request_duration_seconds_bucket{method="GET",route="/readyz",le="+Inf"}');
   expect(text).toMatch(/process_resident_memory_bytes [1-9]\d+/);
-  expect(text).toMatch(/gatehouse_database_size_bytes\{file="db"\} [1-9]\d+/);
-  expect(text).toMatch(/gatehouse_wal_syncs_total [1-9]\d*/); // the token's write was synced
+  if (srv.databaseUrl === null) {
+    expect(text).toMatch(/gatehouse_database_size_bytes\{file="db"\} [1-9]\d+/);
+    expect(text).toMatch(/gatehouse_wal_syncs_total [1-9]\d*/); // the token's write was synced
+    expect(text).not.toContain("gatehouse_database_pool_size");
+  } else {
+    // PostgreSQL: the pool's gauges; SQLite's file sizes and WAL syncs are not reported at all.
+    expect(text).toMatch(/gatehouse_database_pool_size [1-9]\d*/);
+    expect(text).toMatch(/gatehouse_database_server_connections\{state="idle"\} \d+/);
+    expect(text).not.toContain("gatehouse_database_size_bytes");
+    expect(text).not.toContain("gatehouse_wal_syncs_total");
+  }
   expect(text).toContain("gatehouse_write_holds_total 0");
   expect(text).toContain("gatehouse_build_info{version=");
 });

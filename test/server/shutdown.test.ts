@@ -1,5 +1,7 @@
 import { expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
 import { createApp } from "../../src/app";
+import { rowsOf } from "../../src/db/statement";
 import { startInProcess } from "./harness";
 
 test("shutdown lets in-flight requests finish, refuses new ones, stops the loop before closing the database", async () => {
@@ -17,7 +19,7 @@ test("shutdown lets in-flight requests finish, refuses new ones, stops the loop 
     startLoop: (ctx) => ({
       async stop() {
         // The database must still be open when the loop stops (it may record a last attempt).
-        ctx.sqlite!.query("SELECT 1").get();
+        await rowsOf(ctx.db, sql`SELECT 1`);
         events.push("loop stopped");
       },
     }),
@@ -36,7 +38,9 @@ test("shutdown lets in-flight requests finish, refuses new ones, stops the loop 
   expect(await inFlight).toEqual({ status: 200, body: { done: true } });
   await shutdown;
   expect(events).toEqual(["slow started", "slow finished", "loop stopped"]);
-  expect(() => srv.ctx.sqlite!.query("SELECT 1").get()).toThrow();
+  // Closed: SQLite's writer, or PostgreSQL's pool.
+  if (srv.ctx.sqlite) expect(() => srv.ctx.sqlite!.query("SELECT 1").get()).toThrow();
+  else await expect(rowsOf(srv.ctx.db, sql`SELECT 1`)).rejects.toThrow();
   expect(srv.lines.map((l) => l.msg)).toContain("stopped");
   await srv.close(); // idempotent: a second shutdown is a no-op
 });
