@@ -8,7 +8,8 @@
  * Stored form: `gh-sealed:v1:<key id>:<iv>:<ciphertext+tag>` (base64url); the key id (first
  * 8 bytes of the key's SHA-256, hex) says which key sealed it, so a rotation can tell old from new.
  * The box is the app context's (`ctx.secrets`); re-sealing the stored values at start is the
- * webhooks' (src/webhooks/secret-box.ts).
+ * webhooks' (src/webhooks/secret-box.ts), and the database's record of the key's id, which refuses
+ * a node with another key, is the start-up's (src/server/secret-key.ts).
  */
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from "node:crypto";
 import { closeSync, existsSync, openSync, readFileSync, writeSync } from "node:fs";

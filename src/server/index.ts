@@ -19,7 +19,7 @@ import { registerProcessMetrics } from "../ops/process-metrics";
 import { buildInfo, SCHEMA_VERSION, VERSION } from "../version";
 import { startDeliveryLoop } from "../webhooks/dispatcher";
 import { loadSecretBox, SecretKeyError, type SecretBox } from "../lib/secret-box";
-import { resealStoredSecrets } from "../webhooks/secret-box";
+import { adoptSecretKey } from "./secret-key";
 import { isStorageFull } from "../db/lock-wait";
 import { LOCK_FILE, lockDataDir, type DataDirLock } from "../db/data-dir-lock";
 import { redirectTarget } from "./redirect";
@@ -188,8 +188,9 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
     const loaded = loadSecretBox(config);
     secrets = loaded.box;
     if (loaded.created) log.warn("created the key that encrypts webhook signing secrets; back it up apart from the database (a restored database needs it)", { file: loaded.file });
-    const resealed = await resealStoredSecrets(handle.db, secrets);
+    const { resealed, replaced } = await adoptSecretKey(handle.db, secrets, loaded.file, handle.engine === "postgres");
     if (resealed > 0) log.info("webhook signing secrets encrypted with the current key", { secrets: resealed, keyId: secrets.keyId });
+    if (replaced !== null && !secrets.knows(replaced)) log.warn("the database recorded another secret key, which no stored secret uses: recorded this one", { previousKeyId: replaced, keyId: secrets.keyId, file: loaded.file });
   } catch (e) {
     handle.closeNow();
     dirLock.release();

@@ -18,6 +18,7 @@ import { lockDataDir } from "../../src/db/data-dir-lock";
 import { DatabaseNewerThanBinaryError, runMigrations } from "../../src/db/migrate";
 import { migrations as sqliteMigrations } from "../../src/db/migrations.generated";
 import { copyDataDirToPostgres, CopyRefusedError, SEED_ROWS } from "../../src/db/postgres/copy-from-sqlite";
+import { RECORDED_KEY_SETTING } from "../../src/server/secret-key";
 import { migratePostgres } from "../../src/db/postgres/migrate";
 import { hashToken } from "../../src/lib/tokens";
 import { startDeliveryLoop } from "../../src/webhooks/dispatcher";
@@ -292,10 +293,13 @@ test("a freshly migrated database holds only the seed rows the copy knows to rep
   for (const { name } of tables) if ((await rowCount(sql, name)) > 0) holding.push(name);
   expect(holding.sort()).toEqual([...SEED_ROWS.keys()].sort());
   for (const [table, seed] of SEED_ROWS) expect((await sql.unsafe(`SELECT count(*)::int AS n FROM "${table}" WHERE NOT (${seed})`))[0]!.n).toBe(0);
-  // …and a copy into it (a node already started once on the empty database) succeeds.
+  // …and a copy into it (a node already started once on the empty database, which recorded its
+  // secret key's id) succeeds; the source's settings replace the node's.
+  await sql`INSERT INTO settings (key, value) VALUES (${RECORDED_KEY_SETTING}, 'a-started-node')`;
   const report = await copyDataDirToPostgres(source.dir, sql);
   expect(report.migrationsApplied).toBe(0);
   expect(await rowCount(sql, "workspaces")).toBe(2);
+  expect((await sql`SELECT value FROM settings WHERE key = ${RECORDED_KEY_SETTING}`).length).toBe(0); // the source, never served by startGatehouse, recorded none
 }, PG_TEST_MS);
 
 test("a source at an older schema is refused with the way to upgrade it; the target is not touched", async () => {

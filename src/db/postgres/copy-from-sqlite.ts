@@ -40,6 +40,18 @@ const BOOKKEEPING = "__drizzle_migrations";
  */
 export const SEED_ROWS: ReadonlyMap<string, string> = new Map([["workspaces", `"id" = 1 AND "name_key" = 'default'`]]);
 
+/**
+ * Rows a node's start writes into an empty database: the id of its secret key
+ * (src/server/secret-key.ts). A database a node has started on is empty too; the copy replaces
+ * the row with the source's, whose key sealed the secrets copied.
+ */
+export const STARTED_NODE_ROWS: ReadonlyMap<string, string> = new Map([["settings", `"key" = 'secret_key.id'`]]);
+
+/** Per table, the rows an empty target may hold: SEED_ROWS' and STARTED_NODE_ROWS'. */
+const REPLACED_ROWS: ReadonlyMap<string, string> = new Map(
+  [...new Set([...SEED_ROWS.keys(), ...STARTED_NODE_ROWS.keys()])].map((table) => [table, [SEED_ROWS.get(table), STARTED_NODE_ROWS.get(table)].filter(Boolean).map((c) => `(${c})`).join(" OR ")]),
+);
+
 /** One INSERT's parameters stay below PostgreSQL's 65 535 and its text a few MiB. */
 const MAX_PARAMETERS = 60_000;
 const MAX_BATCH_BYTES = 8 * 1024 * 1024;
@@ -97,7 +109,7 @@ export async function copySqliteToPostgres(source: Database, sql: postgres.Sql, 
         throw e;
       }
       await refuseNonEmptyTarget(tx, names);
-      for (const [table, seed] of SEED_ROWS) await tx.unsafe(`DELETE FROM ${quote(table)} WHERE ${seed}`);
+      for (const [table, seed] of REPLACED_ROWS) await tx.unsafe(`DELETE FROM ${quote(table)} WHERE ${seed}`);
 
       const targetColumns = await insertableColumns(tx);
       const counts: TableCount[] = [];
@@ -316,7 +328,7 @@ async function refuseNonEmptyTarget(sql: postgres.Sql | postgres.TransactionSql,
   const holding: string[] = [];
   for (const table of tables) {
     if (!existing.has(table)) continue;
-    const seed = SEED_ROWS.get(table);
+    const seed = REPLACED_ROWS.get(table);
     const [row] = await sql.unsafe<{ any: boolean }[]>(`SELECT EXISTS (SELECT 1 FROM ${quote(table)}${seed ? ` WHERE NOT (${seed})` : ""}) AS any`);
     if (row!.any) holding.push(table);
   }
