@@ -385,28 +385,90 @@ function closing(text: string, start: number, quote: string): number {
   return text.length;
 }
 
-/** A value of `jsonDocumentText`, as SQL text: a text (a JSON string), a text holding JSON, 0/1 as a boolean, a nested object or an array of texts. */
-export type JsonMemberValue = { text: string } | { json: string } | { boolean: string } | { object: JsonMembers } | { texts: string[] };
+/**
+ * A value of `jsonDocumentText`, as SQL text: a text (a JSON string), a text holding JSON (written
+ * by us, so valid JSON: SQLite copies it as it is), 0/1 as a boolean, a nested object or an array of texts.
+ */
+export type JsonMemberValue = { text: string; notNull?: true } | { json: string } | { boolean: string } | { object: JsonMembers } | { texts: string[] };
 /** An object's members in order: the key (a constant) and its value; a member whose value is NULL is left out. */
 export type JsonMembers = readonly (readonly [key: string, value: JsonMemberValue])[];
 
 /**
  * SQL text: the JSON text of an object the engine builds from a row (members in the order given,
  * NULL members left out at every depth), for answers that copy rows to JSON without making each
- * row a JavaScript object first (the SCIM page). SQLite: `json_object` passed through
- * `json_patch('{}', …)`, which drops null members; PostgreSQL: `json_build_object` (json, not
- * jsonb: the order is kept) through `json_strip_nulls`, as text.
+ * row a JavaScript object first (the SCIM page). PostgreSQL: `json_build_object` (json, not
+ * jsonb: the order is kept) through `json_strip_nulls`, as text. SQLite: the text concatenated
+ * member by member, each value through `json_quote` (the escaping `json_object` uses) and a NULL
+ * member written as nothing — `json_object` would write `null`, and dropping the nulls with
+ * `json_patch('{}', …)` re-parsed every document: it was half of a 1000-user page's query, and
+ * `json()` of the stored e-mails another fifth (docs/benchmarks/read-path.md, round 7).
  */
 export function jsonDocumentText(members: JsonMembers): string {
   const literal = (key: string) => `'${key.replace(/'/g, "''")}'`;
-  const pg = isPostgres();
+  if (!isPostgres()) return sqliteJsonObject(members);
   const value = (v: JsonMemberValue): string => {
     if ("text" in v) return v.text;
-    if ("json" in v) return pg ? `(${v.json})::json` : `json(${v.json})`;
-    if ("boolean" in v) return pg ? `(${v.boolean} = 1)` : `json(CASE WHEN ${v.boolean} = 1 THEN 'true' ELSE 'false' END)`;
-    if ("texts" in v) return `${pg ? "json_build_array" : "json_array"}(${v.texts.join(", ")})`;
+    if ("json" in v) return `(${v.json})::json`;
+    if ("boolean" in v) return `(${v.boolean} = 1)`;
+    if ("texts" in v) return `json_build_array(${v.texts.join(", ")})`;
     return object(v.object);
   };
-  const object = (m: JsonMembers): string => `${pg ? "json_build_object" : "json_object"}(${m.map(([k, v]) => `${literal(k)}, ${value(v)}`).join(", ")})`;
-  return pg ? `json_strip_nulls(${object(members)})::text` : `json_patch('{}', ${object(members)})`;
+  const object = (m: JsonMembers): string => `json_build_object(${m.map(([k, v]) => `${literal(k)}, ${value(v)}`).join(", ")})`;
+  return `json_strip_nulls(${object(members)})::text`;
+}
+
+/**
+ * SQLite's `jsonDocumentText`: one `concat(…)` of the members' pieces (concat writes its result
+ * once and skips NULL arguments; a chain of `||` copies the growing text at every step), every
+ * member `,"key":value`, or NULL — left out — when its value is NULL; the first member's comma is
+ * not written when it is never NULL, else cut. Each value expression appears once (it may hold a
+ * positional parameter).
+ */
+function sqliteJsonObject(members: JsonMembers): string {
+  type Piece = { literal: string } | { sql: string };
+  const quote = (text: string) => `'${text.replace(/'/g, "''")}'`;
+  const mayBeNull = (v: JsonMemberValue) => ("text" in v && !v.notNull) || "json" in v;
+  const member = ([key, v]: JsonMembers[number], comma: boolean): Piece[] => {
+    const prefix = `${comma ? "," : ""}${JSON.stringify(key)}:`;
+    if ("text" in v) {
+      if (v.notNull) return [{ literal: prefix }, { sql: `json_quote(${v.text})` }];
+      // json_quote(NULL) is the text `null` (no text value quotes to it): the member drops out.
+      // A column is simply tested; another expression is written once.
+      return [{ sql: /^[\w.]+$/.test(v.text) ? `CASE WHEN ${v.text} IS NOT NULL THEN ${quote(prefix)} || json_quote(${v.text}) END` : `${quote(prefix)} || nullif(json_quote(${v.text}), 'null')` }];
+    }
+    if ("json" in v) return [{ sql: `${quote(prefix)} || (${v.json})` }];
+    if ("boolean" in v) return [{ literal: prefix }, { sql: `CASE WHEN (${v.boolean}) = 1 THEN 'true' ELSE 'false' END` }];
+    if ("texts" in v) return [{ literal: prefix }, { sql: `json_array(${v.texts.join(", ")})` }];
+    return [{ literal: prefix }, ...objectPieces(v.object)];
+  };
+  const concat = (pieces: Piece[]) => {
+    const merged: Piece[] = [];
+    for (const p of pieces) {
+      const last = merged.at(-1);
+      if ("literal" in p && last && "literal" in last) last.literal += p.literal;
+      else merged.push({ ...p });
+    }
+    return `concat(${merged.map((p) => ("literal" in p ? quote(p.literal) : p.sql)).join(", ")})`;
+  };
+  // A nested object's pieces join its parent's concat.
+  const objectPieces = (m: JsonMembers): Piece[] => {
+    if (m.length === 0) return [{ literal: "{}" }];
+    if (!mayBeNull(m[0]![1])) return [{ literal: "{" }, ...m.flatMap((x, at) => member(x, at > 0)), { literal: "}" }];
+    return [{ literal: "{" }, { sql: `substr(${concat(m.flatMap((x) => member(x, true)))}, 2)` }, { literal: "}" }];
+  };
+  return concat(objectPieces(members));
+}
+
+/**
+ * SQL text of one row joining `column` of `subquery`'s rows with commas, in the subquery's order
+ * (its ORDER BY … LIMIT): `text` (NULL when no row), `n` (how many rows) and the `extra`
+ * aggregates. A page of JSON documents thus reaches the answer as one string: none per row, no
+ * join. SQLite runs such a subquery as a co-routine whose rows the aggregate reads in order
+ * (test/scim/users/page-text.test.ts holds sorted pages to the object path). Null on PostgreSQL:
+ * its aggregates keep an input order only with ORDER BY inside the aggregate, which sorts the
+ * texts again; the caller joins the rows itself there.
+ */
+export function orderedConcatenationText(subquery: string, column: string, extra: string): string | null {
+  if (isPostgres()) return null;
+  return `SELECT group_concat(${column}, ',') AS text, count(*) AS n, ${extra} FROM (${subquery})`;
 }

@@ -37,7 +37,7 @@ export function usersRoutes(ctx: AppContext) {
       body: SearchRequest,
       detail: { tags, summary: "Search users with POST (RFC 7644 §3.4.3)", description: "A SearchRequest body with the same semantics as GET /Users with query parameters.", responses: scimResponses(aPage, SCIM_BODY_ERRORS) },
     })
-    .get("/Users/:id", ({ params, request }) => users.get(params.id, parseProjectionParams(queryOf(request)), scopeOf(request)), {
+    .get("/Users/:id", ({ params, request }) => users.getAnswer(params.id, parseProjectionParams(queryOf(request)), scopeOf(request)), {
       params: UserIdParams,
       detail: { tags, summary: "Get a user", parameters: projectionQuery, responses: scimResponses({ 200: theUser("The user") }, [400, 404]) },
     })

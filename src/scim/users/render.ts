@@ -13,6 +13,7 @@
  */
 import { jsonDocumentText, type JsonMembers, type JsonMemberValue } from "../../db/dialect";
 import { USER_COLUMN_MAP } from "../../directory/user-columns";
+import { users } from "../../directory/tables";
 import type { UserResourceRow } from "../../directory/users";
 import { resourceLocation, SCHEMA_ENTERPRISE_USER, SCHEMA_USER } from "../protocol";
 
@@ -91,11 +92,14 @@ export function mergeProfile(out: UserResource, name: Record<string, unknown>, p
  * four fifths of a page's CPU (docs/benchmarks/read-path.md, round 6).
  */
 export function userResourceJsonText(locationParam: string): string {
-  const members: [string, JsonMemberValue][] = [["schemas", { texts: [`'${SCHEMA_USER}'`] }], ["id", { text: "CAST(u.id AS TEXT)" }]];
+  const members: [string, JsonMemberValue][] = [["schemas", { texts: [`'${SCHEMA_USER}'`] }], ["id", { text: "CAST(u.id AS TEXT)", notNull: true }]];
   const name: [string, JsonMemberValue][] = [];
+  // NOT NULL columns need no test for a missing member (the engine writes them unconditionally).
+  const notNull = new Set(Object.values(users).filter((c) => c.notNull).map((c) => c.name));
   for (const c of USER_COLUMN_MAP) {
-    const column = `u.${"rendered" in c ? c.rendered : c.column}`;
-    const value: JsonMemberValue = c.kind === "boolean" ? { boolean: column } : { text: column };
+    const stored = "rendered" in c ? c.rendered! : c.column;
+    const column = `u.${stored}`;
+    const value: JsonMemberValue = c.kind === "boolean" ? { boolean: column } : notNull.has(stored) ? { text: column, notNull: true } : { text: column };
     if (c.attribute.startsWith("name.")) {
       if (name.length === 0) members.push(["name", { object: name }]);
       name.push([c.attribute.slice(5), value]);
@@ -103,6 +107,6 @@ export function userResourceJsonText(locationParam: string): string {
   }
   if (name.length === 0) members.push(["name", { object: name }]);
   members.push(["emails", { json: "CASE WHEN u.emails = '[]' THEN NULL ELSE u.emails END" }]);
-  members.push(["meta", { object: [["resourceType", { text: "'User'" }], ["created", { text: "u.created_at" }], ["lastModified", { text: "u.updated_at" }], ["location", { text: `CAST(${locationParam} AS TEXT) || CAST(u.id AS TEXT)` }]] }]);
+  members.push(["meta", { object: [["resourceType", { text: "'User'", notNull: true }], ["created", { text: "u.created_at", notNull: true }], ["lastModified", { text: "u.updated_at", notNull: true }], ["location", { text: `CAST(${locationParam} AS TEXT) || CAST(u.id AS TEXT)`, notNull: true }]] }]);
   return jsonDocumentText(members as JsonMembers);
 }

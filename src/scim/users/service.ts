@@ -7,7 +7,7 @@
  */
 import type { AppContext } from "../../context";
 import { preparedQuery, type Param, type PreparedQuery } from "../../db/statement";
-import { inListText, listParam, parsedJsonSourceText, queryText } from "../../db/dialect";
+import { inListText, listParam, orderedConcatenationText, parsedJsonSourceText, queryText } from "../../db/dialect";
 import { caseFoldKey } from "../../directory/tables";
 import { createUserDirectory, USER_RESOURCE_COLUMNS, userWriteKeys, validateUser, type UserResourceRow, type UserState } from "../../directory/users";
 import { notYours } from "../../directory/errors";
@@ -54,6 +54,15 @@ export function createUsersService(ctx: AppContext) {
    */
   let resourceTextSelect: string | null = null;
   const textPageSelect = () => (resourceTextSelect ??= `${userResourceJsonText("?")} AS resource, u.profile`);
+  // One user as the engine writes it (`?1` the location prefix), for GET /Users/{id} and the
+  // userName lookup: no object, no render, no serialisation for a user without a profile document.
+  type TextRow = { resource: string; profile: string };
+  let oneAsText: { byId: PreparedQuery<TextRow, [string, number]>; byUserNameKey: PreparedQuery<TextRow & { id: number }, [string, string]> } | null = null;
+  const textStatements = () =>
+    (oneAsText ??= {
+      byId: preparedQuery(`SELECT ${userResourceJsonText("?1")} AS resource, u.profile FROM users u WHERE u.id = ?2`),
+      byUserNameKey: preparedQuery(`SELECT u.id, ${userResourceJsonText("?1")} AS resource, u.profile FROM users u WHERE u.user_name_key = ?2`),
+    });
   // List SQL varies with the filter's shape (values are bound): statements are kept by SQL text,
   // so repeated shapes are prepared once and an IdP sending endless shapes cannot grow memory
   // without bound. Statements whose text holds dialect fragments are kept here too.
@@ -99,27 +108,74 @@ export function createUsersService(ctx: AppContext) {
   const locationPrefix = resourceLocation(config.baseUrl, "Users", "");
 
   /**
-   * A list request's rows and total (filter bounded, count skipped when the first page tells it).
-   * `asText`: each row is the resource's JSON text and the profile (`userResourceJsonText`).
+   * Engine-written resources as the answer's JSON texts: those of users with a profile document
+   * (the extension, other attributes, a manager) are finished as objects — the profile merged,
+   * the managers of all of them resolved in one query — and serialised; the others are copied.
    */
-  const pageOf = async <Row>(params: ListParams, filter: FilterNode | undefined, scope: Scope, asText = false): Promise<{ rows: Row[]; total: number }> => {
+  const finishTexts = async (rows: { resource: string; profile: string }[], scope: Scope): Promise<string[]> => {
+    const texts = rows.map((r) => r.resource);
+    const finished: { at: number; resource: UserResource }[] = [];
+    rows.forEach((r, at) => {
+      if (r.profile === "{}") return;
+      const resource = JSON.parse(r.resource) as UserResource;
+      mergeProfile(resource, resource.name as Record<string, unknown>, r.profile);
+      finished.push({ at, resource });
+    });
+    await withManagers(finished.map((f) => f.resource), scope);
+    for (const { at, resource } of finished) texts[at] = JSON.stringify(resource);
+    return texts;
+  };
+  /** A ListResponse's JSON text up to its resources (`listResponse`'s members, in its order: `Resources` last). */
+  const listHead = (total: number, startIndex: number, items: number): string => {
+    const { Resources: _, ...head } = listResponse([], total, startIndex);
+    return `${JSON.stringify({ ...head, itemsPerPage: items }).slice(0, -1)},"Resources":[`;
+  };
+  /** A ListResponse's JSON text around resources already JSON text. */
+  const listText = (texts: string[], total: number, startIndex: number): string => `${listHead(total, startIndex, texts.length)}${texts.join(",")}]}`;
+
+  /** How a list request reads its page: the select list, parameters before the filter's, the statement run. */
+  type PageRead<Page> = { select: () => string; leading: Param[]; fetch: (sql: string, params: Param[]) => Promise<{ page: Page; length: number }>; none: Page };
+  const rowsOf = async <Row>(sql: string, params: Param[]) => {
+    const rows = (await statement(sql).all(db, ...params)) as Row[];
+    return { page: rows, length: rows.length };
+  };
+  const objectRows: PageRead<UserResourceRow[]> = { select: () => USER_RESOURCE_COLUMNS, leading: [], fetch: rowsOf, none: [] };
+  /** Each row the resource's JSON text and the profile (`userResourceJsonText`). */
+  const textRows: PageRead<TextRow[]> = { select: textPageSelect, leading: [locationPrefix], fetch: rowsOf, none: [] };
+  type TextPage = { text: string | null; n: number } | { rows: TextRow[] };
+  /**
+   * The page's texts joined by the engine into one (`orderedConcatenationText`) when no user
+   * of it has a profile document; else (and where the engine does not offer it) its text rows.
+   */
+  const textBytes: PageRead<TextPage> = {
+    select: textPageSelect,
+    leading: [locationPrefix],
+    fetch: async (sql, params) => {
+      const joined = orderedConcatenationText(sql, "resource", "sum(profile <> '{}') AS profiled");
+      if (joined !== null) {
+        const r = (await statement(joined).get(db, ...params)) as { text: string | null; n: number; profiled: number | null };
+        if (!r.profiled) return { page: { text: r.text, n: Number(r.n) }, length: Number(r.n) };
+      }
+      const { page, length } = await rowsOf<TextRow>(sql, params);
+      return { page: { rows: page }, length };
+    },
+    none: { text: null, n: 0 },
+  };
+
+  /** A list request's page and total (filter bounded, count skipped when the first page tells it). */
+  const pageOf = async <Page>(params: ListParams, filter: FilterNode | undefined, scope: Scope, read: PageRead<Page>): Promise<{ page: Page; total: number }> => {
     // Every filter is bounded before it runs (a running statement cannot be stopped).
     if (filter) assertFilterCost(filter, Number((await userRowsBound.get(db))!.n), isUserIndexProbe);
-    const { countQuery, pageQuery } = userListQueries(params, filter, scope.workspaceId, asText ? textPageSelect() : USER_RESOURCE_COLUMNS);
-    const pageParams = (asText ? [locationPrefix, ...pageQuery.params] : pageQuery.params) as Param[];
-    const pageRows = async () => (await statement(pageQuery.sql).all(db, ...pageParams)) as Row[];
+    const { countQuery, pageQuery } = userListQueries(params, filter, scope.workspaceId, read.select());
+    const pageRead = () => read.fetch(pageQuery.sql, [...read.leading, ...(pageQuery.params as Param[])]);
     const countAll = async () => Number((await statement(countQuery.sql).get(db, ...(countQuery.params as Param[])))!.n);
-    let rows: Row[] = [];
-    let total: number;
     if (params.count > 0 && params.startIndex === 1) {
       // A first page that is not full already tells the total: skip the count query.
-      rows = await pageRows();
-      total = rows.length < params.count ? rows.length : await countAll();
-    } else {
-      total = await countAll();
-      if (params.count > 0 && params.startIndex <= total) rows = await pageRows();
+      const { page, length } = await pageRead();
+      return { page, total: length < params.count ? length : await countAll() };
     }
-    return { rows, total };
+    const total = await countAll();
+    return { page: params.count > 0 && params.startIndex <= total ? (await pageRead()).page : read.none, total };
   };
   /**
    * `groups` is `returned: "request"` (schema.ts): read from the memberships, for a whole page in
@@ -189,6 +245,18 @@ export function createUsersService(ctx: AppContext) {
 
     get: async (idText: string, projection: Projection = {}, scope: Scope = ORGANIZATION) => (await present([await mustGet(idText, scope)], projection, scope))[0]!,
 
+    /**
+     * GET /Users/{id}'s answer: `get`'s, as the JSON text the engine writes when no projection is
+     * asked for (test/scim/users/page-text.test.ts holds the two together).
+     */
+    async getAnswer(idText: string, projection: Projection = {}, scope: Scope = ORGANIZATION): Promise<string | Record<string, unknown>> {
+      if (projection.attributes?.length || projection.excludedAttributes?.length) return this.get(idText, projection, scope);
+      const id = parseId(idText);
+      const row = id === null || !(await sees(scope, id)) ? undefined : await textStatements().byId.get(db, locationPrefix, id);
+      if (!row) throw scimNotFound("User", idText);
+      return (await finishTexts([row], scope))[0]!;
+    },
+
     async list(params: ListParams, scope: Scope = ORGANIZATION) {
       const filter = params.filter ? parseFilter(params.filter) : undefined;
       // Fast path for the lookup every IdP sends before creating or matching a user,
@@ -201,33 +269,29 @@ export function createUsersService(ctx: AppContext) {
         const page = found && params.count > 0 && params.startIndex === 1 ? await present(await render([found], scope), params, scope) : [];
         return listResponse<Record<string, unknown>>(page, total, params.startIndex);
       }
-      const { rows, total } = await pageOf<UserResourceRow>(params, filter, scope);
+      const { page: rows, total } = await pageOf(params, filter, scope, objectRows);
       return listResponse(await present(await render(rows, scope), params, scope), total, params.startIndex);
     },
 
     /**
-     * GET /Users's answer: `list`'s, as JSON text when no projection is asked for — the engine
-     * writes each resource's JSON (`userResourceJsonText`) and the page is their concatenation,
-     * so a 1000-user page makes no object per row. A user with a profile document (the
-     * extension, other attributes, a manager) is finished as an object, as `list` does.
+     * GET /Users's answer: `list`'s, as JSON when no projection is asked for — the engine writes
+     * each resource's JSON (`userResourceJsonText`) and, on SQLite, joins a page of them into one
+     * text, so a 1000-user page makes no object and no string per row. A page holding a user
+     * with a profile document (the extension, other attributes, a manager) is read row by row and
+     * those users are finished as objects, as `list` does.
      */
     async listAnswer(params: ListParams, scope: Scope = ORGANIZATION): Promise<string | Record<string, unknown>> {
       if (params.attributes?.length || params.excludedAttributes?.length || params.count === 0) return this.list(params, scope);
       const filter = params.filter ? parseFilter(params.filter) : undefined;
-      if (filter && isUserNameLookup(filter, params)) return this.list(params, scope);
-      const { rows, total } = await pageOf<{ resource: string; profile: string }>(params, filter, scope, true);
-      const texts = rows.map((r) => r.resource);
-      const finished: { at: number; resource: UserResource }[] = [];
-      rows.forEach((r, at) => {
-        if (r.profile === "{}") return;
-        const resource = JSON.parse(r.resource) as UserResource;
-        mergeProfile(resource, resource.name as Record<string, unknown>, r.profile);
-        finished.push({ at, resource });
-      });
-      await withManagers(finished.map((f) => f.resource), scope);
-      for (const { at, resource } of finished) texts[at] = JSON.stringify(resource);
-      const { Resources: _, ...head } = listResponse([], total, params.startIndex);
-      return `${JSON.stringify({ ...head, itemsPerPage: texts.length }).slice(0, -1)},"Resources":[${texts.join(",")}]}`;
+      if (filter && isUserNameLookup(filter, params)) {
+        // `list`'s fast path, as text
+        const hit = await textStatements().byUserNameKey.get(db, locationPrefix, caseFoldKey((filter as { value: string }).value));
+        const found = hit && (await sees(scope, hit.id)) ? hit : null;
+        return listText(found && params.startIndex === 1 ? await finishTexts([found], scope) : [], found ? 1 : 0, params.startIndex);
+      }
+      const { page, total } = await pageOf(params, filter, scope, textBytes);
+      if ("rows" in page) return listText(await finishTexts(page.rows, scope), total, params.startIndex);
+      return `${listHead(total, params.startIndex, page.n)}${page.text ?? ""}]}`;
     },
 
     /**
