@@ -17,6 +17,7 @@ import { engine, useEngine } from "../../src/db/engine";
 import { StartupConfigError } from "../../src/server";
 import { RECORDED_KEY_SETTING } from "../../src/server/secret-key";
 import { secretBox } from "../../src/lib/secret-box";
+import { testOnSqlite } from "../helpers";
 import { freshDatabase } from "../support/postgres";
 import { ADMIN_TOKEN, startInProcess } from "./harness";
 
@@ -41,9 +42,9 @@ const createSubscription = async (base: string) => {
 };
 
 /** startGatehouse's refusal, or null when it started (then it is stopped). */
-async function refusal(overrides: Parameters<typeof startInProcess>[0]): Promise<Error | null> {
+async function refusal(overrides: Parameters<typeof startInProcess>[0], opts: Parameters<typeof startInProcess>[1] = {}): Promise<Error | null> {
   try {
-    const node = await startInProcess(overrides);
+    const node = await startInProcess(overrides, opts);
     await node.close();
     return null;
   } catch (e) {
@@ -52,13 +53,13 @@ async function refusal(overrides: Parameters<typeof startInProcess>[0]): Promise
 }
 
 describe("SQLite: one process, harmless", () => {
-  test("a lost key is replaced when no secret is sealed with it (logged); once one is, the start is refused", async () => {
+  testOnSqlite("a lost key is replaced when no secret is sealed with it (logged); once one is, the start is refused (SQLite's own rule: one process behind the data directory's lock)", async () => {
     const dataDir = join(dir, "sqlite-data");
-    const first = await startInProcess({ dataDir });
+    const first = await startInProcess({ dataDir }, { sqliteOnly: true });
     await first.close();
     // The key file in the data directory is lost: the next start makes a new one.
     rmSync(join(dataDir, "secret.key"));
-    const second = await startInProcess({ dataDir });
+    const second = await startInProcess({ dataDir }, { sqliteOnly: true });
     try {
       expect(second.lines.some((l) => l.msg === "the database recorded another secret key, which no stored secret uses: recorded this one")).toBe(true);
       await createSubscription(second.base);
@@ -66,7 +67,7 @@ describe("SQLite: one process, harmless", () => {
       await second.close();
     }
     rmSync(join(dataDir, "secret.key"));
-    const error = await refusal({ dataDir });
+    const error = await refusal({ dataDir }, { sqliteOnly: true });
     expect(error).toBeInstanceOf(StartupConfigError);
     expect(error!.message).toContain("GATEHOUSE_SECRET_KEY_FILE");
   }, 60_000);
