@@ -1,5 +1,5 @@
 import { afterAll, expect, test } from "bun:test";
-import { createTestApp } from "./helpers";
+import { createTestApp, testOnSqlite } from "./helpers";
 
 const t = createTestApp();
 afterAll(() => t.close());
@@ -21,7 +21,7 @@ test("unknown API route → JSON 404, unknown SCIM route → SCIM error body", a
   expect(((await s.json()) as any).schemas).toEqual(["urn:ietf:params:scim:api:messages:2.0:Error"]);
 });
 
-test("migrations are idempotent", async () => {
+testOnSqlite("migrations are idempotent (SQLite's runner; PostgreSQL's: test/db/postgres-migrate.test.ts)", async () => {
   const { runMigrations } = await import("../src/db/migrate");
   expect(runMigrations(t.ctx.db)).toBe(0);
 });

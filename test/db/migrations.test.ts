@@ -1,4 +1,5 @@
-import { expect, test } from "bun:test";
+import { expect } from "bun:test";
+import { testOnSqlite } from "../helpers";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -32,7 +33,7 @@ async function beforeMigration(tag: string, body: (h: ReturnType<typeof openData
   }
 }
 
-test("0001 backfills users.emails from user_emails, as SCIM renders them, in the IdP's order", () => {
+testOnSqlite("0001 backfills users.emails from user_emails, as SCIM renders them, in the IdP's order (SQLite files of older releases; PostgreSQL databases start at today's schema)", () => {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-migrate-"));
   const h = openDatabase(join(dir, "g.db"), { migrate: false });
   try {
@@ -57,7 +58,7 @@ test("0001 backfills users.emails from user_emails, as SCIM renders them, in the
   }
 });
 
-test("0002 chains the attempts logged before it, which keep their headers; new attempts link to them", async () => {
+testOnSqlite("0002 chains the attempts logged before it, which keep their headers; new attempts link to them (SQLite files of older releases; PostgreSQL databases start at today's schema)", async () => {
   await beforeMigration("0002_attempt_log_chain", async (h, before, now) => {
     for (const id of [1, 2])
       h.sqlite.run("INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at) VALUES (?, 1, 1, 'pending', 1, ?, ?, ?)", [id, now, now, now]);
@@ -88,7 +89,7 @@ test("0002 chains the attempts logged before it, which keep their headers; new a
   });
 });
 
-test("0004: deliveries made before it keep their ids; new ones go to their subscription's range", async () => {
+testOnSqlite("0004: deliveries made before it keep their ids; new ones go to their subscription's range (SQLite files of older releases; PostgreSQL databases start at today's schema)", async () => {
   await beforeMigration("0004_delivery_ids_per_subscription", async (h, before, now) => {
     h.sqlite.run("INSERT INTO webhook_deliveries (event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at) VALUES (1, 1, 'failed', 8, ?, ?, ?)", [now, now, now]);
     expect(runMigrations(h.db)).toBe(migrations.length - before);
@@ -98,7 +99,7 @@ test("0004: deliveries made before it keep their ids; new ones go to their subsc
   });
 });
 
-test("0006: users provisioned before it answer exactly as before, and then store every attribute", async () => {
+testOnSqlite("0006: users provisioned before it answer exactly as before, and then store every attribute (SQLite files of older releases; PostgreSQL databases start at today's schema)", async () => {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-migrate-"));
   const h = openDatabase(join(dir, "gatehouse.db"), { migrate: false });
   const before = migrations.findIndex((m) => m.tag === "0006_user_profile");
@@ -143,7 +144,7 @@ test("0006: users provisioned before it answer exactly as before, and then store
   }
 });
 
-test("0008: everything before workspaces moves into the default workspace; existing SCIM tokens become organization tokens", async () => {
+testOnSqlite("0008: everything before workspaces moves into the default workspace; existing SCIM tokens become organization tokens (SQLite files of older releases; PostgreSQL databases start at today's schema)", async () => {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-migrate-"));
   const h = openDatabase(join(dir, "gatehouse.db"), { migrate: false });
   const before = migrations.findIndex((m) => m.tag === "0008_workspaces");
@@ -177,7 +178,7 @@ test("0008: everything before workspaces moves into the default workspace; exist
   }
 });
 
-test("0009: projects and API tokens made before it belong to the default workspace", () => {
+testOnSqlite("0009: projects and API tokens made before it belong to the default workspace (SQLite files of older releases; PostgreSQL databases start at today's schema)", () => {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-migrate-"));
   const h = openDatabase(join(dir, "g.db"), { migrate: false });
   try {
@@ -194,7 +195,7 @@ test("0009: projects and API tokens made before it belong to the default workspa
   }
 });
 
-test("0010: events recorded before it name their project's workspace; subscriptions stay unlimited", async () => {
+testOnSqlite("0010: events recorded before it name their project's workspace; subscriptions stay unlimited (SQLite files of older releases; PostgreSQL databases start at today's schema)", async () => {
   await beforeMigration("0010_webhooks_per_workspace", (h, before) => {
     h.sqlite.run("INSERT INTO tms_projects (code, title, created, updated) VALUES ('OLD', 'Old', 'x', 'x')");
     h.sqlite.run(`INSERT INTO webhook_events (id, uid, name, project_code, payload, created_at) VALUES (2, 'msg_proj', 'case.deleted', 'OLD', '{"id":2}', 0)`);
@@ -204,7 +205,7 @@ test("0010: events recorded before it name their project's workspace; subscripti
   });
 });
 
-test("0014: every entity's number is its old id; each project continues after its highest; old references still resolve; new projects number from 1", async () => {
+testOnSqlite("0014: every entity's number is its old id; each project continues after its highest; old references still resolve; new projects number from 1 (SQLite files of older releases; PostgreSQL databases start at today's schema)", async () => {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-migrate-"));
   const h = openDatabase(join(dir, "gatehouse.db"), { migrate: false });
   runMigrations(h.db, migrations.findIndex((m) => m.tag === "0014_qase_per_project_numbers"));
@@ -269,7 +270,7 @@ test("0014: every entity's number is its old id; each project continues after it
   }
 });
 
-test("0018: custom fields get a workspace; one that reached several is copied into each, and cases there point at the copy, values and order kept", async () => {
+testOnSqlite("0018: custom fields get a workspace; one that reached several is copied into each, and cases there point at the copy, values and order kept (SQLite files of older releases; PostgreSQL databases start at today's schema)", async () => {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-migrate-"));
   const h = openDatabase(join(dir, "gatehouse.db"), { migrate: false });
   runMigrations(h.db, migrations.findIndex((m) => m.tag === "0018_qase_custom_fields_per_workspace"));
@@ -343,7 +344,7 @@ test("0018: custom fields get a workspace; one that reached several is copied in
   }
 });
 
-test("the stored-names repair: result steps and selectbox options stored unreadable before the #23 fix read again, once per database", async () => {
+testOnSqlite("the stored-names repair: result steps and selectbox options stored unreadable before the #23 fix read again, once per database (SQLite files of older releases; PostgreSQL databases start at today's schema)", async () => {
   const { createTestApp } = await import("../helpers");
   const t = createTestApp();
   try {

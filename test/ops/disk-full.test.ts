@@ -1,10 +1,11 @@
-import { afterAll, expect, test } from "bun:test";
+import { afterAll, expect } from "bun:test";
+import { testOnSqlite } from "../helpers";
 import { createScimTestApp, expectScimError, USER_SCHEMA } from "../scim/helpers";
 
 const t = await createScimTestApp();
 afterAll(() => t.close());
 
-test("a full database: writes answer 507 in each protocol's format, /readyz says not writable, reads go on, and all recovers once space is freed", async () => {
+testOnSqlite("a full database: writes answer 507 in each protocol's format, /readyz says not writable, reads go on, and all recovers once space is freed (SQLite's max_page_count stands in for the full disk)", async () => {
   const token = ((await (await t.admin("POST", "/api/admin/api-tokens", { name: "full" })).json()) as any).token;
   const api = (method: string, path: string, body?: unknown) => t.request(method, path, { body, headers: { token } });
   expect((await t.request("GET", "/readyz")).status).toBe(200);

@@ -1,11 +1,12 @@
 import { expect, test } from "bun:test";
+import { testOnSqlite } from "../helpers";
 import { Database } from "bun:sqlite";
 import { Webhook } from "standardwebhooks";
 import { metricsFor } from "../../src/lib/metrics";
 import { EVENTS } from "../../src/webhooks/catalog";
 import { publish, recordEvent } from "../../src/webhooks/publish";
 import { sql } from "drizzle-orm";
-import { execute, rowsOf } from "../../src/db/statement";
+import { execute, preparedQuery, rowsOf } from "../../src/db/statement";
 import { writeTransaction } from "../../src/db/transaction";
 import { webhookSubscriptions } from "../../src/webhooks/tables";
 import { appsPerTest, createProject, startReceiver, webhookTestApp, type WebhookTestApp } from "./harness";
@@ -317,40 +318,41 @@ test("retention walks each range of delivery ids across many transactions: old d
   const { app } = setup();
   const sub = await app.subscribe({ url: "http://127.0.0.1:9/hook" });
   await app.loop.stop(); // the loop must not touch these rows
-  const db = app.ctx.sqlite!;
+  const db = app.ctx.db;
   const day = 86_400_000;
   const now = Date.now();
   const old = now - 40 * day;
   const recent = now - day;
-  const eventId = (db.query("INSERT INTO webhook_events (uid, name, payload, created_at) VALUES ('msg_purge', 'case.deleted', '{}', ?1) RETURNING id").get(old) as { id: number }).id;
-  const insert = db.query(
+  const event = preparedQuery<{ id: number }>("INSERT INTO webhook_events (uid, name, payload, created_at) VALUES ('msg_purge', 'case.deleted', '{}', ?1) RETURNING id");
+  const eventId = (await writeTransaction(db, (tx) => event.get(tx, old)))!.id;
+  const insert = preparedQuery(
     `INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at, finished_at)
      VALUES (?1, ?2, ?3, ?4, 1, ?5, ?5, ?5, ?6)`,
   );
   const kept: number[] = [];
-  db.transaction(() => {
+  await writeTransaction(db, async (tx) => {
     // Two ranges — ids from before migration 0004, then the subscription's own — each with gaps
     // and more rows than one purge transaction walks, oldest first.
     for (let i = 1; i <= 5000; i++) {
       const id = i <= 2500 ? i * 3 : deliveryId(sub.id, i * 3);
       if ((i > 2200 && i <= 2500) || i > 4500) {
-        insert.run(id, eventId, sub.id, "delivered", recent, recent); // within the retention
+        await insert.run(tx, id, eventId, sub.id, "delivered", recent, recent); // within the retention
         kept.push(id);
       } else if (i % 7 === 0) {
-        insert.run(id, eventId, sub.id, "failed", old, old); // failed deliveries are kept for recovery
+        await insert.run(tx, id, eventId, sub.id, "failed", old, old); // failed deliveries are kept for recovery
         kept.push(id);
       } else if (i === 2000 || i === 4000) {
-        insert.run(id, eventId, sub.id, "delivered", old, recent); // created long ago, redelivered lately
+        await insert.run(tx, id, eventId, sub.id, "delivered", old, recent); // created long ago, redelivered lately
         kept.push(id);
-      } else insert.run(id, eventId, sub.id, "delivered", old, old);
+      } else await insert.run(tx, id, eventId, sub.id, "delivered", old, old);
     }
-  })();
+  });
   const deleted = await purgeExpired(app.ctx, now);
-  const left = (db.query("SELECT id FROM webhook_deliveries ORDER BY id").all() as { id: number }[]).map((r) => r.id);
+  const left = (await rowsOf<{ id: number }>(db, sql`SELECT id FROM webhook_deliveries ORDER BY id`)).map((r) => r.id);
   expect(left).toEqual(kept);
   expect(deleted).toBe(5000 - kept.length);
   expect(await purgeExpired(app.ctx, now)).toBe(0);
-});
+}, 60_000); // 5 000 rows inserted one statement each: a round trip each on PostgreSQL
 
 test("after a 410 the queued deliveries of that subscription are not sent", async () => {
   const { app, rx } = setup({ webhookConcurrency: 4, webhookPerSubscriptionConcurrency: 2 });
@@ -372,7 +374,7 @@ test("after a 410 the queued deliveries of that subscription are not sent", asyn
   expect(page.items.every((d: any) => !d.inFlight)).toBe(true);
 });
 
-test("outcomes waiting for their WAL sync hold sending back at 2 × concurrency; the sync lets the rest go", async () => {
+testOnSqlite("outcomes waiting for their WAL sync hold sending back at 2 × concurrency; the sync lets the rest go (SQLite's group commit: on PostgreSQL COMMIT returns once the WAL is flushed)", async () => {
   // Syncs that finish only when the test says so: the disk "stalls".
   const held: (() => void)[] = [];
   let stalled = false;
@@ -406,7 +408,7 @@ test("outcomes waiting for their WAL sync hold sending back at 2 × concurrency;
   expect(new Set(rx.received.map((r) => r.headers["webhook-id"])).size).toBe(30);
 });
 
-test("an event goes out only once the commit that wrote it is on disk", async () => {
+testOnSqlite("an event goes out only once the commit that wrote it is on disk (SQLite's group commit: on PostgreSQL COMMIT returns once the WAL is flushed)", async () => {
   const held: (() => void)[] = [];
   let stalled = false;
   const walSync = { sync: () => (stalled ? new Promise<void>((r) => held.push(r)) : Promise.resolve()), close() {} };
@@ -472,7 +474,7 @@ test("late first attempts to a fast subscriber hold request writes until claims 
   expect(reports.includes(true)).toBe(false);
 });
 
-test("an outcome whose tick meets another process's write lock waits in the queue and is recorded once the lock is gone, never sent twice", async () => {
+testOnSqlite("an outcome whose tick meets another process's write lock waits in the queue and is recorded once the lock is gone, never sent twice (SQLite's one write lock: PostgreSQL has row locks, see postgres-queue.test.ts)", async () => {
   const { app, rx } = setup();
   let answer!: () => void;
   const answered = new Promise<void>((r) => (answer = r));

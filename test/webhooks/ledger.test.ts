@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { createTestApp } from "../helpers";
+import { createTestApp, testOnSqlite } from "../helpers";
 import { EVENTS } from "../../src/webhooks/catalog";
 import { DeliveryLedger, type FinishedAttempt, type LeasedDelivery } from "../../src/webhooks/ledger";
 import { publish } from "../../src/webhooks/publish";
@@ -141,7 +141,7 @@ test("a released lease is due again at once without counting an attempt; an outc
   expect(await attemptRows(c2!.id)).toBe(0);
 });
 
-test("a tick that cannot take the write lock throws and commits nothing", async () => {
+testOnSqlite("a tick that cannot take the write lock throws and commits nothing (SQLite's one write lock: PostgreSQL has row locks, see postgres-queue.test.ts)", async () => {
   await subscribe();
   await publishEvents(3);
   const other = new Database(t.ctx.sqlite!.filename);
