@@ -161,6 +161,12 @@ export class SqliteStore implements Store {
       }
       try {
         const { out, afterCommit } = await withinTransaction(this, this.writerDb, () => work(this.writerDb));
+        // The reader's snapshot is stale from this COMMIT on (its next read starts another one),
+        // and one left open would pin the WAL: the checkpoint this COMMIT may run could not copy
+        // the frames after it, the WAL never restarts, and every later COMMIT tries again — under
+        // a steady load of reads and writes the WAL grew by hundreds of MB and a COMMIT took
+        // ~1 ms (docs/benchmarks/read-path.md, round 7).
+        this.snapshot?.end();
         this.writer.exec("COMMIT");
         afterCommit();
         return out;

@@ -6,7 +6,7 @@
  */
 import { Database } from "bun:sqlite";
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../../src/db/connection";
@@ -68,3 +68,16 @@ test("a snapshot nothing renews ends on its own: another connection can then che
     other.close();
   }
 });
+
+test("under steady reads between this process's commits the WAL still restarts: the snapshot ends before each COMMIT's checkpoint", async () => {
+  // Each commit writes a fresh 3 kB value (at least one new page); a read follows each one, as a
+  // create's read-back does, so the reader always holds a snapshot when the next commit comes.
+  // 3000 commits are three times the checkpoint threshold (1000 pages): a WAL that never restarts
+  // ends past 12 MB; one that restarts stays near the threshold.
+  const big = "x".repeat(3000);
+  for (let i = 0; i < 3000; i++) {
+    await writeTransaction(db, async (tx) => void (await preparedQuery(upsert).run(tx, `snapshot.wal.${i % 50}`, `${i}${big}`)));
+    expect((await valueOf(`snapshot.wal.${i % 50}`))?.startsWith(String(i))).toBe(true);
+  }
+  expect(statSync(`${file}-wal`).size).toBeLessThan(8 * 1024 * 1024);
+}, 60_000);
