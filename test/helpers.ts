@@ -20,7 +20,7 @@ export const ADMIN_TOKEN = "test-admin-token-0123456789";
  * exactly the surface clients see. `walSync` replaces the WAL's fdatasync (a test that holds or
  * fails syncs; SQLite only).
  */
-export function createTestApp(overrides: Partial<Config> = {}, opts: { walSync?: WalSync } = {}) {
+export function createTestApp(overrides: Partial<Config> = {}, opts: { walSync?: WalSync; sqlite?: boolean } = {}) {
   // an existing data directory (e.g. a database an older release left) when given; else a fresh one
   const dir = overrides.dataDir ?? mkdtempSync(join(tmpdir(), "gatehouse-test-"));
   const config = testConfig({ dataDir: dir, adminToken: ADMIN_TOKEN, baseUrl: "https://gatehouse.test", ...overrides });

@@ -35,8 +35,13 @@ export type TestDatabase = {
   close(): void;
 };
 
-export function openTestDatabase(dir: string, opts: { walSync?: WalSync } = {}): TestDatabase {
-  if (!onPostgres) {
+/**
+ * The run's engine, or SQLite whatever the run when `sqlite` is set: a test whose subject is a
+ * SQLite file (an older release's database, the source of a copy to PostgreSQL) runs on it in
+ * both runs.
+ */
+export function openTestDatabase(dir: string, opts: { walSync?: WalSync; sqlite?: boolean } = {}): TestDatabase {
+  if (!onPostgres || opts.sqlite) {
     useEngine("sqlite");
     // Group commit as `serve` runs it: with fdatasync of the WAL, or the test's own syncs.
     const handle = openDatabase(join(dir, "gatehouse.db"), { groupCommit: opts.walSync ?? true });

@@ -15,8 +15,9 @@ export type Envelope = { event: string; timestamp: number; payload: any };
  * `api()` calls /api/v1 (or /api/v2) with the `Token` header; `expectEvent()` waits for an
  * envelope the subscriber actually received (signature verified with `standardwebhooks`).
  */
-export async function tmsHarness() {
-  const t = createTestApp({ webhookAllowPrivateTargets: true, webhookPollIntervalMs: 20, webhookTimeoutMs: 2000 });
+/** `sqlite`: on SQLite whatever the run's engine (see openTestDatabase). */
+export async function tmsHarness(opts: { sqlite?: boolean } = {}) {
+  const t = createTestApp({ webhookAllowPrivateTargets: true, webhookPollIntervalMs: 20, webhookTimeoutMs: 2000 }, opts);
   const token = ((await (await t.admin("POST", "/api/admin/api-tokens", { name: "tests" })).json()) as { token: string }).token;
 
   const received: Envelope[] = [];

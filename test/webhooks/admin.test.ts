@@ -1,4 +1,6 @@
 import { afterAll, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { rowsOf } from "../../src/db/statement";
 import { createTestApp } from "../helpers";
 import { createProject } from "./harness";
 
@@ -133,7 +135,9 @@ test("once subscription ids would no longer fit in a delivery id, creating one i
     const first = await json(await own.admin("POST", "/api/admin/webhooks", { url: "https://hooks.example.com/a", events: ["*"] }));
     expect(first.status).toBe(201);
     // As if two million subscriptions had been created (and deleted) before.
-    own.ctx.sqlite!.run("UPDATE sqlite_sequence SET seq = ? WHERE name = 'webhook_subscriptions'", [2 ** 21 - 1]);
+    const last = 2 ** 21 - 1;
+    if (own.ctx.sqlite) own.ctx.sqlite.run("UPDATE sqlite_sequence SET seq = ? WHERE name = 'webhook_subscriptions'", [last]);
+    else await rowsOf(own.ctx.db, sql`SELECT setval(pg_get_serial_sequence('webhook_subscriptions', 'id'), ${last})`);
     const refused = await json(await own.admin("POST", "/api/admin/webhooks", { url: "https://hooks.example.com/b", events: ["*"] }));
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe("conflict");

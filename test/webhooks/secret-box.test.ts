@@ -3,7 +3,12 @@ import { randomBytes } from "node:crypto";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { testConfig } from "../../src/config";
-import { closeDatabase, openDatabase } from "../../src/db/connection";
+import { sql } from "drizzle-orm";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { execute, rowsOf } from "../../src/db/statement";
+import { writeTransaction } from "../../src/db/transaction";
+import { openTestDatabase } from "../support/test-database";
 import { loadSecretBox, secretBox, SecretKeyError } from "../../src/lib/secret-box";
 import { resealStoredSecrets } from "../../src/webhooks/secret-box";
 import { generateSecret } from "../../src/webhooks/signer";
@@ -39,40 +44,43 @@ test("subscriptions store their secrets sealed: the raw database file holds no w
   const created = (await (await t.admin("POST", "/api/admin/webhooks", { url: "https://hooks.example.com/x", events: ["*"] })).json()) as { id: number; secret: string };
   expect(created.secret).toStartWith("whsec_");
   const rotated = (await (await t.admin("POST", `/api/admin/webhooks/${created.id}/rotate-secret`)).json()) as { secret: string };
-  const row = t.ctx.sqlite!.query("SELECT secret, previous_secret FROM webhook_subscriptions WHERE id = ?").get(created.id) as { secret: string; previous_secret: string };
-  expect(t.ctx.secrets.open(row.secret)).toBe(rotated.secret);
-  expect(t.ctx.secrets.open(row.previous_secret)).toBe(created.secret);
-  t.ctx.sqlite!.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  const raw = readFileSync(join(t.dir, "gatehouse.db")).toString("latin1");
+  const [row] = await rowsOf<{ secret: string; previous_secret: string }>(t.ctx.db, sql`SELECT secret, previous_secret FROM webhook_subscriptions WHERE id = ${created.id}`);
+  expect(t.ctx.secrets.open(row!.secret)).toBe(rotated.secret);
+  expect(t.ctx.secrets.open(row!.previous_secret)).toBe(created.secret);
+  // What is stored: SQLite's file itself; on PostgreSQL every column of the table as text.
+  let raw: string;
+  if (t.ctx.sqlite) {
+    t.ctx.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    raw = readFileSync(join(t.dir, "gatehouse.db")).toString("latin1");
+  } else raw = (await rowsOf<{ all: string }>(t.ctx.db, sql`SELECT string_agg(s::text, '|') AS "all" FROM webhook_subscriptions s`))[0]!.all;
+  expect(raw).toContain(String(row!.secret).slice(0, 20)); // the check reads what holds the secrets
   expect(raw).not.toContain("whsec_");
   expect(raw).not.toContain(created.secret.slice(6));
 });
 
 test("at start, plain secrets (from before encryption) and those of the previous key are resealed; an unknown key is refused", async () => {
-  const dir = t.dir;
-  const file = join(dir, "reseal.db");
-  const h = openDatabase(file);
+  const h = openTestDatabase(mkdtempSync(join(tmpdir(), "gatehouse-reseal-")));
   try {
     const legacy = generateSecret();
-    h.sqlite.run("INSERT INTO webhook_subscriptions (url, events, secret, created_at, updated_at) VALUES ('https://a.example', '[\"*\"]', ?, 0, 0)", [legacy]);
+    await writeTransaction(h.db, (tx) => execute(tx, sql`INSERT INTO webhook_subscriptions (url, events, secret, created_at, updated_at) VALUES ('https://a.example', '["*"]', ${legacy}, 0, 0)`));
     const oldKey = randomBytes(32);
     const newKey = randomBytes(32);
     expect(await resealStoredSecrets(h.db, secretBox(oldKey))).toBe(1);
-    const stored = () => (h.sqlite.query("SELECT secret FROM webhook_subscriptions").get() as { secret: string }).secret;
-    expect(stored()).not.toContain("whsec_");
+    const stored = async () => (await rowsOf<{ secret: string }>(h.db, sql`SELECT secret FROM webhook_subscriptions`))[0]!.secret;
+    expect(await stored()).not.toContain("whsec_");
     expect(await resealStoredSecrets(h.db, secretBox(oldKey))).toBe(0);
 
-    const sealedWithOld = stored();
+    const sealedWithOld = await stored();
     expect(await resealStoredSecrets(h.db, secretBox(newKey, [oldKey]))).toBe(1);
-    expect(stored()).not.toBe(sealedWithOld);
-    expect(secretBox(newKey).open(stored())).toBe(legacy);
+    expect(await stored()).not.toBe(sealedWithOld);
+    expect(secretBox(newKey).open(await stored())).toBe(legacy);
 
     // A database restored without its key: refused before serving, nothing rewritten.
-    const before = stored();
+    const before = await stored();
     await expect(resealStoredSecrets(h.db, secretBox(randomBytes(32)))).rejects.toThrow(SecretKeyError);
-    expect(stored()).toBe(before);
+    expect(await stored()).toBe(before);
   } finally {
-    closeDatabase(h);
+    h.close();
   }
 });
 

@@ -35,7 +35,7 @@ const NOW = new Date();
 const engineAtStart = currentEngine();
 
 beforeAll(async () => {
-  h = await tmsHarness();
+  h = await tmsHarness({ sqlite: true }); // the source of the copy, in both runs
   const ok = async (method: string, path: string, body?: unknown) => {
     const r = await h.api(method, path, body);
     if (r.status !== 200) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(r.body)}`);
