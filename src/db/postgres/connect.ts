@@ -68,11 +68,6 @@ export function openPool(settings: PostgresSettings): { sql: postgres.Sql; url: 
     max: settings.poolSize,
     prepare: true,
     types: NUMBER_TYPES,
-    // No catalog query of array types on each new connection: Gatehouse binds lists as array
-    // literals (dialect.ts) and selects no arrays. In postgres.js 3.4.9 that query's promise has
-    // no handler, so a connection cut during it (a failover, pg_terminate_backend) was an
-    // unhandled rejection that stopped the node (test/ops/database-url-secret.test.ts).
-    fetch_types: false,
     onnotice: () => {},
     // Deadlines on the server's side: no statement (nor a wait for a row or advisory lock) runs
     // past STATEMENT_TIMEOUT_MS, and a session that stops mid-transaction gives its locks back.

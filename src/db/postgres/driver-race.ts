@@ -11,3 +11,20 @@ export function isClosedSocketWrite(e: unknown): boolean {
   const stack = (e as Error | undefined)?.stack ?? "";
   return e instanceof TypeError && /\bnextWrite\b/.test(stack) && /postgres[\\/]src[\\/]connection\.js/.test(stack) && /socket\.write/.test((e as Error).message);
 }
+
+/**
+ * Another of postgres.js 3.4.9's: each new connection first asks the catalog for the array types
+ * (`fetch_types`), and that query's promise has no handler — a connection cut while it runs (a
+ * failover, `pg_terminate_backend`) rejects it unhandled. The connection is gone and the pool
+ * reconnects for the queries waiting on it, so it is as harmless as the race above. (Turning
+ * `fetch_types` off is no way out: then a transaction opened on a new connection never starts.)
+ */
+export function isArrayTypesFetchFailure(e: unknown): boolean {
+  const query = (e as { query?: unknown } | undefined)?.query;
+  return typeof query === "string" && /from pg_catalog\.pg_type a\s+left join pg_catalog\.pg_type b on b\.oid = a\.typelem/.test(query);
+}
+
+/** A driver failure from no caller of ours that `serve` logs and survives (see above). */
+export function isHarmlessDriverFailure(e: unknown): boolean {
+  return isClosedSocketWrite(e) || isArrayTypesFetchFailure(e);
+}
