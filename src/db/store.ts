@@ -50,8 +50,8 @@ export interface Store {
   beforeRead?(): void;
   /** Runs `work` as a top-level write transaction; commits when it resolves, rolls back when it throws. */
   begin<T>(work: (tx: Tx) => Promise<T>, options: WriteOptions): Promise<T>;
-  /** Runs `work` as a savepoint of the open transaction `tx`. */
-  savepoint<T>(tx: Tx, work: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Runs `work` as a savepoint of the open transaction `tx` (PostgreSQL: with `options.serializeOn`'s locks, taken where it starts). */
+  savepoint<T>(tx: Tx, work: (tx: Tx) => Promise<T>, options?: WriteOptions): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -143,7 +143,9 @@ export function routedHandle(store: Store): Db {
  * back. Inside an open transaction of the same store it is a savepoint (a throw rolls back only
  * `work`). On SQLite it is BEGIN IMMEDIATE on the one writer connection, taken in turn (an async
  * mutex: the body awaits, and nothing else may write meanwhile); on PostgreSQL a READ COMMITTED
- * transaction with the `serializeOn` advisory locks. Features open write transactions only
+ * transaction with the `serializeOn` advisory locks (a savepoint takes its keys where it starts,
+ * after what the outer transaction holds: a nested write's keys should be few and taken by no
+ * outer transaction in the other order). Features open write transactions only
  * through this.
  */
 export async function writeTransaction<T>(db: Db, work: (tx: Tx) => T | Promise<T>, options: WriteOptions = {}): Promise<T> {
@@ -153,7 +155,7 @@ export async function writeTransaction<T>(db: Db, work: (tx: Tx) => T | Promise<
     return store.savepoint(open.tx, async (tx) => {
       storeOfHandle.set(tx, store); // a savepoint's handle (PostgreSQL's is its own) names its store too
       return work(tx);
-    });
+    }, options);
   return store.begin(async (tx) => work(tx), options);
 }
 

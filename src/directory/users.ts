@@ -2,8 +2,9 @@
  * Users of the organization: their state, the spec's rules on it (part 2.1, 8), and how a state
  * is written — uniqueness, seats, the e-mail index rows, deactivation. SCIM, the admin API and
  * the test-management API all go through here; none of them writes `users` on its own.
- * Callers own the write transaction (`writeTransaction`, naming `userWriteKeys` in its
- * `serializeOn`), so a rule check and its write are atomic on either engine.
+ * Callers own the write transaction (`writeTransaction`, naming `userCreateKeys` or
+ * `userUpdateKeys` in its `serializeOn`), so a rule check and its write are atomic on either
+ * engine; userNames are held by their unique index, whose refusal answers as the check does.
  * A state's own rules (`validateUser`) run once, before the transaction; the rules that read the
  * database (uniqueness, seats, who may reactivate) run in it. Which attributes are columns, and
  * how each maps, is the column map (user-columns.ts).
@@ -13,12 +14,13 @@ import type { Config } from "../config";
 import type { AppContext } from "../context";
 import type { Db, Tx } from "../db/connection";
 import { fastInserter } from "../db/fast-insert";
+import { violatesUnique } from "../db/constraint";
 import { preparedQuery } from "../db/statement";
 import { first } from "../db/transaction";
 import { duplicate, invalidUser, noFreeSeat, notYours } from "./errors";
 import { removeUserFromAllGroups } from "./groups";
 import { isPlainText } from "./names";
-import { SEATS_KEY, USER_NAMES_KEY } from "./rule-keys";
+import { DEPARTURES_KEY, SEATS_KEY, userKey } from "./rule-keys";
 import { caseFoldKey, userEmails, users } from "./tables";
 import { MAX_TEXT, USER_COLUMN_MAP, type EmailState, type UserColumn, type UserColumnEntry, type UserState, type UserType } from "./user-columns";
 
@@ -189,7 +191,8 @@ async function afterDeactivation(tx: Tx, userId: number): Promise<void> {
 
 /**
  * Deactivates user `userId` inside an existing transaction (for other features, e.g. an admin
- * action); the same effects as DELETE /Users/{id}. Returns false when no such user exists.
+ * action); the same effects as DELETE /Users/{id}. Returns false when no such user exists. The
+ * transaction names `userKey(userId)` and `DEPARTURES_KEY` (rule-keys.ts), as `userUpdateKeys` does.
  */
 export async function deactivateUser(tx: Tx, userId: number): Promise<boolean> {
   const row = await first(tx.select({ active: users.active }).from(users).where(eq(users.id, userId)));
@@ -218,24 +221,74 @@ const idByUserNameKey = preparedQuery<{ id: number }, [string]>("SELECT id FROM 
 const deactivatedByOf = preparedQuery<{ deactivator: number | null }, [number]>("SELECT deactivated_by AS deactivator FROM users WHERE id = ?1");
 const activeRegularOthers = preparedQuery<{ n: number }, [number]>("SELECT count(*) AS n FROM users WHERE active = 1 AND user_type = 'regular' AND id <> ?1");
 
+/** Whether `after` holds a seat `before` did not (an active regular user; `before` null: a create). */
+const takesSeat = (before: UserState | null, after: UserState) =>
+  after.active && after.userType === "regular" && !(before && before.active && before.userType === "regular");
+
 /**
- * The rules a user write checks before it writes, as `serializeOn` keys: case-folded userNames
- * are unique in the organization (the unique index holds it; serializing makes the loser of a
- * race get the SCIM duplicate error, not a constraint failure) and, with GATEHOUSE_LICENSE_SEATS,
- * the active regular users fit the seats (a count no constraint can hold). Organization-wide keys:
- * a rename's new name, and whether an update takes a seat, are known only inside the transaction.
+ * The `serializeOn` keys of a user create: with GATEHOUSE_LICENSE_SEATS, the seats key when the
+ * new user takes a seat (a count no constraint can hold). No key for the userName: its unique
+ * index holds it, so creates run side by side.
  */
-export function userWriteKeys(config: Pick<Config, "licenseSeats">): string[] {
-  return config.licenseSeats === null ? [USER_NAMES_KEY] : [USER_NAMES_KEY, SEATS_KEY];
+export function userCreateKeys(config: Pick<Config, "licenseSeats">, state: UserState): string[] {
+  return config.licenseSeats !== null && takesSeat(null, state) ? [SEATS_KEY] : [];
+}
+
+/**
+ * The `serializeOn` keys of a write of user `id` from `before` to `after`: the user's own key
+ * (a read-modify-write; group adds of the user name it too), the departures key when the user
+ * leaves (deactivation, or `leaves` a workspace), the seats key when the write takes a seat
+ * under a limit. The caller learns `before` and `after` inside its transaction: it opens it with
+ * `[userKey(id)]`, and when these keys are more, starts again naming them (`KeysMissing`).
+ */
+export function userUpdateKeys(config: Pick<Config, "licenseSeats">, id: number, before: UserState, after: UserState, leaves = false): string[] {
+  return [
+    userKey(id),
+    ...((before.active && !after.active) || leaves ? [DEPARTURES_KEY] : []),
+    ...(config.licenseSeats !== null && takesSeat(before, after) ? [SEATS_KEY] : []),
+  ];
+}
+
+/**
+ * Thrown inside a write transaction that needs `serializeOn` keys it did not name (known only once
+ * it read the state): its caller rolls back and runs it again naming `keys`. Before any write.
+ */
+export class KeysMissing extends Error {
+  constructor(readonly keys: string[]) {
+    super(`the write needs serializeOn ${keys.join(", ")}`);
+  }
+}
+
+/** Throws `KeysMissing` when `needed` has a key `named` lacks. */
+export function assertNamed(named: readonly string[], needed: readonly string[]): void {
+  if (needed.some((k) => !named.includes(k))) throw new KeysMissing([...new Set([...named, ...needed])]);
 }
 
 /** Reading and writing user states, with every rule. `db` routes each read to the open transaction, if any. */
 export function createUserDirectory(ctx: Pick<AppContext, "db" | "config">) {
   const { config, db } = ctx;
 
+  const userNameTaken = (userName: string) =>
+    duplicate(config.scimDuplicateStatus, `userName ${JSON.stringify(userName)} is already taken (user names are unique, compared case-insensitively after Unicode normalization)`);
+
+  /**
+   * The userName rule's check, for the common case's clear answer; a write racing it (another
+   * transaction's uncommitted user of the same folded name) is refused by the unique index
+   * instead, with the same error (`unlessNameTaken`).
+   */
   const assertUniqueUserName = async (userName: string, selfId: number | null) => {
     const hit = await idByUserNameKey.get(db, caseFoldKey(userName));
-    if (hit && hit.id !== selfId) throw duplicate(config.scimDuplicateStatus, `userName ${JSON.stringify(userName)} is already taken (user names are unique, compared case-insensitively after Unicode normalization)`);
+    if (hit && hit.id !== selfId) throw userNameTaken(userName);
+  };
+
+  /** `write`, with the unique index's refusal of `userName` answered as the duplicate error. */
+  const unlessNameTaken = async <T>(userName: string, write: () => Promise<T>): Promise<T> => {
+    try {
+      return await write();
+    } catch (e) {
+      if (violatesUnique(e, "users_user_name_key_unique", "users.user_name_key")) throw userNameTaken(userName);
+      throw e;
+    }
   };
 
   /** Seat rule: an active `regular` user needs a free seat; only a transition into that state checks. */
@@ -282,17 +335,17 @@ export function createUserDirectory(ctx: Pick<AppContext, "db" | "config">) {
       return r ? stateOfRow(r) : null;
     },
 
-    /** Creates a user from `state`, with the rules that read the database (uniqueness, seats); returns the new id. In a transaction serialized on `userWriteKeys`. */
+    /** Creates a user from `state`, with the rules that read the database (uniqueness, seats); returns the new id. In a transaction serialized on `userCreateKeys`. */
     async create(tx: Tx, state: ValidUserState): Promise<number> {
       await assertUniqueUserName(state.userName, null);
       await assertSeat(null, state, 0);
       const now = new Date().toISOString();
-      const row = await insertUser(tx, { ...columnsOf(state), role: "member", createdAt: now, updatedAt: now });
+      const row = await unlessNameTaken(state.userName, () => insertUser(tx, { ...columnsOf(state), role: "member", createdAt: now, updatedAt: now }));
       await writeEmails(tx, row.id, state.emails, true);
       return row.id;
     },
 
-    /** Writes `next` over user `id` (state `before`), with the rules that read the database; `by` is who writes (deactivation and reactivation record and check it). */
+    /** Writes `next` over user `id` (state `before`), with the rules that read the database; `by` is who writes (deactivation and reactivation record and check it). In a transaction serialized on `userUpdateKeys`. */
     async save(tx: Tx, id: number, before: UserState, next: ValidUserState, by: Scope = ORGANIZATION): Promise<void> {
       if (sameUserState(next, before)) return; // nothing changed: keep lastModified
       const renamed = next.userName !== before.userName;
@@ -303,7 +356,7 @@ export function createUserDirectory(ctx: Pick<AppContext, "db" | "config">) {
       // migration (src/directory/refold.ts) must stay writable.
       const { userNameKey, ...columns } = columnsOf(next);
       const deactivatedBy = before.active === next.active ? {} : { deactivatedBy: next.active ? null : deactivatorOf(by) };
-      await tx.update(users).set({ ...columns, ...(renamed ? { userNameKey } : {}), ...deactivatedBy, updatedAt: new Date().toISOString() }).where(eq(users.id, id));
+      await unlessNameTaken(next.userName, () => tx.update(users).set({ ...columns, ...(renamed ? { userNameKey } : {}), ...deactivatedBy, updatedAt: new Date().toISOString() }).where(eq(users.id, id)));
       if (JSON.stringify(next.emails) !== JSON.stringify(before.emails)) await writeEmails(tx, id, next.emails);
       if (before.active && !next.active) await afterDeactivation(tx, id);
     },

@@ -10,7 +10,7 @@ import { preparedQuery } from "../db/statement";
 import { DirectoryError } from "./errors";
 import { removeUserFromWorkspaceGroups } from "./groups";
 import { plainTextProblem } from "./names";
-import { MEMBERSHIP_WRITE_KEYS, WORKSPACE_NAMES_KEY } from "./rule-keys";
+import { DEPARTURES_KEY, userKey, WORKSPACE_NAMES_KEY } from "./rule-keys";
 import { caseFoldKey, DEFAULT_WORKSPACE_ID, users, workspaceMembers, workspaces } from "./tables";
 import { first, writeTransaction } from "../db/transaction";
 
@@ -144,5 +144,5 @@ export async function removeWorkspaceMember(db: Db, workspaceId: number, userId:
   await writeTransaction(db, async (tx) => {
     if (!(await isMember(tx, workspaceId, userId))) throw new DirectoryError(404, `User ${userId} is not a member of workspace ${workspaceId}`, undefined, "not_found");
     await leaveWorkspace(tx, workspaceId, userId);
-  }, { serializeOn: MEMBERSHIP_WRITE_KEYS });
+  }, { serializeOn: [userKey(userId), DEPARTURES_KEY] });
 }

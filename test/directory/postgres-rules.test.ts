@@ -2,9 +2,11 @@
  * The rules the directory checks before it writes — unique case-folded userNames, license seats,
  * unique group displayNames per workspace — hold under concurrent transactions on PostgreSQL,
  * where READ COMMITTED transactions really run at once (on SQLite the one writer serializes them
- * anyway). Each write names its rule in `serializeOn`; without it, two creates would both pass the
- * seat count, and a duplicate would fail on the unique index as a raw constraint error instead of
- * the SCIM duplicate answer. Real services over a real server (test/support/postgres.ts).
+ * anyway). userNames are held by their unique index (the loser of a race waits for the winner's
+ * COMMIT and gets the SCIM duplicate answer, not a raw constraint error); the rules no constraint
+ * can hold name a `serializeOn` key — without the seats key two creates would both pass the seat
+ * count, without the user's key two PATCHes of one user would lose one. Real services over a real
+ * server (test/support/postgres.ts).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import postgres from "postgres";
@@ -54,6 +56,31 @@ test("one userName, eight concurrent creates in different cases: one user, seven
   expect((await sql`SELECT count(*)::int AS n FROM users WHERE user_name_key = 'same@race.example'`)[0]!.n).toBe(1);
 });
 
+test("a rename racing creates of the same folded name: exactly one holds it, the others get the SCIM duplicate", async () => {
+  const users = createUsersService({ db, config: config() } as never);
+  for (let round = 0; round < 6; round++) {
+    const renamed = await Promise.all(Array.from({ length: 2 }, (_, i) => users.create(user(`before${round}-${i}@race.example`))));
+    const target = `Taken${round}@Race.example`;
+    const outcomes = await race([
+      ...renamed.map((r) => () => users.patch(r.id, [{ op: "replace", path: "userName", value: target.toUpperCase() }] as never)),
+      () => users.create(user(target)),
+      () => users.create(user(target.toLowerCase())),
+    ]);
+    expect(outcomes.filter((o) => o === "ok")).toHaveLength(1);
+    expect(outcomes.filter((o) => o === 400)).toHaveLength(3);
+    expect((await sql`SELECT count(*)::int AS n FROM users WHERE user_name_key = ${target.toLowerCase()}`)[0]!.n).toBe(1);
+  }
+}, 60_000);
+
+test("eight concurrent PATCHes of one user, each adding an e-mail: none is lost (updates wait on the user's key)", async () => {
+  const users = createUsersService({ db, config: config() } as never);
+  const person = await users.create(user("many.mails@race.example"));
+  const outcomes = await race(Array.from({ length: 8 }, (_, i) => () => users.patch(person.id, [{ op: "add", path: "emails", value: [{ value: `m${i}@race.example`, type: "other" }] }] as never)));
+  expect(outcomes).toEqual(Array(8).fill("ok"));
+  const mails = await sql`SELECT value FROM user_emails WHERE user_id = ${Number(person.id)} ORDER BY value`;
+  expect(mails.map((r) => r.value)).toEqual(Array.from({ length: 8 }, (_, i) => `m${i}@race.example`));
+});
+
 test("three seats, eight concurrent creates of regular users: three created, five refused 409, never a fourth seat", async () => {
   const users = createUsersService({ db, config: config({ licenseSeats: 3 }) } as never);
   await sql`UPDATE users SET active = 0`; // the previous test's user holds no seat
@@ -61,6 +88,19 @@ test("three seats, eight concurrent creates of regular users: three created, fiv
   expect(outcomes.filter((o) => o === "ok")).toHaveLength(3);
   expect(outcomes.filter((o) => o === 409)).toHaveLength(5);
   expect((await sql`SELECT count(*)::int AS n FROM users WHERE active = 1 AND user_type = 'regular'`)[0]!.n).toBe(3);
+});
+
+test("two free seats, reactivations racing creates: never more active regular users than seats", async () => {
+  const users = createUsersService({ db, config: config({ licenseSeats: 2 }) } as never);
+  await sql`UPDATE users SET active = 0`;
+  const inactive = await Promise.all(Array.from({ length: 4 }, (_, i) => users.create({ ...user(`dormant${i}@race.example`), active: false })));
+  const outcomes = await race([
+    ...inactive.map((u) => () => users.patch(u.id, [{ op: "replace", path: "active", value: true }] as never)),
+    ...Array.from({ length: 4 }, (_, i) => () => users.create(user(`fresh${i}@race.example`))),
+  ]);
+  expect(outcomes.filter((o) => o === "ok")).toHaveLength(2);
+  expect(outcomes.filter((o) => o === 409)).toHaveLength(6);
+  expect((await sql`SELECT count(*)::int AS n FROM users WHERE active = 1 AND user_type = 'regular'`)[0]!.n).toBe(2);
 });
 
 test("group displayNames: concurrent creates and renames to one name in a workspace leave one group holding it", async () => {

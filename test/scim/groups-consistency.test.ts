@@ -152,7 +152,7 @@ describe("membership consistency under random interleavings", () => {
       for (let batch = 0; batch < 8; batch++) {
         const steps = Array.from({ length: 8 }, () => randomStep(rand));
         const results = await Promise.all(steps.map((s) => s.run()));
-        for (const [i, r] of results.entries()) if (r.status !== 200 && r.status !== 204) throw new Error(`${steps[i]!.describe}: ${r.status}`);
+        for (const [i, r] of results.entries()) if (r.status !== 200 && r.status !== 204) throw new Error(`${steps[i]!.describe}: ${r.status} ${await r.text()}`);
         await assertInvariants(`seed ${seed} batch ${batch}`);
       }
       // Every member a group reports is an active user, seen through the API too.

@@ -2,7 +2,8 @@
  * PostgreSQL behind the seam: drizzle's postgres-js database over the pool. Reads outside a
  * transaction take any pooled connection; a write transaction holds one connection from BEGIN to
  * COMMIT, READ COMMITTED, with the advisory locks its `serializeOn` names taken first (in a fixed
- * order, so two transactions naming the same keys never deadlock on them). A 2xx follows COMMIT,
+ * order, so two transactions naming the same keys never deadlock on them; a savepoint's where it
+ * starts). A 2xx follows COMMIT,
  * and COMMIT returns once the WAL is flushed (`synchronous_commit` on, the server's own group
  * commit), so there is no group commit of ours on this engine.
  *
@@ -16,12 +17,29 @@ import { sql as fragment } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/postgres-js";
 import type postgres from "postgres";
 import { useEngine } from "../engine";
+import { listParam } from "../dialect";
 import { isWriteConflict } from "../lock-wait";
 import { execute } from "../statement";
 import { withinTransaction, type Db, type Store, type Tx, type WriteOptions } from "../store";
 
 /** Tries of one write transaction that keeps losing conflicts (pauses of up to 20, 40, 80, 160 ms between them). */
 const WRITE_CONFLICT_ATTEMPTS = 5;
+
+/**
+ * Takes the advisory locks of `keys` in one statement, in the order of their hashes (every
+ * transaction takes them in that order, so two naming the same keys never deadlock on them). The
+ * subquery's ORDER BY keeps it from being flattened, so the locks follow its order.
+ */
+async function lockKeys(tx: Tx, keys: readonly string[] | undefined): Promise<void> {
+  if (!keys?.length) return;
+  const unique = [...new Set(keys)];
+  if (unique.length === 1) {
+    await execute(tx, fragment`SELECT pg_advisory_xact_lock(hashtextextended(${unique[0]}, 0))`);
+    return;
+  }
+  await execute(tx, fragment`SELECT count(pg_advisory_xact_lock(h)) FROM (
+    SELECT DISTINCT hashtextextended(k, 0) AS h FROM unnest(CAST(${listParam(unique)} AS text[])) AS k ORDER BY h) AS keys`);
+}
 
 export class PostgresStore implements Store {
   readonly engine = "postgres" as const;
@@ -73,18 +91,20 @@ export class PostgresStore implements Store {
     }
   }
 
-  /** A transaction's body: the `serializeOn` advisory locks first, in a fixed order, then `work`. */
+  /** A transaction's body: the `serializeOn` advisory locks first, then `work`. */
   private async body<T>(tx: Tx, work: (tx: Tx) => Promise<T>, options: WriteOptions) {
-    for (const key of [...new Set(options.serializeOn ?? [])].sort()) {
-      await execute(tx, fragment`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
-    }
+    await lockKeys(tx, options.serializeOn);
     return withinTransaction(this, tx, () => work(tx));
   }
 
-  savepoint<T>(tx: Tx, work: (tx: Tx) => Promise<T>): Promise<T> {
+  savepoint<T>(tx: Tx, work: (tx: Tx) => Promise<T>, options: WriteOptions = {}): Promise<T> {
     const pg = tx as unknown as { transaction<R>(fn: (sp: unknown) => Promise<R>): Promise<R> };
     // The savepoint runs on the transaction's own connection: queries routed to `tx` stay in it.
-    return pg.transaction((sp) => work(sp as Tx));
+    // Its keys are taken where it starts (held to the outer COMMIT): a nested write's rules hold too.
+    return pg.transaction(async (sp) => {
+      await lockKeys(sp as Tx, options.serializeOn);
+      return work(sp as Tx);
+    });
   }
 
   async close(): Promise<void> {

@@ -5,7 +5,7 @@ import type { Db, Tx } from "../../db/connection";
 import { addMembers, assertDisplayNameFree, newGroupId, removeMembers, replaceMembers } from "../../directory/groups";
 import { displayNameKey, groupMembers, groups, users, type GroupRow } from "../../directory/tables";
 import { homeWorkspace, ORGANIZATION, type Scope } from "../../directory/workspaces";
-import { groupNamesKey, MEMBERSHIP_WRITE_KEYS } from "../../directory/rule-keys";
+import { groupNamesKey, membershipWriteKeys } from "../../directory/rule-keys";
 
 /** The groups `scope` sees: a workspace token its workspace's, the organization all. */
 const inScope = (scope: Scope) => (scope.workspaceId === null ? undefined : eq(groups.workspaceId, scope.workspaceId));
@@ -128,10 +128,10 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
 
   /**
    * The `serializeOn` keys of a write to group `id`: its workspace's name key when it may rename
-   * (a workspace token's group is in its workspace, or not found), the membership keys when it adds.
+   * (a workspace token's group is in its workspace, or not found), the keys of the users it adds.
    */
-  async function writeKeys(id: string, scope: Scope, renames: boolean, adds: boolean): Promise<{ serializeOn: string[] }> {
-    const keys = adds ? [...MEMBERSHIP_WRITE_KEYS] : [];
+  async function writeKeys(id: string, scope: Scope, renames: boolean, adds: readonly number[]): Promise<{ serializeOn: string[] }> {
+    const keys = membershipWriteKeys(adds);
     if (renames) {
       const workspaceId = scope.workspaceId ?? (await workspaceOfGroup(db, id))?.workspaceId;
       if (workspaceId !== undefined) keys.push(groupNamesKey(workspaceId));
@@ -219,7 +219,7 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
           await addMembers(tx, row.id, userIds, workspaceId);
           return { id: row.id, resource: await present(tx, row, projection) };
         },
-        { serializeOn: [groupNamesKey(workspaceId), ...(userIds.length ? MEMBERSHIP_WRITE_KEYS : [])] },
+        { serializeOn: [groupNamesKey(workspaceId), ...membershipWriteKeys(userIds)] },
       );
     },
 
@@ -238,7 +238,7 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
           await replaceMembers(tx, id, userIds, row.workspaceId);
           return present(tx, next, projection);
         },
-        await writeKeys(id, scope, true, userIds.length > 0),
+        await writeKeys(id, scope, true, userIds),
       );
     },
 
@@ -247,13 +247,15 @@ export function createGroupService(ctx: Pick<AppContext, "db" | "config">) {
       const steps = planGroupPatch(operations);
       // Membership-only PATCHes (what IdPs send most) check no name rule: no name key to wait on.
       const renames = steps.some((s) => s.kind === "setDisplayName");
-      const adds = steps.some((s) => (s.kind === "addMembers" || s.kind === "replaceMembers") && s.userIds.length > 0);
+      const adds = steps.flatMap((s) => (s.kind === "addMembers" || s.kind === "replaceMembers" ? s.userIds : []));
       return writeTransaction(db,
         async (tx) => {
           const row = await findRow(tx, id, scope);
           if (!row) throw groupNotFound(id);
-          for (const step of steps) await runStep(tx, row, step);
+          // The group's row before its member rows, as every write takes them (PUT, a
+          // deactivation's sweep): on PostgreSQL two writes taking them in opposite orders deadlock.
           const updated = await touch(tx, row);
+          for (const step of steps) await runStep(tx, updated, step);
           return present(tx, updated, projection);
         },
         await writeKeys(id, scope, renames, adds),

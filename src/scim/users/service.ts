@@ -9,7 +9,8 @@ import type { AppContext } from "../../context";
 import { preparedQuery, type Param, type PreparedQuery } from "../../db/statement";
 import { inListText, listParam, orderedConcatenationText, parsedJsonSourceText, queryText } from "../../db/dialect";
 import { caseFoldKey } from "../../directory/tables";
-import { createUserDirectory, USER_RESOURCE_COLUMNS, userWriteKeys, validateUser, type UserResourceRow, type UserState } from "../../directory/users";
+import { assertNamed, createUserDirectory, KeysMissing, USER_RESOURCE_COLUMNS, userCreateKeys, userUpdateKeys, validateUser, type UserResourceRow, type UserState } from "../../directory/users";
+import { userKey } from "../../directory/rule-keys";
 import { notYours } from "../../directory/errors";
 import { homeWorkspace, joinWorkspace, leaveWorkspace, memberElsewhere, ORGANIZATION, type Scope } from "../../directory/workspaces";
 import { scimNotFound } from "../errors";
@@ -222,20 +223,34 @@ export function createUsersService(ctx: AppContext) {
     const id = parseId(idText);
     if (id === null) throw scimNotFound("User", idText);
     let withdrawn: UserResource | null = null;
-    await writeTransaction(db, async (tx) => {
-      const before = await directory.load(id);
-      if (!before || !(await sees(scope, id))) throw scimNotFound("User", idText);
-      const after = validateUser(fn(before));
-      if (scope.workspaceId !== null && directory.changes(before, after) && (await memberElsewhere(tx, scope.workspaceId, id))) {
-        if (before.active && !after.active && !directory.changes({ ...before, active: false }, after)) {
-          withdrawn = { ...(await getResource(id, scope))!, active: false };
-          await leaveWorkspace(tx, scope.workspaceId, id);
-          return;
-        }
-        throw notYours(`User ${id} also belongs to other workspaces: their attributes are the organization's, changed only through the organization SCIM token; this workspace's token can deactivate them, which withdraws them from this workspace only (docs/directory.md)`);
+    // The user's own key first; a write that turns out to need more (a departure, a seat) starts
+    // again naming them, before it has written anything (`KeysMissing`).
+    let keys = [userKey(id)];
+    for (;;) {
+      const named = keys;
+      try {
+        await writeTransaction(db, async (tx) => {
+          const before = await directory.load(id);
+          if (!before || !(await sees(scope, id))) throw scimNotFound("User", idText);
+          const after = validateUser(fn(before));
+          if (scope.workspaceId !== null && directory.changes(before, after) && (await memberElsewhere(tx, scope.workspaceId, id))) {
+            if (before.active && !after.active && !directory.changes({ ...before, active: false }, after)) {
+              assertNamed(named, userUpdateKeys(config, id, before, after, true));
+              withdrawn = { ...(await getResource(id, scope))!, active: false };
+              await leaveWorkspace(tx, scope.workspaceId, id);
+              return;
+            }
+            throw notYours(`User ${id} also belongs to other workspaces: their attributes are the organization's, changed only through the organization SCIM token; this workspace's token can deactivate them, which withdraws them from this workspace only (docs/directory.md)`);
+          }
+          assertNamed(named, userUpdateKeys(config, id, before, after));
+          await directory.save(tx, id, before, after, scope);
+        }, { serializeOn: named });
+        break;
+      } catch (e) {
+        if (!(e instanceof KeysMissing)) throw e;
+        keys = e.keys;
       }
-      await directory.save(tx, id, before, after, scope);
-    }, { serializeOn: userWriteKeys(config) });
+    }
     return withdrawn ?? (await getResource(id, scope))!;
   };
 
@@ -306,7 +321,7 @@ export function createUsersService(ctx: AppContext) {
         const created = await directory.create(tx, state);
         await joinWorkspace(tx, workspaceId, created);
         return created;
-      }, { serializeOn: userWriteKeys(config) });
+      }, { serializeOn: userCreateKeys(config, state) });
       return (await getResource(id, scope))!;
     },
 
