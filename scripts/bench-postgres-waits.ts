@@ -4,16 +4,19 @@
  * durable server of its own (bench-postgres-server.ts, plus `pg_stat_statements`), the benchmark
  * run against it, and every 10 ms one sample of `pg_stat_activity` for Gatehouse's databases (not
  * the bare baseline's). Prints markdown: the backends' states and wait events over the samples
- * (a backend waiting on a lock also names the statement that waits), then the statements by calls
- * and server time (`pg_stat_statements`: the databases are dropped by then, so it is filtered by text). Arguments after `--` go to bench-writes, e.g.
+ * (a backend waiting on a lock also names the statement that waits; idle pooled connections are
+ * left out: they are in no transaction), then the statements by calls
+ * and server time (`pg_stat_statements`: the databases are dropped by then, so it is filtered by
+ * text). The arguments go to bench-writes, e.g.
  *
- *   bun scripts/bench-postgres-waits.ts -- --only scim --seconds 4
+ *   bun scripts/bench-postgres-waits.ts --only scim --seconds 4
  */
 import { join } from "node:path";
 import postgres from "postgres";
 import { benchPostgres } from "./bench-postgres-server";
 
-const passed = process.argv.includes("--") ? process.argv.slice(process.argv.indexOf("--") + 1) : ["--only", "scim", "--seconds", "4"];
+const given = process.argv.slice(2).filter((a) => a !== "--");
+const passed = given.length ? given : ["--only", "scim", "--seconds", "4"];
 const pg = await benchPostgres(["shared_preload_libraries=pg_stat_statements", "pg_stat_statements.track=all"]);
 const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
 try {
@@ -31,8 +34,8 @@ try {
     const rows = await admin<{ state: string | null; wait: string | null; query: string }[]>`
       SELECT state, wait_event_type || ':' || wait_event AS wait, left(regexp_replace(query, '\\s+', ' ', 'g'), 70) AS query
         FROM pg_stat_activity
-       WHERE datname LIKE 'writes\_%' AND datname NOT LIKE 'writes\_bare%' AND backend_type = 'client backend'`;
-    if (rows.length) samples++;
+       WHERE datname LIKE 'writes\_%' AND datname NOT LIKE 'writes\_bare%' AND backend_type = 'client backend' AND state <> 'idle'`;
+    samples++;
     for (const r of rows) {
       const key = `${r.state ?? "?"} · ${r.wait ?? "on CPU"}${r.wait?.startsWith("Lock:") ? ` · ${r.query}` : ""}`;
       waits.set(key, (waits.get(key) ?? 0) + 1);
@@ -42,7 +45,7 @@ try {
   await bench.exited;
   console.log(await report);
   const total = [...waits.values()].reduce((a, b) => a + b, 0);
-  console.log(`\n## Gatehouse's backends, ${samples} samples of pg_stat_activity (10 ms apart; bench-writes ${passed.join(" ")})\n`);
+  console.log(`\n## Gatehouse's backends, ${samples} samples of pg_stat_activity (10 ms apart, idle connections left out; bench-writes ${passed.join(" ")})\n`);
   console.log("| state · wait event | backend-samples | share |");
   console.log("|---|---:|---:|");
   for (const [k, n] of [...waits].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`| ${k.replaceAll("|", "\\|")} | ${n} | ${((100 * n) / total).toFixed(1)}% |`);

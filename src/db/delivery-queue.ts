@@ -118,6 +118,48 @@ async function claimDue(db: Db, subscriptionId: number, now: number, limit: numb
   return rows;
 }
 
+// The outbox's write: a delivery per subscription of an event, each id made of the subscription's
+// id and its running count (webhooks/tables.ts `deliveryId`: `subscription * span + count`).
+const nextDeliverySeq = preparedQuery<{ delivery_seq: number }, [number]>("UPDATE webhook_subscriptions SET delivery_seq = delivery_seq + 1 WHERE id = ?1 RETURNING delivery_seq");
+const insertDelivery = preparedQuery<unknown, [number, number, number, number]>(
+  `INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
+   VALUES (?1, ?2, ?3, 'pending', 0, ?4, ?4, ?4)`,
+);
+/**
+ * PostgreSQL's outbox write, one statement: the subscriptions' rows locked in id order (as every
+ * producer and tick takes them, so none deadlock), their counts bumped, the deliveries inserted.
+ * The row locks are held to COMMIT (a count is never handed out twice), so every producer of events
+ * to a subscription waits for the one before it to commit: one round trip holding them, not two
+ * per subscription, and taken as the event's last statement.
+ */
+const insertDeliveriesOnPostgres = preparedQuery<{ id: number }, [string, number, number, number]>(
+  `WITH locked AS (SELECT id FROM webhook_subscriptions WHERE id = ANY(?1) ORDER BY id FOR UPDATE),
+        counted AS (UPDATE webhook_subscriptions s SET delivery_seq = s.delivery_seq + 1 FROM locked WHERE s.id = locked.id
+                    RETURNING s.id, s.delivery_seq)
+   INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
+   SELECT counted.id * ?2 + counted.delivery_seq, ?3, counted.id, 'pending', 0, ?4, ?4, ?4 FROM counted
+   RETURNING id`,
+);
+
+/**
+ * Writes a pending delivery of event `eventId` for each subscription (in the caller's transaction),
+ * due at `now`; answers their ids in subscription order. `span`: webhooks/tables.ts's id layout. A
+ * subscription deleted meanwhile gets none.
+ */
+export async function insertDeliveries(db: Db, eventId: number, subscriptionIds: readonly number[], now: number, span: number): Promise<number[]> {
+  if (subscriptionIds.length === 0) return [];
+  if (isPostgres()) return (await insertDeliveriesOnPostgres.all(db, listParam([...subscriptionIds]), span, eventId, now)).map((r) => r.id).sort((a, b) => a - b);
+  const ids: number[] = [];
+  for (const subscriptionId of subscriptionIds) {
+    const counted = await nextDeliverySeq.get(db, subscriptionId);
+    if (!counted) continue;
+    const id = subscriptionId * span + counted.delivery_seq;
+    await insertDelivery.run(db, id, eventId, subscriptionId, now);
+    ids.push(id);
+  }
+  return ids;
+}
+
 /** The queue's steps, each run on what `db` routes to (inside `transaction`'s body: the tick's transaction). */
 export function deliveryQueue(db: Db) {
   return {

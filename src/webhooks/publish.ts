@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type { Tx } from "../db/connection";
+import { insertDeliveries } from "../db/delivery-queue";
 import { preparedQuery } from "../db/statement";
 import { assertValidPayload, type EventName, type EventPayload } from "./catalog";
-import { deliveryId } from "./tables";
+import { DELIVERY_ID_SPAN } from "./tables";
 import { wakeAfterCommit } from "./wake";
 
 export type PublishOptions = {
@@ -53,7 +54,7 @@ export async function publish(tx: Tx, event: string, payload: unknown, opts: Pub
 
 // Producers call `publish` inside hot write paths: it runs statements written once, on the
 // transaction's own connection, instead of building queries each time.
-// In id order: each matching subscription's row is then locked (`nextDeliverySeq`) in the order
+// In id order: each matching subscription's row is then locked (`insertDeliveries`) in the order
 // every producer and every delivery tick takes them, so concurrent transactions on PostgreSQL
 // queue on those row locks instead of deadlocking.
 const enabledSubscriptions = preparedQuery<{ id: number; events: string; project_code: string | null; workspace_id: number | null }, []>(
@@ -63,23 +64,14 @@ const projectWorkspace = preparedQuery<{ workspace_id: number }, [string]>("SELE
 const insertEvent = preparedQuery<{ id: number }, [string, string, string | null, string, number, number | null]>(
   "INSERT INTO webhook_events (uid, name, project_code, payload, created_at, workspace_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
 );
-const nextDeliverySeq = preparedQuery<{ delivery_seq: number }, [number]>("UPDATE webhook_subscriptions SET delivery_seq = delivery_seq + 1 WHERE id = ?1 RETURNING delivery_seq");
-const insertDelivery = preparedQuery<unknown, [number, number, number, number]>(
-  `INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
-   VALUES (?1, ?2, ?3, 'pending', 0, ?4, ?4, ?4)`,
-);
 
 /** Writes the event row and its deliveries (also used by the admin `/test` endpoint). Returns the event id, its webhook-id and the delivery ids. */
 export async function recordEvent(tx: Tx, event: EventName, payload: unknown, projectCode: string | null, subscriptionIds: number[], now = Date.now(), workspaceId: number | null = null) {
   const uid = newMessageId();
   const eventId = (await insertEvent.get(tx, uid, event, projectCode, JSON.stringify(payload), now, workspaceId))!.id;
-  const deliveryIds: number[] = [];
-  for (const subscriptionId of subscriptionIds) {
-    // Ids keep each subscription's deliveries together (tables.ts `deliveryId`).
-    const id = deliveryId(subscriptionId, (await nextDeliverySeq.get(tx, subscriptionId))!.delivery_seq);
-    await insertDelivery.run(tx, id, eventId, subscriptionId, now);
-    deliveryIds.push(id);
-  }
+  // Ids keep each subscription's deliveries together (tables.ts `deliveryId`). Last: on PostgreSQL
+  // it locks the subscriptions' rows until COMMIT.
+  const deliveryIds = await insertDeliveries(tx, eventId, subscriptionIds, now, DELIVERY_ID_SPAN);
   if (deliveryIds.length > 0) wakeAfterCommit(tx);
   return { eventId, uid, deliveryIds };
 }

@@ -61,7 +61,7 @@ export type DeliveryStatus = "pending" | "delivered" | "failed";
  * before migration 0004 keep their smaller ids. Stays a safe JavaScript integer up to 2^21
  * subscriptions (`MAX_SUBSCRIPTION_ID`); the count is never reused (kept on the subscription).
  */
-const DELIVERY_ID_SPAN = 2 ** 32;
+export const DELIVERY_ID_SPAN = 2 ** 32;
 export const MAX_SUBSCRIPTION_ID = 2 ** 21 - 1;
 export function deliveryId(subscriptionId: number, seq: number): number {
   return subscriptionId * DELIVERY_ID_SPAN + seq;

@@ -199,8 +199,11 @@ export async function insertCase(w: ProjectWrite, caller: Caller, body: CaseCrea
   const { tx, project } = w;
   const cols = await columnsFrom(tx, project, body, null, await batch.caseFields());
   const now = isoMicro();
+  // The number last: on PostgreSQL its counter row stays locked until COMMIT, and every create in
+  // the project waits for it.
+  const position = await batch.takePosition(cols.suiteId ?? null);
   const row = await insertCaseRow(tx, {
-    ...cols, ...reporter, title: body.title, projectId: project.id, number: await nextNumber(tx, project.id, "case"), position: await batch.takePosition(cols.suiteId ?? null),
+    ...cols, ...reporter, title: body.title, projectId: project.id, number: await nextNumber(tx, project.id, "case"), position,
     revision: 1, authorId: caller.userId, created: now, updated: now,
   });
   await w.emit("case.created", casePayload(row, await payloadNumbers(w.numbers, row)));
