@@ -5,6 +5,7 @@
  * failures 503 with `Retry-After` (never 500), so clients and load balancers retry; the node
  * itself reconnects on its next query (postgres.js opens connections on demand).
  */
+import type { Logger } from "../log";
 
 /** postgres.js's own connection codes and the socket errors it passes through. */
 const CONNECTION_CODES = new Set([
@@ -66,4 +67,30 @@ export async function withinDeadline<T>(work: Promise<T>, ms: number, what: stri
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * How periodic work (the delivery loop, the leader election, the retention purges) logs its
+ * failures: an unavailable database — a failover, a restart, a cut connection — is one warn when
+ * the outage starts and one info when the work succeeds again, not an error every tick for as long
+ * as it lasts; any other failure is a bug and stays an error each time.
+ */
+export function outageLog(log: Logger, what: string): { failed(e: unknown): void; succeeded(): void } {
+  let since: number | null = null;
+  return {
+    failed(e) {
+      if (!isDatabaseUnavailable(e)) {
+        log.error(`${what} failed`, { error: String((e as Error)?.message ?? e) });
+        return;
+      }
+      if (since !== null) return;
+      since = Date.now();
+      log.warn(`${what}: database unavailable; retrying until it answers`, { reason: unavailableReason(e) });
+    },
+    succeeded() {
+      if (since === null) return;
+      log.info(`${what}: database available again`, { unavailableMs: Date.now() - since });
+      since = null;
+    },
+  };
 }

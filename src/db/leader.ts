@@ -14,6 +14,8 @@
  *   costs work, never data.
  */
 import type postgres from "postgres";
+import type { Logger } from "../log";
+import { outageLog } from "./availability";
 import { storeOf, type Db } from "./store";
 import type { PostgresStore } from "./postgres/store";
 
@@ -50,7 +52,11 @@ export function runsBackgroundWork(db: Db): boolean {
   return leadership ? leadership.isLeader() : true;
 }
 
-export type LeaderEvents = { onChange?: (leader: boolean) => void; onError?: (e: unknown) => void };
+export type LeaderEvents = {
+  onChange?: (leader: boolean) => void;
+  /** Where a failed try is logged: the database away is one warn per outage and one info when it answers again; anything else an error. */
+  log?: Logger;
+};
 
 /** Starts taking part in the election for `db`'s database (serve does, once per process). */
 export function startLeaderElection(db: Db, events: LeaderEvents = {}, retryMs = LEADER_RETRY_MS): Leadership {
@@ -71,28 +77,33 @@ function advisoryLockLeadership(pool: postgres.Sql, events: LeaderEvents, retryM
   let leader = false;
   let stopped = false;
   let round: Promise<void> = Promise.resolve();
+  const failures = events.log ? outageLog(events.log, "leader election") : null;
   const setLeader = (next: boolean) => {
     if (leader === next) return;
     leader = next;
     events.onChange?.(next);
   };
 
+  const elect = async () => {
+    const sql = await connection();
+    if (leader) {
+      const [row] = await sql.unsafe<{ held: boolean }[]>(HELD_BY_THIS_SESSION);
+      if (row?.held === true) return;
+      setLeader(false); // the session broke, and the server freed its lock with it
+    }
+    const [row] = await sql.unsafe<{ taken: boolean }[]>(`SELECT pg_try_advisory_lock(${LEADER_LOCK_KEY}) AS taken`);
+    if (row?.taken !== true) return;
+    for (const setting of LEADER_KEEPALIVE) await sql.unsafe(setting);
+    if (!stopped) setLeader(true);
+  };
   const attempt = async () => {
     if (stopped) return;
     try {
-      const sql = await connection();
-      if (leader) {
-        const [row] = await sql.unsafe<{ held: boolean }[]>(HELD_BY_THIS_SESSION);
-        if (row?.held === true) return;
-        setLeader(false); // the session broke, and the server freed its lock with it
-      }
-      const [row] = await sql.unsafe<{ taken: boolean }[]>(`SELECT pg_try_advisory_lock(${LEADER_LOCK_KEY}) AS taken`);
-      if (row?.taken !== true) return;
-      for (const setting of LEADER_KEEPALIVE) await sql.unsafe(setting);
-      if (!stopped) setLeader(true);
+      await elect();
+      failures?.succeeded();
     } catch (e) {
       setLeader(false);
-      events.onError?.(e);
+      if (!stopped) failures?.failed(e);
     }
   };
   const tick = () => {

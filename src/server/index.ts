@@ -270,7 +270,7 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
   // Periodic work that must run once per database (retention purges): one node of a cluster at a time.
   const leadership = startLeaderElection(ctx.db, {
     onChange: (leader) => log.info(leader ? "leader: this node runs the background work (retention purges)" : "no longer the leader of background work", { leader }),
-    onError: (e) => log.debug("leader election: database not reachable", { error: String((e as Error)?.message ?? e) }),
+    log,
   });
   const deliveryLoop = (opts.startLoop ?? startDeliveryLoop)(ctx);
 

@@ -1,4 +1,5 @@
 import type { AppContext } from "../context";
+import { outageLog } from "../db/availability";
 import { isLockBusy } from "../db/lock-wait";
 import { DeliveryMetrics } from "./delivery-metrics";
 import { DeliveryLedger, type FinishedAttempt, type LeasedDelivery, type SubscriptionTarget, type TickResult } from "./ledger";
@@ -86,6 +87,8 @@ class DeliveryLoop {
   private readonly sender: DeliverySender;
   private readonly pacer: DeliveryPacer;
   private readonly metrics: DeliveryMetrics;
+  /** A database away (failover, restart) is one warn and one info, not an error every poll. */
+  private readonly tickFailures;
 
   constructor(private readonly ctx: AppContext) {
     this.cfg = ctx.config;
@@ -103,6 +106,7 @@ class DeliveryLoop {
     );
     this.pacer = new DeliveryPacer(ctx.groupCommit);
     this.metrics = new DeliveryMetrics(ctx, () => this.sender.inFlight);
+    this.tickFailures = outageLog(ctx.log, "webhook delivery tick");
   }
 
   start(): void {
@@ -175,7 +179,7 @@ class DeliveryLoop {
       try {
         await this.tick();
       } catch (e) {
-        this.ctx.log.error("webhook delivery tick failed", { error: String((e as Error)?.message ?? e) });
+        this.tickFailures.failed(e);
       } finally {
         this.ticking = null;
       }
@@ -214,11 +218,12 @@ class DeliveryLoop {
       this.finished = finished.concat(this.finished);
       this.released = released.concat(this.released);
       if (isLockBusy(e)) this.ctx.log.debug("webhook delivery tick deferred: the database is locked by another connection");
-      else this.ctx.log.error("webhook delivery tick failed", { error: String((e as Error)?.message ?? e) });
+      else this.tickFailures.failed(e);
       return;
     } finally {
       this.recording = 0;
     }
+    this.tickFailures.succeeded();
     if (finished.length > 0) this.awaitSync(finished.length);
     this.metrics.committed(result, finished); // only after the commit
     for (const d of result.disabled) {

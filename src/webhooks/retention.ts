@@ -1,4 +1,5 @@
 import type { AppContext } from "../context";
+import { outageLog } from "../db/availability";
 import { deliveryRetention } from "../db/delivery-queue";
 import { runsBackgroundWork } from "../db/leader";
 import { isLockBusy } from "../db/lock-wait";
@@ -20,15 +21,17 @@ const PURGE_SPAN = 2000;
 export function startRetentionPurge(ctx: Pick<AppContext, "db" | "config" | "log">): { stop(): void } {
   let stopped = false;
   let purging = false;
+  const failures = outageLog(ctx.log, "webhook retention purge");
   const run = async () => {
     // One node of a cluster purges (src/db/leader.ts); the others skip their turn.
     if (purging || stopped || !runsBackgroundWork(ctx.db)) return;
     purging = true;
     try {
       await purgeExpired(ctx, Date.now(), () => stopped);
+      failures.succeeded();
     } catch (e) {
       if (isLockBusy(e)) ctx.log.debug("webhook retention purge deferred: the database is locked by another connection");
-      else ctx.log.error("webhook retention purge failed", { error: String((e as Error)?.message ?? e) });
+      else failures.failed(e);
     } finally {
       purging = false;
     }

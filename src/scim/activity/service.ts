@@ -1,6 +1,7 @@
 import { and, asc, between, count, desc, eq, gt, gte, lt, not } from "drizzle-orm";
 import type { AppContext } from "../../context";
 import type { Db } from "../../db/connection";
+import { outageLog } from "../../db/availability";
 import { containsText } from "../../db/dialect";
 import { fastInserter } from "../../db/fast-insert";
 import { preparedQuery } from "../../db/statement";
@@ -50,6 +51,7 @@ export function activityRecorder(ctx: Pick<AppContext, "db" | "config" | "log">)
   // the order the answers went out, whatever each entry's reads cost on the engine.
   let queue: (ActivityRecord | Promise<ActivityRecord | null>)[] = [];
   let lastPurge = 0;
+  const purgeFailures = outageLog(ctx.log, "provisioning activity log purge");
   /** The flush under way: `flush()` waits for it, and for the one after it. */
   let flushing: Promise<void> = Promise.resolve();
   const flush = async () => {
@@ -68,8 +70,9 @@ export function activityRecorder(ctx: Pick<AppContext, "db" | "config" | "log">)
     if (now - lastPurge >= PURGE_EVERY_MS && runsBackgroundWork(ctx.db)) {
       try {
         if (await purgeActivity(ctx.db, now - ctx.config.provisioningLogRetentionDays * 86_400_000)) lastPurge = now;
+        purgeFailures.succeeded();
       } catch (e) {
-        ctx.log.error("provisioning activity log purge failed", { error: String((e as Error)?.message ?? e) });
+        purgeFailures.failed(e);
       }
     }
   };
