@@ -81,7 +81,7 @@ test("the database stopped under a node: its delivery loop and leader election l
     await Bun.sleep(LEADER_RETRY_MS + 500);
     expect([count(...tickWarn), count(...leaderWarn)]).toEqual([1, 1]);
     expect(errors()).toEqual([]);
-    expect(String(lines().find((l) => l.msg === tickWarn[1])!.reason)).toMatch(/ECONNREFUSED|CONNECTION_|CONNECT_TIMEOUT|57P0/);
+    expect(String(lines().find((l) => l.msg === tickWarn[1])!.reason)).toMatch(/^[A-Z0-9_]+: /); // the driver's code: refused, reset, closed…
 
     pgCtl("-l", join(server.dir, "log"), "-w", "-o", `-p ${server.port} -k ${server.dir} -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off`, "start");
     await until(() => count(...tickBack) === 1 && count(...leaderBack) === 1, "the recovery's infos", 20_000);
