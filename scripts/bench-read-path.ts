@@ -67,13 +67,13 @@ export const GUARD_MARGIN = 0.7;
 /**
  * What the CI guard holds each ratio to (× GUARD_MARGIN): the targets where they are met, and
  * where they are not yet met on a quiet machine, the ratio measured there (2026-11-27, load < 3:
- * page 0.26×, create 0.52× — create is CPU-bound at ~1 ms against the bare loop's one fast fsync,
- * while under load a slow fsync lifts the ratio to 3–4×). Page: 0.22, the median of the two clean-clone
- * CI runs of 2026-11-27 evening (0.23×, 0.20×; single rounds 0.15–0.32) — at 0.26 the line sat within a
- * round's noise of failing. A guard line below the target is a regression line, not the target: the
+ * create 0.52× — create is CPU-bound at ~0.8 ms against the bare loop's one fast fsync, while under
+ * load a slow fsync lifts the ratio to 3–4×). Page: 0.30 since its engine-written page (read-path.md
+ * round 7: guard medians 0.45–0.52 at load 3–8, single rounds 0.31–0.60; the page before it measured
+ * 0.16–0.23 on CI and here). A guard line below the target is a regression line, not the target: the
  * targets stay in FLOORS and in the README.
  */
-export const GUARD_FLOORS: Record<Scenario, number> = { lookup: 0.5, get: 0.5, page: 0.22, create: 0.5 };
+export const GUARD_FLOORS: Record<Scenario, number> = { lookup: 0.5, get: 0.5, page: 0.3, create: 0.5 };
 const ALL: Scenario[] = ["lookup", "get", "page", "create"];
 const ONLY = (argOf("only")?.split(",") ?? ALL) as Scenario[];
 
