@@ -6,7 +6,7 @@ import { afterEach } from "bun:test";
 import { createTestApp, until } from "../helpers";
 
 /** A webhook subscriber on 127.0.0.1: records every request; its answer is swappable per test. */
-export type Received = { headers: Record<string, string>; body: string; at: number };
+export type Received = { path: string; headers: Record<string, string>; body: string; at: number };
 export type Handler = (req: Request, rec: Received, n: number) => Response | Promise<Response>;
 
 export function startReceiver(handler: Handler = () => new Response("ok")) {
@@ -14,6 +14,9 @@ export function startReceiver(handler: Handler = () => new Response("ok")) {
   let current = handler;
   let inFlight = 0;
   let maxInFlight = 0;
+  /** Requests open at once, per path (a subscription each, when several share the receiver). */
+  const openByPath = new Map<string, number>();
+  const maxInFlightByPath = new Map<string, number>();
   const waiters = new Set<() => void>();
   const hung = new Set<() => void>();
   const server = Bun.serve({
@@ -21,15 +24,19 @@ export function startReceiver(handler: Handler = () => new Response("ok")) {
     port: 0,
     idleTimeout: 30,
     async fetch(req) {
-      const rec: Received = { headers: Object.fromEntries(req.headers), body: await req.text(), at: Date.now() };
+      const path = new URL(req.url).pathname;
+      const rec: Received = { path, headers: Object.fromEntries(req.headers), body: await req.text(), at: Date.now() };
       received.push(rec);
       inFlight++;
       maxInFlight = Math.max(maxInFlight, inFlight);
+      openByPath.set(path, (openByPath.get(path) ?? 0) + 1);
+      maxInFlightByPath.set(path, Math.max(maxInFlightByPath.get(path) ?? 0, openByPath.get(path)!));
       for (const w of waiters) w();
       try {
         return await current(req, rec, received.length);
       } finally {
         inFlight--;
+        openByPath.set(path, openByPath.get(path)! - 1);
       }
     },
   });
@@ -40,6 +47,11 @@ export function startReceiver(handler: Handler = () => new Response("ok")) {
     received,
     get maxInFlight() {
       return maxInFlight;
+    },
+    maxInFlightByPath,
+    /** Requests open now. */
+    get inFlight() {
+      return inFlight;
     },
     setHandler(h: Handler) {
       current = h;

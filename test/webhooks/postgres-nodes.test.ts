@@ -28,6 +28,7 @@ import { startDeliveryLoop } from "../../src/webhooks/dispatcher";
 import { publish } from "../../src/webhooks/publish";
 import { ADMIN_TOKEN, until } from "../helpers";
 import { freshDatabase, testServerUrl } from "../support/postgres";
+import { startReceiver } from "./harness";
 
 let database: { url: string; drop(): Promise<void> };
 // Both nodes open the signing secrets with one key, as a cluster's nodes share GATEHOUSE_SECRET_KEY_FILE.
@@ -108,67 +109,29 @@ function startNode(overrides: Partial<Config> = {}, { loop = true } = {}) {
   return node;
 }
 
-/** A subscriber with one path per subscription: what arrived where and when, and the most requests open at once per path. */
-function startReceiver() {
-  const received: { path: string; id: string; at: number }[] = [];
-  const open = new Map<string, number>();
-  const maxOpen = new Map<string, number>();
-  let total = 0;
-  let maxTotal = 0;
-  let answer: () => Promise<Response> = async () => {
+/** The webhook tests' receiver, one path per subscription; it answers after 2 ms unless told otherwise. */
+function startPathReceiver() {
+  const rx = startReceiver(async () => {
     await Bun.sleep(2);
     return new Response("ok");
-  };
-  const hung = new Set<() => void>();
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    idleTimeout: 30,
-    async fetch(req) {
-      const path = new URL(req.url).pathname;
-      received.push({ path, id: req.headers.get("webhook-id")!, at: Date.now() });
-      open.set(path, (open.get(path) ?? 0) + 1);
-      maxOpen.set(path, Math.max(maxOpen.get(path) ?? 0, open.get(path)!));
-      maxTotal = Math.max(maxTotal, ++total);
-      try {
-        return await answer();
-      } finally {
-        open.set(path, open.get(path)! - 1);
-        total--;
-      }
-    },
   });
-  return {
-    url: (path: string) => `http://127.0.0.1:${server.port}${path}`,
-    received,
-    maxOpen,
-    get maxTotal() {
-      return maxTotal;
-    },
-    hang() {
-      answer = () => new Promise((resolve) => hung.add(() => resolve(new Response("late"))));
-    },
-    answerOk() {
-      answer = async () => new Response("ok");
-    },
-    get open() {
-      return total;
-    },
-    stop() {
-      for (const h of hung) h();
-      server.stop(true);
-    },
-  };
+  return Object.assign(rx, {
+    pathUrl: (path: string) => `${rx.base}${path}`,
+    /** What arrived where: each request's path and webhook-id. */
+    arrivals: () => rx.received.map((r) => ({ path: r.path, id: r.headers["webhook-id"]!, at: r.at })),
+    hangAll: () => rx.setHandler(() => rx.hang()),
+    answerOk: () => rx.setHandler(() => new Response("ok")),
+  });
 }
 
 test("two nodes share a backlog: every delivery sent exactly once, both nodes deliver, each within its caps", async () => {
-  const receiver = startReceiver();
+  const receiver = startPathReceiver();
   try {
     const a = startNode();
     const b = startNode();
     const subs: number[] = [];
     for (const [i, node] of [a, b, a].entries()) {
-      const r = await node.admin("POST", "/api/admin/webhooks", { url: receiver.url(`/hook/${i}`), events: ["*"] });
+      const r = await node.admin("POST", "/api/admin/webhooks", { url: receiver.pathUrl(`/hook/${i}`), events: ["*"] });
       expect(r.status).toBe(201);
       subs.push(r.body.id);
     }
@@ -184,9 +147,9 @@ test("two nodes share a backlog: every delivery sent exactly once, both nodes de
     }, "every delivery recorded delivered", 60_000);
 
     // Exactly once: as many requests as deliveries, and each subscription got exactly its own webhook-ids.
-    expect(receiver.received.length).toBe(total);
+    expect(receiver.arrivals().length).toBe(total);
     for (const [path, ids] of expected) {
-      const got = receiver.received.filter((r) => r.path === path).map((r) => r.id);
+      const got = receiver.arrivals().filter((r) => r.path === path).map((r) => r.id);
       expect(got.length).toBe(PER_SUBSCRIPTION);
       expect(new Set(got)).toEqual(ids);
     }
@@ -200,8 +163,8 @@ test("two nodes share a backlog: every delivery sent exactly once, both nodes de
 
     // The caps are per node (docs/webhooks.md, "Several nodes"): a subscription sees at most
     // nodes × its cap at once, the receiver at most nodes × the global concurrency.
-    for (const max of receiver.maxOpen.values()) expect(max).toBeLessThanOrEqual(2 * 3);
-    expect(receiver.maxTotal).toBeLessThanOrEqual(2 * 8);
+    for (const max of receiver.maxInFlightByPath.values()) expect(max).toBeLessThanOrEqual(2 * 3);
+    expect(receiver.maxInFlight).toBeLessThanOrEqual(2 * 8);
   } finally {
     receiver.stop();
     for (const n of nodes.splice(0)) await n.close();
@@ -209,21 +172,21 @@ test("two nodes share a backlog: every delivery sent exactly once, both nodes de
 }, 90_000);
 
 test("a node killed with claims leased: the other node sends them once their lease has passed, duplicates only what was in flight", async () => {
-  const receiver = startReceiver();
+  const receiver = startPathReceiver();
   try {
-    receiver.hang();
+    receiver.hangAll();
     const doomed = startNode();
-    const sub = await doomed.admin("POST", "/api/admin/webhooks", { url: receiver.url("/hook/kill"), events: ["*"] });
+    const sub = await doomed.admin("POST", "/api/admin/webhooks", { url: receiver.pathUrl("/hook/kill"), events: ["*"] });
     expect(sub.status).toBe(201);
     const queued = await doomed.admin("POST", `/api/admin/webhooks/${sub.body.id}/test`, { event: "case.deleted", count: 40 });
     expect(queued.status).toBe(202);
     // The doomed node has claimed (2 × its per-subscription cap) and sent up to its cap, which hang.
-    await until(() => receiver.open === 3, "the doomed node's attempts open at the receiver");
+    await until(() => receiver.inFlight === 3, "the doomed node's attempts open at the receiver");
     const leased = (await doomed.sql`
       SELECT e.uid, d.locked_until FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
        WHERE d.locked_until IS NOT NULL`) as unknown as { uid: string; locked_until: number }[];
     expect(leased.length).toBe(6);
-    const sentByDoomed = new Set(receiver.received.map((r) => r.id));
+    const sentByDoomed = new Set(receiver.arrivals().map((r) => r.id));
     expect(sentByDoomed.size).toBe(3);
 
     await doomed.kill();
@@ -236,7 +199,7 @@ test("a node killed with claims leased: the other node sends them once their lea
 
     const ids = new Set((queued.body.webhookIds as string[]));
     const arrivals = new Map<string, number[]>();
-    for (const r of receiver.received) arrivals.set(r.id, [...(arrivals.get(r.id) ?? []), r.at]);
+    for (const r of receiver.arrivals()) arrivals.set(r.id, [...(arrivals.get(r.id) ?? []), r.at]);
     expect(new Set(arrivals.keys())).toEqual(ids); // every event arrived
     // The doomed node's leased claims went out again only after their lease, never before.
     for (const { uid, locked_until } of leased) {
@@ -246,7 +209,7 @@ test("a node killed with claims leased: the other node sends them once their lea
     // Duplicates: exactly the attempts the doomed node had sent and not recorded (≤ 2 × concurrency).
     const duplicated = [...arrivals].filter(([, times]) => times.length > 1).map(([id]) => id);
     expect(new Set(duplicated)).toEqual(sentByDoomed);
-    expect(receiver.received.length).toBe(40 + sentByDoomed.size);
+    expect(receiver.arrivals().length).toBe(40 + sentByDoomed.size);
     expect(await survivor.delivered()).toBe(40);
   } finally {
     receiver.stop();
@@ -275,11 +238,11 @@ async function listeners(sql: postgres.Sql): Promise<number[]> {
 }
 
 test("another process's commit wakes a node's loop through LISTEN/NOTIFY, also after its listening connection was cut", async () => {
-  const receiver = startReceiver();
+  const receiver = startPathReceiver();
   try {
     // The poll would take a minute: only the notice can bring these events out within the test.
     const node = startNode({ webhookPollIntervalMs: 60_000 });
-    const sub = await node.admin("POST", "/api/admin/webhooks", { url: receiver.url("/hook/wake"), events: ["*"] });
+    const sub = await node.admin("POST", "/api/admin/webhooks", { url: receiver.pathUrl("/hook/wake"), events: ["*"] });
     expect(sub.status).toBe(201);
     const listener = await until(async () => {
       const pids = await listeners(node.sql);
@@ -287,8 +250,8 @@ test("another process's commit wakes a node's loop through LISTEN/NOTIFY, also a
     }, "the node listening");
 
     const committedAt = await publishFromAnotherProcess(3);
-    await until(() => receiver.received.length === 3, "the other process's events delivered", 15_000);
-    expect(Math.max(...receiver.received.map((r) => r.at)) - committedAt).toBeLessThan(15_000);
+    await until(() => receiver.arrivals().length === 3, "the other process's events delivered", 15_000);
+    expect(Math.max(...receiver.arrivals().map((r) => r.at)) - committedAt).toBeLessThan(15_000);
 
     // The server cuts the listening connection (a restart, a failover, a proxy's idle timeout):
     // the driver listens again on a new one, and the loop looks once for what it may have missed.
@@ -298,7 +261,7 @@ test("another process's commit wakes a node's loop through LISTEN/NOTIFY, also a
       return pids.length === 1 && pids[0] !== listener;
     }, "the node listening again on a new connection", 15_000);
     await publishFromAnotherProcess(2);
-    await until(() => receiver.received.length === 5, "events committed after the reconnect delivered", 15_000);
+    await until(() => receiver.arrivals().length === 5, "events committed after the reconnect delivered", 15_000);
   } finally {
     receiver.stop();
     for (const n of nodes.splice(0)) await n.close();
