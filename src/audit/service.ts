@@ -8,7 +8,7 @@ import { clientAddressOf, requestIdOf } from "../http/request-info";
 import type { AuditEntry, AuditListQuery } from "./model";
 import { auditLog, type AuditRow } from "./tables";
 import { preparedQuery } from "../db/statement";
-import { first, writeTransaction } from "../db/transaction";
+import { first, readSnapshot, writeTransaction } from "../db/transaction";
 
 /**
  * The audit log: recording an admin action in the same transaction as the action, reading it with
@@ -208,9 +208,11 @@ export async function listAudit(ctx: Pick<AppContext, "db">, q: AuditListQuery) 
   const limit = q.limit ?? 50;
   const offset = q.offset ?? 0;
   const where = whereOf(q);
-  const rows = await ctx.db.select().from(auditLog).where(where).orderBy(desc(auditLog.id)).limit(limit).offset(offset);
-  const total = (await first(ctx.db.select({ n: count() }).from(auditLog).where(where)))!.n;
-  return { total, limit, offset, items: rows.map(toAuditEntry) };
+  return readSnapshot(ctx.db, async () => {
+    const rows = await ctx.db.select().from(auditLog).where(where).orderBy(desc(auditLog.id)).limit(limit).offset(offset);
+    const total = (await first(ctx.db.select({ n: count() }).from(auditLog).where(where)))!.n;
+    return { total, limit, offset, items: rows.map(toAuditEntry) };
+  });
 }
 
 /** The audit log as a download (src/http/log-export.ts); the filters are checked before the answer starts. */

@@ -52,6 +52,8 @@ export interface Store {
   begin<T>(work: (tx: Tx) => Promise<T>, options: WriteOptions): Promise<T>;
   /** Runs `work` as a savepoint of the open transaction `tx` (PostgreSQL: with `options.serializeOn`'s locks, taken where it starts). */
   savepoint<T>(tx: Tx, work: (tx: Tx) => Promise<T>, options?: WriteOptions): Promise<T>;
+  /** Runs `work`'s reads on one snapshot (PostgreSQL: a REPEATABLE READ READ ONLY transaction); absent: reads run as they are. */
+  consistentRead?<T>(work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -157,6 +159,20 @@ export async function writeTransaction<T>(db: Db, work: (tx: Tx) => T | Promise<
       return work(tx);
     }, options);
   return store.begin(async (tx) => work(tx), options);
+}
+
+/**
+ * Runs `work`'s reads — everything it queries through `ctx.db` — against one snapshot, so a list's
+ * page and its total agree with each other. On PostgreSQL each statement otherwise sees what was
+ * committed when it started (READ COMMITTED): a write committed between the page's query and the
+ * count's made them disagree. There it is a REPEATABLE READ READ ONLY transaction on one pooled
+ * connection; on SQLite the reads run as they are (the reader's snapshot is renewed only when
+ * something committed, src/db/connection.ts). Inside a write transaction `work` simply runs in it.
+ */
+export async function readSnapshot<T>(db: Db, work: () => Promise<T>): Promise<T> {
+  const store = storeOf(db);
+  if (!store.consistentRead || inTransaction(db)) return work();
+  return store.consistentRead(work);
 }
 
 /** The first row of a query (or undefined): `await first(db.select()…where(…))`. */

@@ -1,6 +1,6 @@
 import { writeTransaction, type Db, type WriteOptions } from "./store";
 
-export { afterCommit, first, outsideTransaction, writeTransaction, type WriteOptions } from "./store";
+export { afterCommit, first, outsideTransaction, readSnapshot, writeTransaction, type WriteOptions } from "./store";
 
 /**
  * `work` bound once as a write transaction, for background writers that run statements prepared

@@ -11,7 +11,7 @@ import { validateTargetUrl } from "./ssrf";
 import { MAX_SUBSCRIPTION_ID, webhookDeliveries, webhookEvents, webhookSubscriptions } from "./tables";
 import { workspaces } from "../directory/tables";
 import { wakeAfterCommit } from "./wake";
-import { first, writeTransaction } from "../db/transaction";
+import { first, readSnapshot, writeTransaction } from "../db/transaction";
 
 /** Subscriptions, delivery log and replay: plain functions over the tables (no HTTP here). */
 
@@ -211,11 +211,14 @@ export async function listDeliveries(
     q.status ? eq(webhookDeliveries.status, q.status) : undefined,
     q.event ? eq(webhookEvents.name, q.event) : undefined,
   );
-  const base = ctx.db.select(summaryColumns).from(webhookDeliveries).innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId));
-  const rows = await base.where(where).orderBy(desc(webhookDeliveries.id)).limit(limit).offset(offset);
-  const total = (await first(ctx.db.select({ n: count() }).from(webhookDeliveries).innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId)).where(where)))!.n;
-  const now = Date.now();
-  return { total, limit, offset, items: rows.map((r) => toSummary(r, now)) };
+  // The page and its total from one snapshot: deliveries change state while an admin watches.
+  return readSnapshot(ctx.db, async () => {
+    const base = ctx.db.select(summaryColumns).from(webhookDeliveries).innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId));
+    const rows = await base.where(where).orderBy(desc(webhookDeliveries.id)).limit(limit).offset(offset);
+    const total = (await first(ctx.db.select({ n: count() }).from(webhookDeliveries).innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId)).where(where)))!.n;
+    const now = Date.now();
+    return { total, limit, offset, items: rows.map((r) => toSummary(r, now)) };
+  });
 }
 
 export async function getDelivery(ctx: AppContext, id: number): Promise<DeliveryDetail> {

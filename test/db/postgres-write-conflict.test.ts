@@ -10,7 +10,7 @@ import { isLockBusy, isStorageFull, isWriteConflict } from "../../src/db/lock-wa
 import type { PostgresStore } from "../../src/db/postgres/store";
 import { execute, rowsOf } from "../../src/db/statement";
 import { storeOf, type Db } from "../../src/db/store";
-import { afterCommit, writeTransaction } from "../../src/db/transaction";
+import { afterCommit, outsideTransaction, readSnapshot, writeTransaction } from "../../src/db/transaction";
 import { openPostgresForTest, testServerUrl } from "../support/postgres";
 
 let pg: Awaited<ReturnType<typeof openPostgresForTest>>;
@@ -81,4 +81,16 @@ test("PostgreSQL's SQLSTATEs: conflicts are 'busy' (503), 53100 is 'full' (507);
   expect(isStorageFull(wrapped("53200"))).toBe(false);
   expect(isLockBusy(Object.assign(new Error("busy"), { code: "SQLITE_BUSY" }))).toBe(true);
   expect(isStorageFull(Object.assign(new Error("full"), { code: "SQLITE_FULL" }))).toBe(true);
+});
+
+test("readSnapshot: two reads agree although a write commits between them (REPEATABLE READ on PostgreSQL)", async () => {
+  const count = async () => Number((await rowsOf<{ n: number }>(db, fragment`SELECT count(*) AS n FROM settings WHERE key LIKE 'snap.%'`))[0]!.n);
+  const seen = await readSnapshot(db, async () => {
+    const before = await count();
+    // Another task commits a row while the snapshot is open.
+    await outsideTransaction(() => writeTransaction(db, (tx) => execute(tx, fragment`INSERT INTO settings (key, value) VALUES ('snap.1', 'x')`)));
+    return [before, await count()];
+  });
+  expect(seen).toEqual([0, 0]);
+  expect(await count()).toBe(1); // committed, and seen once the snapshot is over
 });

@@ -97,6 +97,13 @@ export class PostgresStore implements Store {
     return withinTransaction(this, tx, () => work(tx));
   }
 
+  /** A REPEATABLE READ READ ONLY transaction: every read of `work` sees the snapshot of its first. */
+  async consistentRead<T>(work: () => Promise<T>): Promise<T> {
+    const pg = this.reader as unknown as { transaction<R>(fn: (tx: unknown) => Promise<R>, config?: { isolationLevel?: string; accessMode?: string }): Promise<R> };
+    const { out } = await pg.transaction((raw) => withinTransaction(this, raw as Tx, work), { isolationLevel: "repeatable read", accessMode: "read only" });
+    return out;
+  }
+
   savepoint<T>(tx: Tx, work: (tx: Tx) => Promise<T>, options: WriteOptions = {}): Promise<T> {
     const pg = tx as unknown as { transaction<R>(fn: (sp: unknown) => Promise<R>): Promise<R> };
     // The savepoint runs on the transaction's own connection: queries routed to `tx` stay in it.

@@ -6,7 +6,7 @@ import { containsText } from "../../db/dialect";
 import { fastInserter } from "../../db/fast-insert";
 import { preparedQuery } from "../../db/statement";
 import { runsBackgroundWork } from "../../db/leader";
-import { first, writeTransaction } from "../../db/transaction";
+import { first, readSnapshot, writeTransaction } from "../../db/transaction";
 import { badRequest } from "../../http/errors";
 import { logExportResponse, type LogExportFormat } from "../../http/log-export";
 import type { ActivityEntry, ActivityListQuery } from "./model";
@@ -159,9 +159,12 @@ export async function listActivity(ctx: Pick<AppContext, "db">, q: ActivityListQ
   const offset = q.offset ?? 0;
   const a = scimActivity;
   const where = activityWhere(q);
-  const rows = await ctx.db.select().from(a).where(where).orderBy(desc(a.id)).limit(limit).offset(offset);
-  const total = (await first(ctx.db.select({ n: count() }).from(a).where(where)))!.n;
-  return { total, limit, offset, items: rows.map(toEntry) };
+  // The page and its total from one snapshot: entries arrive while an admin (or a test) reads.
+  return readSnapshot(ctx.db, async () => {
+    const rows = await ctx.db.select().from(a).where(where).orderBy(desc(a.id)).limit(limit).offset(offset);
+    const total = (await first(ctx.db.select({ n: count() }).from(a).where(where)))!.n;
+    return { total, limit, offset, items: rows.map(toEntry) };
+  });
 }
 
 /** The provisioning log as a download (src/http/log-export.ts); the filters are checked before the answer starts. */
