@@ -118,46 +118,61 @@ async function claimDue(db: Db, subscriptionId: number, now: number, limit: numb
   return rows;
 }
 
-// The outbox's write: a delivery per subscription of an event, each id made of the subscription's
-// id and its running count (webhooks/tables.ts `deliveryId`: `subscription * span + count`).
+// The outbox's write: the event's row and a delivery per subscription, each delivery's id made of
+// the subscription's id and its running count (webhooks/tables.ts `deliveryId`: `subscription *
+// span + count`).
+const insertEventRow = preparedQuery<{ id: number }, [string, string, string | null, string, number, number | null]>(
+  "INSERT INTO webhook_events (uid, name, project_code, payload, created_at, workspace_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
+);
 const nextDeliverySeq = preparedQuery<{ delivery_seq: number }, [number]>("UPDATE webhook_subscriptions SET delivery_seq = delivery_seq + 1 WHERE id = ?1 RETURNING delivery_seq");
 const insertDelivery = preparedQuery<unknown, [number, number, number, number]>(
   `INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
    VALUES (?1, ?2, ?3, 'pending', 0, ?4, ?4, ?4)`,
 );
 /**
- * PostgreSQL's outbox write, one statement: the subscriptions' rows locked in id order (as every
- * producer and tick takes them, so none deadlock), their counts bumped, the deliveries inserted.
- * The row locks are held to COMMIT (a count is never handed out twice), so every producer of events
- * to a subscription waits for the one before it to commit: one round trip holding them, not two
- * per subscription, and taken as the event's last statement.
+ * PostgreSQL's outbox write, one statement: the event's row; the subscriptions' rows locked in id
+ * order (as every producer and tick takes them, so none deadlock), their counts bumped; the
+ * deliveries inserted. The row locks are held to COMMIT (a count is never handed out twice), so
+ * every producer of events to a subscription waits for the one before it to commit: one round trip
+ * holding them, not two per subscription, and the event's last statement. One row per delivery
+ * (a single row with no delivery id when none).
  */
-const insertDeliveriesOnPostgres = preparedQuery<{ id: number }, [string, number, number, number]>(
-  `WITH locked AS (SELECT id FROM webhook_subscriptions WHERE id = ANY(?1) ORDER BY id FOR UPDATE),
+const insertEventOnPostgres = preparedQuery<{ event_id: number; delivery_id: number | null }, [string, string, string | null, string, number, number | null, string, number]>(
+  `WITH event AS (INSERT INTO webhook_events (uid, name, project_code, payload, created_at, workspace_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id),
+        locked AS (SELECT id FROM webhook_subscriptions WHERE id = ANY(?7) ORDER BY id FOR UPDATE),
         counted AS (UPDATE webhook_subscriptions s SET delivery_seq = s.delivery_seq + 1 FROM locked WHERE s.id = locked.id
-                    RETURNING s.id, s.delivery_seq)
-   INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
-   SELECT counted.id * ?2 + counted.delivery_seq, ?3, counted.id, 'pending', 0, ?4, ?4, ?4 FROM counted
-   RETURNING id`,
+                    RETURNING s.id, s.delivery_seq),
+        delivery AS (INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
+                     SELECT counted.id * ?8 + counted.delivery_seq, event.id, counted.id, 'pending', 0, ?5, ?5, ?5 FROM counted, event
+                     RETURNING id)
+   SELECT event.id AS event_id, delivery.id AS delivery_id FROM event LEFT JOIN delivery ON true`,
 );
 
+/** An event as the outbox stores it. */
+export type OutboxEvent = { uid: string; name: string; projectCode: string | null; payload: string; createdAt: number; workspaceId: number | null };
+
 /**
- * Writes a pending delivery of event `eventId` for each subscription (in the caller's transaction),
- * due at `now`; answers their ids in subscription order. `span`: webhooks/tables.ts's id layout. A
- * subscription deleted meanwhile gets none.
+ * Writes event `e` and a pending delivery of it for each subscription (in the caller's
+ * transaction), due at its `createdAt`; answers the event's id and the deliveries' ids in
+ * subscription order. `span`: webhooks/tables.ts's id layout. A subscription deleted meanwhile
+ * gets none.
  */
-export async function insertDeliveries(db: Db, eventId: number, subscriptionIds: readonly number[], now: number, span: number): Promise<number[]> {
-  if (subscriptionIds.length === 0) return [];
-  if (isPostgres()) return (await insertDeliveriesOnPostgres.all(db, listParam([...subscriptionIds]), span, eventId, now)).map((r) => r.id).sort((a, b) => a - b);
-  const ids: number[] = [];
+export async function insertEvent(db: Db, e: OutboxEvent, subscriptionIds: readonly number[], span: number): Promise<{ eventId: number; deliveryIds: number[] }> {
+  const { uid, name, projectCode, payload, createdAt, workspaceId } = e;
+  if (isPostgres()) {
+    const rows = await insertEventOnPostgres.all(db, uid, name, projectCode, payload, createdAt, workspaceId, listParam([...subscriptionIds]), span);
+    return { eventId: rows[0]!.event_id, deliveryIds: rows.flatMap((r) => (r.delivery_id === null ? [] : [r.delivery_id])).sort((a, b) => a - b) };
+  }
+  const eventId = (await insertEventRow.get(db, uid, name, projectCode, payload, createdAt, workspaceId))!.id;
+  const deliveryIds: number[] = [];
   for (const subscriptionId of subscriptionIds) {
     const counted = await nextDeliverySeq.get(db, subscriptionId);
     if (!counted) continue;
     const id = subscriptionId * span + counted.delivery_seq;
-    await insertDelivery.run(db, id, eventId, subscriptionId, now);
-    ids.push(id);
+    await insertDelivery.run(db, id, eventId, subscriptionId, createdAt);
+    deliveryIds.push(id);
   }
-  return ids;
+  return { eventId, deliveryIds };
 }
 
 /** The queue's steps, each run on what `db` routes to (inside `transaction`'s body: the tick's transaction). */

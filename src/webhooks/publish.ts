@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Tx } from "../db/connection";
-import { insertDeliveries } from "../db/delivery-queue";
+import { insertEvent } from "../db/delivery-queue";
 import { preparedQuery } from "../db/statement";
 import { assertValidPayload, type EventName, type EventPayload } from "./catalog";
 import { DELIVERY_ID_SPAN } from "./tables";
@@ -54,24 +54,20 @@ export async function publish(tx: Tx, event: string, payload: unknown, opts: Pub
 
 // Producers call `publish` inside hot write paths: it runs statements written once, on the
 // transaction's own connection, instead of building queries each time.
-// In id order: each matching subscription's row is then locked (`insertDeliveries`) in the order
+// In id order: each matching subscription's row is then locked (`insertEvent`) in the order
 // every producer and every delivery tick takes them, so concurrent transactions on PostgreSQL
 // queue on those row locks instead of deadlocking.
 const enabledSubscriptions = preparedQuery<{ id: number; events: string; project_code: string | null; workspace_id: number | null }, []>(
   "SELECT id, events, project_code, workspace_id FROM webhook_subscriptions WHERE enabled = 1 ORDER BY id",
 );
 const projectWorkspace = preparedQuery<{ workspace_id: number }, [string]>("SELECT workspace_id FROM tms_projects WHERE code = ?1");
-const insertEvent = preparedQuery<{ id: number }, [string, string, string | null, string, number, number | null]>(
-  "INSERT INTO webhook_events (uid, name, project_code, payload, created_at, workspace_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
-);
 
 /** Writes the event row and its deliveries (also used by the admin `/test` endpoint). Returns the event id, its webhook-id and the delivery ids. */
 export async function recordEvent(tx: Tx, event: EventName, payload: unknown, projectCode: string | null, subscriptionIds: number[], now = Date.now(), workspaceId: number | null = null) {
   const uid = newMessageId();
-  const eventId = (await insertEvent.get(tx, uid, event, projectCode, JSON.stringify(payload), now, workspaceId))!.id;
-  // Ids keep each subscription's deliveries together (tables.ts `deliveryId`). Last: on PostgreSQL
-  // it locks the subscriptions' rows until COMMIT.
-  const deliveryIds = await insertDeliveries(tx, eventId, subscriptionIds, now, DELIVERY_ID_SPAN);
+  // Ids keep each subscription's deliveries together (tables.ts `deliveryId`). On PostgreSQL one
+  // statement, which locks the subscriptions' rows until COMMIT.
+  const { eventId, deliveryIds } = await insertEvent(tx, { uid, name: event, projectCode, payload: JSON.stringify(payload), createdAt: now, workspaceId }, subscriptionIds, DELIVERY_ID_SPAN);
   if (deliveryIds.length > 0) wakeAfterCommit(tx);
   return { eventId, uid, deliveryIds };
 }
