@@ -13,7 +13,7 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { createApp } from "../../../src/app";
 import { testConfig } from "../../../src/config";
-import { closeDatabase, openDatabase } from "../../../src/db/connection";
+import { openTestDatabase } from "../../support/test-database";
 import { silentLogger } from "../../../src/log";
 import { createScimToken } from "../../../src/scim/tokens/service";
 import { launchBrowser, type GuardedBrowser } from "./chromium";
@@ -39,10 +39,10 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "gatehouse-openapi-browser-"));
   // the port first, so the base URL can name it
   server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (r) => app.handle(r) });
-  const handle = openDatabase(join(dir, "gatehouse.db"), { groupCommit: true });
+  const handle = openTestDatabase(dir); // the run's engine: SQLite, or a database of its own on PostgreSQL
   const config = testConfig({ dataDir: dir, adminToken: ADMIN, baseUrl: `http://127.0.0.1:${server.port}` });
   app = createApp({ config, db: handle.db, sqlite: handle.sqlite, groupCommit: handle.groupCommit, log: silentLogger, version: "browser", secrets: ephemeralSecretBox() });
-  close = () => closeDatabase(handle);
+  close = () => handle.close();
   scimToken = (await createScimToken(handle.db, "browser")).token;
   const created = await app.handle(new Request("http://127.0.0.1/api/admin/api-tokens", {
     method: "POST", headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" }, body: JSON.stringify({ name: "browser" }),
