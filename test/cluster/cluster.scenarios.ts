@@ -22,7 +22,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
 import { buildBinary } from "../e2e/binary";
-import { clusterNode, sharedSecretKeyFile, startHaproxy, startNode, startReplicatedPostgres, type ClusterNode, type Haproxy, type NodeSettings, type ReplicatedPostgres } from "../support/cluster";
+import { cleanUpCluster, clusterNode, sharedSecretKeyFile, startHaproxy, startNode, startReplicatedPostgres, type ClusterNode, type Haproxy, type NodeSettings, type ReplicatedPostgres } from "../support/cluster";
 import { findAcknowledged, MixedLoad, startWebhookReceiver, type WebhookReceiver } from "./load";
 import { migrations as postgresMigrations } from "../../src/db/postgres/migrations.generated";
 
@@ -63,6 +63,14 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  try {
+    await stopEverything();
+  } finally {
+    cleanUpCluster(); // whatever is left, whatever failed above: no process, data dir or temp dir stays
+  }
+}, 60_000);
+
+async function stopEverything() {
   await load?.stop();
   // GATEHOUSE_CLUSTER_LOGS=<dir> keeps every process's log for a failure's post-mortem.
   const keep = process.env.GATEHOUSE_CLUSTER_LOGS;
@@ -76,7 +84,7 @@ afterAll(async () => {
   await haproxy?.stop();
   receiver?.stop();
   pg?.stop();
-}, 60_000);
+}
 
 const admin = async (path: string, body: unknown) => {
   const r = await fetch(`${haproxy.url}${path}`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) });

@@ -189,6 +189,15 @@ export async function startBinary(opts: StartOptions): Promise<RunningBinary> {
     for await (const chunk of stream) output += decoder.decode(chunk, { stream: true });
   };
   const pumping = Promise.all([pump(proc.stdout), pump(proc.stderr)]);
+  // A start that fails leaves nothing behind either: process, temp dir, database (no exit handler runs under `bun test`).
+  const failStart = async (why: string): Promise<never> => {
+    proc.kill("SIGKILL");
+    await proc.exited;
+    rmSync(dir, { recursive: true, force: true });
+    tempDirs.delete(dir);
+    await own?.drop().catch(() => {});
+    throw new Error(`${why}:\n${output}`);
+  };
 
   const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
   let url: string | null = null;
@@ -197,11 +206,9 @@ export async function startBinary(opts: StartOptions): Promise<RunningBinary> {
     if (m) url = m[1]!.replace(/\/$/, "");
     else if (proc.exitCode !== null) {
       await pumping;
-      throw new Error(`gatehouse exited with ${proc.exitCode} before listening:\n${output}`);
-    } else if (Date.now() > deadline) {
-      proc.kill("SIGKILL");
-      throw new Error(`gatehouse did not start listening in time:\n${output}`);
-    } else await Bun.sleep(10);
+      await failStart(`gatehouse exited with ${proc.exitCode} before listening`);
+    } else if (Date.now() > deadline) await failStart("gatehouse did not start listening in time");
+    else await Bun.sleep(10);
   }
   const tlsOption = url.startsWith("https:") ? { tls: { rejectUnauthorized: false } } : {};
   for (;;) {
@@ -211,18 +218,12 @@ export async function startBinary(opts: StartOptions): Promise<RunningBinary> {
     } catch {
       /* not yet */
     }
-    if (Date.now() > deadline) {
-      proc.kill("SIGKILL");
-      throw new Error(`gatehouse /readyz never answered 200:\n${output}`);
-    }
+    if (Date.now() > deadline) await failStart("gatehouse /readyz never answered 200");
     await Bun.sleep(20);
   }
 
   // Named a PostgreSQL database, it must run on it (not quietly on the data directory's file).
-  if (env.GATEHOUSE_DATABASE_URL && !/"msg":"database","engine":"postgres"/.test(output)) {
-    proc.kill("SIGKILL");
-    throw new Error(`gatehouse was given GATEHOUSE_DATABASE_URL but did not say it runs on PostgreSQL:\n${output}`);
-  }
+  if (env.GATEHOUSE_DATABASE_URL && !/"msg":"database","engine":"postgres"/.test(output)) await failStart("gatehouse was given GATEHOUSE_DATABASE_URL but did not say it runs on PostgreSQL");
   const cleanup = async () => {
     await pumping.catch(() => {});
     rmSync(dir, { recursive: true, force: true });

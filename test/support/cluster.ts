@@ -2,7 +2,7 @@
  * The pieces of a Gatehouse cluster, as real processes on 127.0.0.1 for the cluster test
  * (test/cluster/): a PostgreSQL primary with a synchronous streaming standby, Gatehouse nodes from
  * the compiled binary on one multi-host URL, and Debian's HAProxy in front checking /readyz.
- * Everything binds a free port, lives in its own temp dir and is stopped at process exit.
+ * Everything binds a free port, lives in its own temp dir and is undone by `cleanUpCluster()`.
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -12,6 +12,31 @@ import { join } from "node:path";
 import postgres from "postgres";
 import { startBinary, type RunningBinary } from "../e2e/binary";
 import { postgresBinDir } from "./postgres";
+
+/**
+ * How to undo everything this module started or made (PostgreSQL servers, node processes, HAProxy,
+ * temp dirs), each synchronous. `bun test` runs no process "exit" handler, so the cluster test
+ * calls `cleanUpCluster()` from its afterAll, which runs whether its tests passed or not; a plain
+ * `bun` script (the benchmark) gets it at exit as well.
+ */
+const undo = new Set<() => void>();
+const onCleanUp = (fn: () => void) => {
+  undo.add(fn);
+  return () => undo.delete(fn);
+};
+
+/** Stops every process and removes every directory this module made, newest first; each step whatever the others did. */
+export function cleanUpCluster(): void {
+  for (const fn of [...undo].reverse()) {
+    undo.delete(fn);
+    try {
+      fn();
+    } catch {
+      /* gone already; the next step still runs */
+    }
+  }
+}
+process.once("exit", cleanUpCluster);
 
 export function freePort(): number {
   const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
@@ -98,7 +123,7 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
       rmSync(pg.dir, { recursive: true, force: true });
     }
   };
-  process.once("exit", stop);
+  onCleanUp(stop);
   try {
     // initdb's pg_hba.conf trusts local and 127.0.0.1 connections, replication ones included.
     pgCommand("initdb", ["-D", primary.data, "-A", "trust", "-U", "gatehouse", "-E", "UTF8", "--locale=C.UTF-8"], "initdb");
@@ -169,9 +194,16 @@ const started = new WeakMap<ClusterNode, string[]>();
 
 export function clusterNode(name: string): ClusterNode {
   const dataDir = mkdtempSync(join(tmpdir(), `gatehouse-cluster-${name}-`));
-  process.once("exit", () => rmSync(dataDir, { recursive: true, force: true }));
   const port = freePort();
   const node: ClusterNode = { name, port, dataDir, process: null, url: `http://127.0.0.1:${port}`, logs: () => earlier.join("") + (node.process?.logs() ?? "") };
+  onCleanUp(() => {
+    // Its running process (if any) and that process's own temp dir, then its data dir.
+    if (node.process) {
+      if (node.process.proc.exitCode === null && node.process.proc.signalCode === null) node.process.kill9();
+      rmSync(node.process.dir, { recursive: true, force: true });
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
   const earlier: string[] = [];
   started.set(node, earlier);
   return node;
@@ -179,7 +211,11 @@ export function clusterNode(name: string): ClusterNode {
 
 /** Starts the node's compiled binary and waits for its /readyz 200. */
 export async function startNode(node: ClusterNode, settings: NodeSettings, timeoutMs = 60_000): Promise<RunningBinary> {
-  if (node.process) started.get(node)!.push(node.process.logs());
+  if (node.process) {
+    started.get(node)!.push(node.process.logs());
+    // The previous process (stopped, or killed by a scenario): gone, and its temp dir with it.
+    await node.process.stop("SIGKILL");
+  }
   node.process = null;
   node.process = await startBinary({ env: { ...settings, GATEHOUSE_PORT: String(node.port), GATEHOUSE_DATA_DIR: node.dataDir }, timeoutMs });
   return node.process;
@@ -188,7 +224,7 @@ export async function startNode(node: ClusterNode, settings: NodeSettings, timeo
 /** A key file the nodes share: each must unseal the webhook secrets any other sealed. */
 export function sharedSecretKeyFile(): string {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-cluster-key-"));
-  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  onCleanUp(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, "secret.key");
   writeFileSync(file, randomBytes(32).toString("base64") + "\n", { mode: 0o600 });
   return file;
@@ -241,6 +277,7 @@ export async function startHaproxy(nodes: { name: string; port: number }[]): Pro
   const haproxy = ["/usr/sbin/haproxy", "/usr/bin/haproxy", "/usr/local/sbin/haproxy"].find(existsSync) ?? Bun.which("haproxy");
   if (!haproxy) throw new Error("HAProxy is not installed (Debian: apt-get install haproxy)");
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-cluster-haproxy-"));
+  const removeDir = onCleanUp(() => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(dir, { recursive: true });
   const frontPort = freePort();
   const statsPort = freePort();
@@ -254,8 +291,7 @@ export async function startHaproxy(nodes: { name: string; port: number }[]): Pro
   };
   void pump(proc.stdout);
   void pump(proc.stderr);
-  const kill = () => proc.kill("SIGKILL");
-  process.once("exit", kill);
+  const unkill = onCleanUp(() => proc.kill("SIGKILL"));
   const statsUrl = `http://127.0.0.1:${statsPort}/stats;csv`;
   const states = async (): Promise<Record<string, string>> => {
     const csv = await (await fetch(statsUrl)).text();
@@ -272,7 +308,10 @@ export async function startHaproxy(nodes: { name: string; port: number }[]): Pro
       await states();
       break;
     } catch {
-      if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`haproxy did not start (exit ${proc.exitCode}):\n${output}`);
+      if (proc.exitCode !== null || Date.now() > deadline) {
+        proc.kill("SIGKILL");
+        throw new Error(`haproxy did not start (exit ${proc.exitCode}):\n${output}`);
+      }
       await Bun.sleep(50);
     }
   }
@@ -293,7 +332,9 @@ export async function startHaproxy(nodes: { name: string; port: number }[]): Pro
     async stop() {
       proc.kill("SIGTERM");
       await proc.exited;
+      unkill();
       rmSync(dir, { recursive: true, force: true });
+      removeDir();
     },
   };
 }
