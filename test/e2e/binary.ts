@@ -16,6 +16,7 @@
  * `binaryDatabase()`: a crash test restarting on the same database) or is about the SQLite file
  * itself (`sqliteOnly`, said in the test's name). The database is dropped when the process stops.
  */
+import { atEnd } from "../support/at-end";
 import type { Subprocess } from "bun";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
@@ -49,7 +50,7 @@ function binaryIsFresh(): boolean {
 // Temp dirs made here are removed when the test process exits, whatever happened to the
 // binary (kill9 without stop, a start that failed, a test that threw).
 const tempDirs = new Set<string>();
-process.on("exit", () => {
+atEnd(() => {
   for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
 });
 
@@ -59,7 +60,7 @@ export const binaryOnPostgres = process.env.GATEHOUSE_TEST_ENGINE === "postgres"
 // Databases made for binaries and not yet dropped (a test that threw, a kill9 without restart):
 // dropped synchronously at exit, since an exit handler cannot wait on a client.
 const databases = new Set<string>();
-process.on("exit", () => {
+atEnd(() => {
   if (!databases.size) return;
   const psql = postgresBinDir() ? join(postgresBinDir()!, "psql") : "psql";
   for (const url of databases) {

@@ -5,6 +5,7 @@
  * root, since PostgreSQL refuses to run as root) and stopped when the process exits.
  * `freshDatabase()` gives each caller a database of its own.
  */
+import { atEnd } from "./at-end";
 import { spawnSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -75,7 +76,7 @@ export function startPostgres(extra: string[] = [], { files = {}, hba }: Postgre
     }
     rmSync(dir, { recursive: true, force: true });
   };
-  process.once("exit", stop);
+  atEnd(stop);
   return { url: `postgres://gatehouse@127.0.0.1:${port}/postgres`, port, dir, stop };
 }
 
