@@ -9,7 +9,7 @@
 import type { SQL } from "drizzle-orm";
 import { perConnection, type Db } from "./connection";
 import { postgresPlaceholders } from "./dialect";
-import { isPostgres } from "./engine";
+import { engine, isPostgres, type Engine } from "./engine";
 
 export type Param = string | number | bigint | boolean | Uint8Array | null;
 
@@ -60,4 +60,19 @@ export async function rowsOf<Row>(db: Db, query: SQL): Promise<Row[]> {
 export async function execute(db: Db, query: SQL): Promise<{ changes: number }> {
   if (isPostgres()) return { changes: (await (db as unknown as PostgresDb).execute(query)).count };
   return { changes: (db.run(query) as unknown as { changes: number }).changes };
+}
+
+/**
+ * `build()`, made once per engine: for statements whose text holds a dialect fragment, built on
+ * first use. A module-level cache must not hand one engine's SQL to the other (a test process runs
+ * apps of both; the engine is the process's, picked when a store opens).
+ */
+export function perEngine<T>(build: () => T): () => T {
+  const built = new Map<Engine, T>();
+  return () => {
+    const key = engine();
+    let value = built.get(key);
+    if (value === undefined) built.set(key, (value = build()));
+    return value;
+  };
 }

@@ -3,7 +3,7 @@ import { and, count, desc, eq, gte, inArray, isNull, lte, max, not, or, sql, sum
 import { containsText } from "../../db/contains";
 import { checkInclude, csv, flagOf, integersOf, timeOf } from "../shared/list-filters";
 import type { Db, Tx } from "../../db/connection";
-import { preparedQuery } from "../../db/statement";
+import { perEngine, preparedQuery } from "../../db/statement";
 import { first } from "../../db/transaction";
 import { insertionOrder, insertionOrderText } from "../../db/dialect";
 import { ApiError, badRequest, conflict } from "../../http/errors";
@@ -424,8 +424,8 @@ function buildResultStatements() {
 }
 
 export type ResultStatements = ReturnType<typeof buildResultStatements>;
-let builtResultStatements: ResultStatements | undefined;
-export const resultStatements = (): ResultStatements => (builtResultStatements ??= buildResultStatements());
+/** Per engine: `resultByClientId` holds the engine's insertion-order column. */
+export const resultStatements: () => ResultStatements = perEngine(buildResultStatements);
 
 /**
  * Holds the run as taking results until the transaction ends: a row update only of a run that is
