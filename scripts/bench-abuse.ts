@@ -12,10 +12,15 @@
  * Both phases run in the same process against the same server, so the comparison holds on a
  * shared machine; the machine's load is printed with the figures.
  *
- *   bun scripts/bench-abuse.ts [--seconds 10] [--abusers 2] [--users 30000]
+ * `--engine postgres`: the executable runs on a fresh database of its own on a durable PostgreSQL
+ * (bench-postgres-server.ts: `BENCH_POSTGRES_URL`, or a server started here with fsync and
+ * synchronous_commit on) through GATEHOUSE_DATABASE_URL, as `gatehouse serve` is; the users are
+ * the same rows (bench-users.ts), loaded with multi-row inserts.
+ *
+ *   bun scripts/bench-abuse.ts [--seconds 10] [--abusers 2] [--users 30000] [--engine sqlite|postgres]
  */
 import { Database } from "bun:sqlite";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../src/db/connection";
@@ -23,7 +28,9 @@ import { FILTER_COST_BUDGET } from "../src/scim/filter";
 import { createScimToken } from "../src/scim/tokens/service";
 import { EVENT_ROWS, MAX_ROWS_PER_REQUEST } from "../src/tms/shared/row-budget";
 import { numberArg } from "./args";
+import { benchDatabase, benchPostgres, postgresSettings, settingsLine } from "./bench-postgres-server";
 import { benchServerEnv, freePort } from "./bench-server";
+import { loadBenchUsers, loadBenchUsersPostgres } from "./bench-users";
 import { buildExecutable } from "./build";
 
 const SECONDS = numberArg("seconds", 10);
@@ -33,30 +40,34 @@ const ADMIN = "bench-abuse-admin-token-0123456789";
 const dir = mkdtempSync(join(tmpdir(), "gatehouse-bench-abuse-"));
 
 // ---- data: SCIM users written directly (setup only) ----------------------------------------------
-const setup = openDatabase(join(dir, "gatehouse.db"));
-const scimToken = (await createScimToken(setup.db, "bench")).token;
-closeDatabase(setup);
-{
+const ENGINE = process.argv.includes("--engine") ? process.argv[process.argv.indexOf("--engine") + 1]! : "sqlite";
+if (ENGINE !== "sqlite" && ENGINE !== "postgres") throw new Error(`--engine: expected sqlite or postgres, got ${ENGINE}`);
+const pg = ENGINE === "postgres" ? await benchPostgres() : null;
+const pgDatabase = pg ? await benchDatabase(pg.url, "bench_abuse") : null;
+let scimToken: string;
+if (pgDatabase) {
+  const { openPool } = await import("../src/db/postgres/connect");
+  const { migratePostgres } = await import("../src/db/postgres/migrate");
+  const { postgresHandle } = await import("../src/db/postgres/open");
+  const { sql } = openPool({ url: pgDatabase.url, poolSize: 4, caFile: null });
+  await migratePostgres(sql);
+  scimToken = (await createScimToken(postgresHandle(sql).db, "bench")).token;
+  await loadBenchUsersPostgres(sql, 1, USERS);
+  await sql.end();
+} else {
+  const setup = openDatabase(join(dir, "gatehouse.db"));
+  scimToken = (await createScimToken(setup.db, "bench")).token;
+  closeDatabase(setup);
   const sqlite = new Database(join(dir, "gatehouse.db"), { strict: true });
   sqlite.exec("PRAGMA synchronous = OFF");
-  const insUser = sqlite.query("INSERT INTO users (user_name, user_name_key, display_name, emails, created_at, updated_at) VALUES (?1, ?1, ?1, ?2, ?3, ?3) RETURNING id");
-  const insEmail = sqlite.query("INSERT INTO user_emails (user_id, position, value, value_key, type, is_primary) VALUES (?, 0, ?, ?, 'work', 1)");
-  sqlite.transaction(() => {
-    const now = new Date().toISOString();
-    for (let i = 1; i <= USERS; i++) {
-      const name = `user${i}@bench.example`;
-      const { id } = insUser.get(name, JSON.stringify([{ value: name, type: "work", primary: true }]), now) as { id: number };
-      insEmail.run(id, name, name);
-    }
-  })();
-  sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  loadBenchUsers(sqlite, 1, USERS);
   sqlite.close();
 }
 
 // ---- the server ----------------------------------------------------------------------------------
 const port = await freePort();
 const server = Bun.spawn([await buildExecutable(join(dir, "gatehouse")), "serve"], {
-  env: benchServerEnv(port, dir, { GATEHOUSE_ADMIN_TOKEN: ADMIN }),
+  env: benchServerEnv(port, dir, { GATEHOUSE_ADMIN_TOKEN: ADMIN, ...(pgDatabase ? { GATEHOUSE_DATABASE_URL: pgDatabase.url } : {}) }),
   stdout: "inherit",
   stderr: "inherit",
 });
@@ -73,6 +84,8 @@ for (let i = 0; ; i++) {
 const cleanup = async () => {
   server.kill("SIGTERM");
   await server.exited;
+  await pgDatabase?.drop();
+  pg?.stop();
   rmSync(dir, { recursive: true, force: true });
 };
 
@@ -155,18 +168,40 @@ const pct = (xs: number[], p: number) => {
 };
 const row = (label: string, xs: number[]) => `| ${label} | ${xs.length} | ${pct(xs, 0.5).toFixed(1)} | ${pct(xs, 0.99).toFixed(1)} | ${Math.max(...xs).toFixed(1)} |`;
 
+// Where a phase's time went: the server process's CPU (% of one core) and the whole machine's busy
+// share (% of all cores). A tail with the server far from a core and the machine saturated is the
+// machine's other load, not Gatehouse's event loop.
+const ticks = () => {
+  const proc = readFileSync(`/proc/${server.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  const cpu = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return { server: Number(proc[11]) + Number(proc[12]), busy: cpu.reduce((a, b) => a + b, 0) - cpu[3]! - cpu[4]!, total: cpu.reduce((a, b) => a + b, 0) };
+};
+type Usage = { serverCore: number; machineBusy: number };
+async function measured<T>(work: () => Promise<T>): Promise<[T, Usage]> {
+  const t0 = ticks();
+  const w0 = performance.now();
+  const result = await work();
+  const t1 = ticks();
+  const seconds = (performance.now() - w0) / 1000;
+  return [result, { serverCore: (100 * (t1.server - t0.server)) / 100 / seconds, machineBusy: (100 * (t1.busy - t0.busy)) / (t1.total - t0.total) }];
+}
+const usageLine = (label: string, u: Usage) => `${label}: Gatehouse ${u.serverCore.toFixed(0)}% of a core, machine ${u.machineBusy.toFixed(0)}% busy`;
+
 try {
   await victim(1000); // warm-up
-  const alone = await victim(SECONDS * 1000);
+  const [alone, aloneUsage] = await measured(() => victim(SECONDS * 1000));
   let stopped = false;
   const abusers = Array.from({ length: ABUSERS }, (_, k) => abuser(() => stopped, k));
   await Bun.sleep(200);
-  const abused = await victim(SECONDS * 1000);
+  const [abused, abusedUsage] = await measured(() => victim(SECONDS * 1000));
   stopped = true;
   await Promise.all(abusers);
 
   const [l1, l5] = loadavg();
   console.log(`\nMachine: ${cpus().length} CPUs, load average ${l1!.toFixed(2)} (1 min) / ${l5!.toFixed(2)} (5 min) at the end; ${USERS} SCIM users; ${SECONDS} s per phase; ${ABUSERS} abuser${ABUSERS === 1 ? "" : "s"}.`);
+  if (pg) console.log(`Engine: PostgreSQL, a database of its own, Gatehouse's default pool; ${settingsLine(await postgresSettings(pg.url))}.`);
+  else console.log("Engine: SQLite.");
+  console.log(`CPU (/proc, 100 ticks/s): ${usageLine("no abuser", aloneUsage)}; ${usageLine("with abusers", abusedUsage)}.`);
   console.log(`Abuser requests: v2 results ×${defectsPerRequest} with defect: true; case bulk ×${casesPerRequest}; SCIM filter of ${filterTerms} unanchored terms.\n`);
   console.log("| Victim request | n | p50 ms | p99 ms | max ms |\n|---|---|---|---|---|");
   console.log(row("`GET /healthz`, no abuser", alone.healthz));
