@@ -3,3 +3,9 @@ export function numberArg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
 }
+
+/** `--name VALUE` from the command line, or null when absent. */
+export function argOf(name: string): string | null {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1]! : null;
+}

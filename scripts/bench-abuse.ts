@@ -27,10 +27,10 @@ import { closeDatabase, openDatabase } from "../src/db/connection";
 import { FILTER_COST_BUDGET } from "../src/scim/filter";
 import { createScimToken } from "../src/scim/tokens/service";
 import { EVENT_ROWS, MAX_ROWS_PER_REQUEST } from "../src/tms/shared/row-budget";
-import { numberArg } from "./args";
+import { argOf, numberArg } from "./args";
 import { benchDatabase, benchPostgres, postgresSettings, settingsLine } from "./bench-postgres-server";
 import { benchServerEnv, freePort } from "./bench-server";
-import { loadBenchUsers, loadBenchUsersPostgres } from "./bench-users";
+import { loadBenchUsers, seedBenchPostgres } from "./bench-users";
 import { buildExecutable } from "./build";
 
 const SECONDS = numberArg("seconds", 10);
@@ -40,20 +40,13 @@ const ADMIN = "bench-abuse-admin-token-0123456789";
 const dir = mkdtempSync(join(tmpdir(), "gatehouse-bench-abuse-"));
 
 // ---- data: SCIM users written directly (setup only) ----------------------------------------------
-const ENGINE = process.argv.includes("--engine") ? process.argv[process.argv.indexOf("--engine") + 1]! : "sqlite";
+const ENGINE = argOf("engine") ?? "sqlite";
 if (ENGINE !== "sqlite" && ENGINE !== "postgres") throw new Error(`--engine: expected sqlite or postgres, got ${ENGINE}`);
 const pg = ENGINE === "postgres" ? await benchPostgres() : null;
 const pgDatabase = pg ? await benchDatabase(pg.url, "bench_abuse") : null;
 let scimToken: string;
 if (pgDatabase) {
-  const { openPool } = await import("../src/db/postgres/connect");
-  const { migratePostgres } = await import("../src/db/postgres/migrate");
-  const { postgresHandle } = await import("../src/db/postgres/open");
-  const { sql } = openPool({ url: pgDatabase.url, poolSize: 4, caFile: null });
-  await migratePostgres(sql);
-  scimToken = (await createScimToken(postgresHandle(sql).db, "bench")).token;
-  await loadBenchUsersPostgres(sql, 1, USERS);
-  await sql.end();
+  ({ scimToken } = await seedBenchPostgres(pgDatabase.url, USERS));
 } else {
   const setup = openDatabase(join(dir, "gatehouse.db"));
   scimToken = (await createScimToken(setup.db, "bench")).token;

@@ -34,11 +34,11 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../src/db/connection";
 import { createScimToken } from "../src/scim/tokens/service";
-import { numberArg } from "./args";
+import { argOf, numberArg } from "./args";
 import { benchServerEnv, freePort } from "./bench-server";
 import { buildExecutable } from "./build";
 import { benchDatabase, benchPostgres, postgresSettings, settingsLine } from "./bench-postgres-server";
-import { loadBenchUsers, loadBenchUsersPostgres } from "./bench-users";
+import { loadBenchUsers, seedBenchPostgres } from "./bench-users";
 
 const ROOT = join(import.meta.dir, "..");
 /** `--guard`: the CI step — a short run (20 000 users, 3 rounds × 1 s, from source) with `--check`. */
@@ -48,7 +48,6 @@ const SECONDS = numberArg("seconds", GUARD ? 1 : 5);
 const ROUNDS = numberArg("rounds", 3);
 const CONNECTIONS = 32;
 const CHECK = GUARD || process.argv.includes("--check");
-const argOf = (name: string) => (process.argv.includes(`--${name}`) ? process.argv[process.argv.indexOf(`--${name}`) + 1]! : null);
 const PROFILE_DIR = argOf("profile");
 const SOURCE = GUARD || process.argv.includes("--source") || PROFILE_DIR !== null;
 const ENGINE = argOf("engine") ?? "sqlite";
@@ -85,15 +84,8 @@ const pg = ENGINE === "postgres" ? await benchPostgres() : null;
 const pgDatabase = pg ? await benchDatabase(pg.url, "read_path") : null;
 let token: string;
 if (pgDatabase) {
-  const { openPool } = await import("../src/db/postgres/connect");
-  const { migratePostgres } = await import("../src/db/postgres/migrate");
-  const { postgresHandle } = await import("../src/db/postgres/open");
-  const { sql } = openPool({ url: pgDatabase.url, poolSize: 4, caFile: null });
-  await migratePostgres(sql);
-  token = (await createScimToken(postgresHandle(sql).db, "bench")).token;
   const t0 = performance.now();
-  await loadBenchUsersPostgres(sql, 1, USERS);
-  await sql.end();
+  token = (await seedBenchPostgres(pgDatabase.url, USERS)).scimToken;
   console.error(`loaded ${USERS} users into PostgreSQL in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 } else {
   const setup = openDatabase(dbFile);

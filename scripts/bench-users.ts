@@ -50,3 +50,23 @@ export async function loadBenchUsersPostgres(sql: import("postgres").Sql, from: 
   await sql`VACUUM ANALYZE users`;
   await sql`VACUUM ANALYZE user_emails`;
 }
+
+/**
+ * A fresh benchmark database on PostgreSQL, as `serve` would find it: migrated, a SCIM token (its
+ * value returned) and users 1…`users`. The benchmarks' shared setup for `--engine postgres`.
+ */
+export async function seedBenchPostgres(url: string, users: number): Promise<{ scimToken: string }> {
+  const { openPool } = await import("../src/db/postgres/connect");
+  const { migratePostgres } = await import("../src/db/postgres/migrate");
+  const { postgresHandle } = await import("../src/db/postgres/open");
+  const { createScimToken } = await import("../src/scim/tokens/service");
+  const { sql } = openPool({ url, poolSize: 4, caFile: null });
+  try {
+    await migratePostgres(sql);
+    const scimToken = (await createScimToken(postgresHandle(sql).db, "bench")).token;
+    await loadBenchUsersPostgres(sql, 1, users);
+    return { scimToken };
+  } finally {
+    await sql.end();
+  }
+}
