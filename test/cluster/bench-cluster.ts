@@ -13,7 +13,7 @@
 import { readFileSync } from "node:fs";
 import postgres from "postgres";
 import { buildBinary } from "../e2e/binary";
-import { clusterNode, sharedSecretKeyFile, startHaproxy, startNode, startReplicatedPostgres, type ClusterNode } from "../support/cluster";
+import { clusterNode, clusterSettings, startHaproxy, startNode, startReplicatedPostgres, type ClusterNode } from "../support/cluster";
 import { MixedLoad, startWebhookReceiver } from "./load";
 
 const arg = (name: string, fallback: number) => {
@@ -27,16 +27,7 @@ const ADMIN = "bench-admin-token";
 await buildBinary();
 const pg = await startReplicatedPostgres();
 const receiver = startWebhookReceiver();
-const settings = {
-  GATEHOUSE_DATABASE_URL: pg.nodeUrl,
-  GATEHOUSE_ADMIN_TOKEN: ADMIN,
-  GATEHOUSE_SECRET_KEY_FILE: sharedSecretKeyFile(),
-  GATEHOUSE_LOG_LEVEL: "info",
-  GATEHOUSE_SCIM_DUPLICATE_STATUS: "409",
-  GATEHOUSE_SCIM_RATE_LIMIT: "10000",
-  GATEHOUSE_SCIM_RATE_BURST: "10000",
-  GATEHOUSE_WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
-};
+const settings = clusterSettings(pg.nodeUrl, ADMIN);
 const nodes: ClusterNode[] = [clusterNode("n1"), clusterNode("n2"), clusterNode("n3")];
 const sql = () => postgres(pg.primaryUrl(), { max: 1, onnotice: () => {} });
 const db = sql();

@@ -22,7 +22,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
 import { buildBinary } from "../e2e/binary";
-import { cleanUpCluster, clusterNode, sharedSecretKeyFile, startHaproxy, startNode, startReplicatedPostgres, type ClusterNode, type Haproxy, type NodeSettings, type ReplicatedPostgres } from "../support/cluster";
+import { cleanUpCluster, clusterNode, clusterSettings, startHaproxy, startNode, startReplicatedPostgres, type ClusterNode, type Haproxy, type NodeSettings, type ReplicatedPostgres } from "../support/cluster";
 import { findAcknowledged, MixedLoad, startWebhookReceiver, type WebhookReceiver } from "./load";
 import { migrations as postgresMigrations } from "../../src/db/postgres/migrations.generated";
 
@@ -46,20 +46,13 @@ beforeAll(async () => {
   await buildBinary();
   pg = await startReplicatedPostgres();
   receiver = startWebhookReceiver();
-  settings = {
-    GATEHOUSE_DATABASE_URL: pg.nodeUrl,
-    GATEHOUSE_ADMIN_TOKEN: ADMIN_TOKEN,
-    GATEHOUSE_SECRET_KEY_FILE: sharedSecretKeyFile(),
-    GATEHOUSE_LOG_LEVEL: "info",
-    GATEHOUSE_SCIM_DUPLICATE_STATUS: "409",
-    GATEHOUSE_SCIM_RATE_LIMIT: "10000",
-    GATEHOUSE_SCIM_RATE_BURST: "10000",
-    GATEHOUSE_WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
+  settings = clusterSettings(pg.nodeUrl, ADMIN_TOKEN, {
     GATEHOUSE_WEBHOOK_CONCURRENCY: String(CONCURRENCY),
     GATEHOUSE_WEBHOOK_TIMEOUT_MS: "1000",
     GATEHOUSE_WEBHOOK_POLL_INTERVAL_MS: "100",
     GATEHOUSE_WEBHOOK_RETRY_SCHEDULE: "200ms,500ms,1s,2s,5s",
-  };
+  });
+
 }, 120_000);
 
 afterAll(async () => {

@@ -221,6 +221,25 @@ export async function startNode(node: ClusterNode, settings: NodeSettings, timeo
   return node.process;
 }
 
+/**
+ * The env file every node of a test cluster shares: the multi-host URL, one admin token and one
+ * secret key, request logs, 409 for SCIM duplicates, rate limits out of a load's way, webhooks to
+ * the local receiver; `extra` adds or overrides keys.
+ */
+export function clusterSettings(databaseUrl: string, adminToken: string, extra: NodeSettings = {}): NodeSettings {
+  return {
+    GATEHOUSE_DATABASE_URL: databaseUrl,
+    GATEHOUSE_ADMIN_TOKEN: adminToken,
+    GATEHOUSE_SECRET_KEY_FILE: sharedSecretKeyFile(),
+    GATEHOUSE_LOG_LEVEL: "info",
+    GATEHOUSE_SCIM_DUPLICATE_STATUS: "409",
+    GATEHOUSE_SCIM_RATE_LIMIT: "10000",
+    GATEHOUSE_SCIM_RATE_BURST: "10000",
+    GATEHOUSE_WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
+    ...extra,
+  };
+}
+
 /** A key file the nodes share: each must unseal the webhook secrets any other sealed. */
 export function sharedSecretKeyFile(): string {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-cluster-key-"));
