@@ -32,7 +32,7 @@ export function lastUsedRecorder(db: Db, table: TokenTable) {
     try {
       await writeTransaction(db, async (tx) => {
         for (const [id, at] of stamps) await update.run(tx, at, id);
-      }, { waitForLock: false });
+      }, { waitForLock: false, durability: "deferred" });
     } catch {
       /* best effort: busy, full or closed */
     }

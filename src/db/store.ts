@@ -37,6 +37,16 @@ export type WriteOptions = {
    * writer already serializes them; on PostgreSQL each key is a transaction-scoped advisory lock.
    */
   serializeOn?: readonly string[];
+  /**
+   * "deferred": the transaction records something whose loss in a crash of the database server is
+   * harmless (a log row, a "last used" stamp, a delivery's outcome that a redelivery would record
+   * again), so its COMMIT need not wait for the WAL flush. PostgreSQL: `synchronous_commit = off`
+   * for this transaction — the flush follows within `wal_writer_delay` (×3 at most) and any later
+   * synchronous COMMIT flushes it first (WAL order), so it is never lost behind a write that was
+   * acknowledged. SQLite: nothing changes (a background write never waits for the group sync
+   * anyway). Default "commit": COMMIT returns once durable. A savepoint follows its transaction.
+   */
+  durability?: "commit" | "deferred";
 };
 
 export interface Store {

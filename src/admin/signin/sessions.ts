@@ -51,7 +51,7 @@ export async function findSession(ctx: AppContext, cookieValue: string, now = Da
   }
   if (now - row.lastSeenAt >= TOUCH_EVERY_MS) {
     try {
-      await writeTransaction(ctx.db, (tx) => tx.update(adminSessions).set({ lastSeenAt: now }).where(eq(adminSessions.id, row.id)), { waitForLock: false });
+      await writeTransaction(ctx.db, (tx) => tx.update(adminSessions).set({ lastSeenAt: now }).where(eq(adminSessions.id, row.id)), { waitForLock: false, durability: "deferred" });
     } catch {
       // best effort: a busy database must not fail a read; the next request touches it
     }

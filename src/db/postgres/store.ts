@@ -91,8 +91,9 @@ export class PostgresStore implements Store {
     }
   }
 
-  /** A transaction's body: the `serializeOn` advisory locks first, then `work`. */
+  /** A transaction's body: its durability and the `serializeOn` advisory locks first, then `work`. */
   private async body<T>(tx: Tx, work: (tx: Tx) => Promise<T>, options: WriteOptions) {
+    if (options.durability === "deferred") await execute(tx, fragment`SET LOCAL synchronous_commit = off`);
     await lockKeys(tx, options.serializeOn);
     return withinTransaction(this, tx, () => work(tx));
   }

@@ -38,15 +38,16 @@ const insertActivity = fastInserter(scimActivity);
 /**
  * Appends activity rows. Rows are queued and written together once the current turn of the event
  * loop ends (after the answers went out), in one short transaction (one prepared INSERT per
- * row); nobody waits for its commit to be durable (src/db/group-commit.ts on SQLite: it is
- * in the WAL at once, so a killed process loses nothing, and on disk with the next group sync; a
- * power cut can lose the last rows, never a write). Retention runs from here too, at most once an hour.
+ * row); nobody waits for its commit to be durable (`durability: "deferred"`; SQLite: it is in the
+ * WAL at once, so a killed process loses nothing, and on disk with the next group sync; PostgreSQL:
+ * flushed by the WAL writer within a few hundred ms or by the next acknowledged write; a power cut
+ * can lose the last rows, never a write). Retention runs from here too, at most once an hour.
  */
 export function activityRecorder(ctx: Pick<AppContext, "db" | "config" | "log">) {
   const writeAll = (rows: ActivityRecord[]) =>
     writeTransaction(ctx.db, async (tx) => {
       for (const row of rows) await insertActivity(tx, row);
-    });
+    }, { durability: "deferred" });
   // An entry still being built (it reads the token's name) holds its place: rows are written in
   // the order the answers went out, whatever each entry's reads cost on the engine.
   let queue: (ActivityRecord | Promise<ActivityRecord | null>)[] = [];
