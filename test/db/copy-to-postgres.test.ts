@@ -293,13 +293,13 @@ test("a freshly migrated database holds only the seed rows the copy knows to rep
   for (const { name } of tables) if ((await rowCount(sql, name)) > 0) holding.push(name);
   expect(holding.sort()).toEqual([...SEED_ROWS.keys()].sort());
   for (const [table, seed] of SEED_ROWS) expect((await sql.unsafe(`SELECT count(*)::int AS n FROM "${table}" WHERE NOT (${seed})`))[0]!.n).toBe(0);
-  // …and a copy into it (a node already started once on the empty database, which recorded its
-  // secret key's id) succeeds; the source's settings replace the node's.
-  await sql`INSERT INTO settings (key, value) VALUES (${RECORDED_KEY_SETTING}, 'a-started-node')`;
+  // …and a copy into it (a node already ran on the empty database: it recorded its secret key's
+  // id, and /readyz probed a full disk) succeeds; the source's settings replace the node's.
+  await sql`INSERT INTO settings (key, value) VALUES (${RECORDED_KEY_SETTING}, 'a-started-node'), ('readyz.write_probe', 'x')`;
   const report = await copyDataDirToPostgres(source.dir, sql);
   expect(report.migrationsApplied).toBe(0);
   expect(await rowCount(sql, "workspaces")).toBe(2);
-  expect((await sql`SELECT value FROM settings WHERE key = ${RECORDED_KEY_SETTING}`).length).toBe(0); // the source, never served by startGatehouse, recorded none
+  expect((await sql`SELECT value FROM settings WHERE key IN (${RECORDED_KEY_SETTING}, 'readyz.write_probe')`).length).toBe(0); // the source, never served by startGatehouse, recorded none
 }, PG_TEST_MS);
 
 test("a source at an older schema is refused with the way to upgrade it; the target is not touched", async () => {

@@ -41,11 +41,12 @@ const BOOKKEEPING = "__drizzle_migrations";
 export const SEED_ROWS: ReadonlyMap<string, string> = new Map([["workspaces", `"id" = 1 AND "name_key" = 'default'`]]);
 
 /**
- * Rows a node's start writes into an empty database: the id of its secret key
- * (src/server/secret-key.ts). A database a node has started on is empty too; the copy replaces
- * the row with the source's, whose key sealed the secrets copied.
+ * Rows a running node writes into an empty database of its own accord: the id of its secret key
+ * (src/server/secret-key.ts, at start) and /readyz's write probe (src/db/readiness.ts, after a
+ * full disk). A database a node has run on is empty too; the copy replaces these rows with the
+ * source's (whose key sealed the secrets copied).
  */
-export const STARTED_NODE_ROWS: ReadonlyMap<string, string> = new Map([["settings", `"key" = 'secret_key.id'`]]);
+export const STARTED_NODE_ROWS: ReadonlyMap<string, string> = new Map([["settings", `"key" IN ('secret_key.id', 'readyz.write_probe')`]]);
 
 /** Per table, the rows an empty target may hold: SEED_ROWS' and STARTED_NODE_ROWS'. */
 const REPLACED_ROWS: ReadonlyMap<string, string> = new Map(
