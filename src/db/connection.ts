@@ -1,9 +1,11 @@
-import { Database, type SQLQueryBindings, type Statement as EngineStatement } from "bun:sqlite";
+import { Database } from "bun:sqlite";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { GroupCommit, WalFile, type WalSync } from "./group-commit";
 import { runMigrations } from "./migrate";
+import type { Connection, Statement } from "./sqlite-client";
+export { clientOf, perConnection, type Connection, type RunResult, type Statement } from "./sqlite-client";
 import { Mutex, routedHandle, storeOf, withinTransaction, type Db, type Store, type Tx, type WriteOptions } from "./store";
 
 export type { Db, Tx } from "./store";
@@ -18,25 +20,6 @@ export function storageOf(handle: DbHandle): Storage {
 }
 
 /**
- * The engine's connection, for the few things drizzle's handle does not do (statements prepared
- * once, `immediateTransaction`): features name these types, never `bun:sqlite`. Its statements
- * run synchronously to completion.
- */
-export type Connection = Database;
-/** A statement prepared on a `Connection`: `get`/`all`/`run` with the positional parameters `?1`, `?2`… */
-export type Statement<Row = unknown, Params extends SQLQueryBindings[] = any[]> = EngineStatement<Row, Params>;
-/** What a statement's `run` answers: rows changed, and the last inserted row's key. */
-export type RunResult = ReturnType<Statement["run"]>;
-
-/**
- * The bun:sqlite connection a query made through `db` right now runs on: inside a write
- * transaction the writer (inside its BEGIN), else the reader (`PRAGMA query_only`).
- */
-export function clientOf(db: Db | Tx): Connection {
-  return (db as unknown as { session: { client: Connection } }).session.client;
-}
-
-/**
  * The writer connection of `db`'s store, for background writers that prepare statements once and
  * run them inside `immediateTransaction` (which takes the writer in turn).
  */
@@ -48,20 +31,6 @@ export function writerOf(db: Db): Connection {
 export function hasTables(connection: Connection, names: readonly string[]): boolean {
   const found = connection.query<{ n: number }, [string]>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN (SELECT value FROM json_each(?1))").get(JSON.stringify(names));
   return found!.n === new Set(names).size;
-}
-
-/**
- * What hot write paths build once per connection (prepared statements that go around drizzle's
- * query builder): `build` runs on a connection's first use and is kept as long as it lives.
- */
-export function perConnection<T>(build: (client: Connection) => T): (db: Db | Tx) => T {
-  const built = new WeakMap<Connection, T>();
-  return (db) => {
-    const client = clientOf(db);
-    let value = built.get(client);
-    if (value === undefined) built.set(client, (value = build(client)));
-    return value;
-  };
 }
 
 export type OpenOptions = {

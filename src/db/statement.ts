@@ -7,7 +7,8 @@
  * engine-specific fragments of `dialect.ts`.
  */
 import type { SQL } from "drizzle-orm";
-import { perConnection, type Db } from "./connection";
+import { perConnection } from "./sqlite-client";
+import type { Db } from "./store";
 import { postgresPlaceholders } from "./dialect";
 import { engine, isPostgres, type Engine } from "./engine";
 
