@@ -62,6 +62,12 @@ export interface Store {
   begin<T>(work: (tx: Tx) => Promise<T>, options: WriteOptions): Promise<T>;
   /** Runs `work` as a savepoint of the open transaction `tx` (PostgreSQL: with `options.serializeOn`'s locks, taken where it starts). */
   savepoint<T>(tx: Tx, work: (tx: Tx) => Promise<T>, options?: WriteOptions): Promise<T>;
+  /**
+   * Where counter statements run (src/db/counter.ts): PostgreSQL, a connection of their own whose
+   * statements commit at once without waiting for their WAL flush; absent (SQLite), in the
+   * caller's write transaction.
+   */
+  readonly counters?: Db;
   /** Runs `work`'s reads on one snapshot (PostgreSQL: a REPEATABLE READ READ ONLY transaction); absent: reads run as they are. */
   consistentRead?<T>(work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;

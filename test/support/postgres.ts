@@ -167,7 +167,7 @@ export async function openPostgresForTest(prefix: string, poolSize = 4): Promise
     db: handle.db,
     async close() {
       useEngine("sqlite");
-      await sql.end();
+      await handle.store.close(); // the pool and the store's counter connection
       await fresh.drop();
     },
   };

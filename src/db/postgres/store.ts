@@ -21,6 +21,7 @@ import { listParam } from "../dialect";
 import { isWriteConflict } from "../lock-wait";
 import { execute } from "../statement";
 import { withinTransaction, type Db, type Store, type Tx, type WriteOptions } from "../store";
+import { openCounterConnection, type CounterConnection } from "./counter-connection";
 
 /** Tries of one write transaction that keeps losing conflicts (pauses of up to 20, 40, 80, 160 ms between them). */
 const WRITE_CONFLICT_ATTEMPTS = 5;
@@ -55,6 +56,13 @@ export class PostgresStore implements Store {
 
   /** Write transactions run again after losing a deadlock or serialization conflict (for /metrics and tests). */
   conflictRetries = 0;
+
+  private counterConnection: CounterConnection | null = null;
+
+  /** Counter statements' own connection (counter-connection.ts), opened on first use. */
+  get counters(): Db {
+    return (this.counterConnection ??= openCounterConnection(this.sql)).db;
+  }
 
   async begin<T>(work: (tx: Tx) => Promise<T>, options: WriteOptions): Promise<T> {
     for (let attempt = 1; ; attempt++) {
@@ -116,6 +124,7 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.counterConnection?.sql.end({ timeout: 5 });
     await this.sql.end({ timeout: 5 });
   }
 }

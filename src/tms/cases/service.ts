@@ -11,7 +11,7 @@ import type { Caller } from "../shared/auth";
 import { attachmentIds } from "../shared/envelope";
 import { AUTOMATION, BEHAVIOR, CASE_STATUS, CASE_TYPE, enumName, enumNumber, LAYER, PRIORITY, SEVERITY } from "../../qase/enums";
 import type { Reader } from "../shared/lookup";
-import { findRowId, nextNumber, Numbers, optRefId, requireNumbered } from "../shared/numbers";
+import { findRowId, nextNumber, Numbers, optRefId, requireNumbered, takeNumbers } from "../shared/numbers";
 import { isoMicro } from "../shared/time";
 import { sharedSteps } from "../shared-steps/tables";
 import { containsText } from "../../db/contains";
@@ -194,39 +194,59 @@ export class CaseBatch {
 
 const insertCaseRow = fastInserter(cases);
 
-/** Inserts a case and publishes case.created; for use inside a caller's transaction (pass one `batch` for many cases). */
-export async function insertCase(w: ProjectWrite, caller: Caller, body: CaseCreateBody, reporter: Pick<Columns, "signature" | "params"> = {}, batch = new CaseBatch(w)): Promise<CaseRow> {
-  const { tx, project } = w;
-  const cols = await columnsFrom(tx, project, body, null, await batch.caseFields());
+/** A case's columns from its create body, validated (a 400 names the field); before it takes a number. */
+function caseColumns({ tx, project }: ProjectWrite, body: CaseCreateBody, batch: CaseBatch): Promise<Columns> {
+  return batch.caseFields().then((fields) => columnsFrom(tx, project, body, null, fields));
+}
+
+/** Inserts a validated case as `number` and publishes case.created. */
+async function insertCaseNumbered(w: ProjectWrite, caller: Caller, body: CaseCreateBody, cols: Columns, reporter: Pick<Columns, "signature" | "params">, batch: CaseBatch, number: number): Promise<CaseRow> {
   const now = isoMicro();
-  // The number last: on PostgreSQL its counter row stays locked until COMMIT, and every create in
-  // the project waits for it.
-  const position = await batch.takePosition(cols.suiteId ?? null);
-  const row = await insertCaseRow(tx, {
-    ...cols, ...reporter, title: body.title, projectId: project.id, number: await nextNumber(tx, project.id, "case"), position,
+  const row = await insertCaseRow(w.tx, {
+    ...cols, ...reporter, title: body.title, projectId: w.project.id, number, position: await batch.takePosition(cols.suiteId ?? null),
     revision: 1, authorId: caller.userId, created: now, updated: now,
   });
   await w.emit("case.created", casePayload(row, await payloadNumbers(w.numbers, row)));
   return row;
 }
 
+/** Inserts a case and publishes case.created; for use inside a caller's transaction (pass one `batch` for many cases). Its number is taken once its body is valid. */
+export async function insertCase(w: ProjectWrite, caller: Caller, body: CaseCreateBody, reporter: Pick<Columns, "signature" | "params"> = {}, batch = new CaseBatch(w)): Promise<CaseRow> {
+  const cols = await caseColumns(w, body, batch);
+  return insertCaseNumbered(w, caller, body, cols, reporter, batch, await nextNumber(w.tx, w.project.id, "case"));
+}
+
 export function createCase(db: Db, caller: Caller, project: ProjectRow, body: CaseCreateBody) {
   return inProject(db, project, async (w) => ({ id: (await insertCase(w, caller, body)).number }));
 }
 
+/** An ApiError of the bulk's element `i`, its field named within the request (the client finds it among hundreds). */
+function ofElement(e: unknown, i: number): unknown {
+  return e instanceof ApiError && e.field ? new ApiError(e.status, e.code, e.message, `cases.${i}.${e.field}`) : e;
+}
+
+/** Every case of the bulk validated first, then their numbers in one counter statement (a bad element spends none), then the inserts. */
 export function createCasesBulk(db: Db, caller: Caller, project: ProjectRow, bodies: CaseCreateBody[]) {
   return inProject(db, project, async (w) => {
     const budget = new RowBudget();
     for (const b of bodies) budget.spend(1 + (b.steps?.length ?? 0), 1);
+    if (bodies.length === 0) return { ids: [] as number[] };
     const batch = new CaseBatch(w);
+    const columns: Columns[] = [];
+    for (const [i, b] of bodies.entries()) {
+      try {
+        columns.push(await caseColumns(w, b, batch));
+      } catch (e) {
+        throw ofElement(e, i);
+      }
+    }
+    const firstNumber = await takeNumbers(w.tx, project.id, "case", bodies.length);
     const ids: number[] = [];
     for (const [i, b] of bodies.entries()) {
       try {
-        ids.push((await insertCase(w, caller, b, {}, batch)).number);
+        ids.push((await insertCaseNumbered(w, caller, b, columns[i]!, {}, batch, firstNumber + i)).number);
       } catch (e) {
-        // Name the failing element so the client can find it among hundreds.
-        if (e instanceof ApiError && e.field) throw new ApiError(e.status, e.code, e.message, `cases.${i}.${e.field}`);
-        throw e;
+        throw ofElement(e, i);
       }
     }
     return { ids };

@@ -21,9 +21,10 @@ export const milestoneView = (m: Row) => ({
 export function createMilestone(db: Db, caller: Caller, project: ProjectRow, body: MilestoneCreateBody) {
   return inProject(db, project, async ({ tx, emit }) => {
     const now = isoMicro();
+    const dueDate = dueIso(body.due_date);
     const [m] = await tx.insert(milestones).values({
       projectId: project.id, number: await nextNumber(tx, project.id, "milestone"), title: body.title, description: body.description ?? null, status: body.status ?? "active",
-      dueDate: dueIso(body.due_date), authorId: caller.userId, created: now, updated: now,
+      dueDate, authorId: caller.userId, created: now, updated: now,
     }).returning();
     await emit("milestone.created", { id: m!.number, title: m!.title, description: m!.description ?? "" });
     return { id: m!.number };

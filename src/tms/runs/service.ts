@@ -491,12 +491,31 @@ export async function storeResults(w: ProjectWrite, q: ResultStatements, caller:
   return out;
 }
 
+/**
+ * The checks of `resolveCase` that need nothing of the batch stored first, run on every v1 item
+ * before any is stored when the batch creates cases or defects: a bad item refuses the batch
+ * before earlier items take numbers (a number taken is spent, even when the write rolls back:
+ * src/tms/shared/numbers.ts). One item alone is checked by `resolveCase` before it takes any.
+ */
+async function checkV1ItemsBeforeNumbers({ tx, project: p }: ProjectWrite, q: ResultStatements, items: ResultInput[]): Promise<void> {
+  if (items.length < 2 || !items.some((r) => r.caseNumber == null || makesDefect(r))) return;
+  for (const [i, r] of items.entries()) {
+    const field = `results.${i}.`;
+    if (r.caseNumber == null) {
+      if (!r.caseTitle) throw badRequest("A result needs `case_id` (or a case title to find or create the case)", `${field}case_id`);
+    } else if (!(await q.caseByNumber.get(tx, p.id, r.caseNumber))) {
+      throw badRequest(`Test case ${r.caseNumber} does not exist in this project`, `${field}case_id`);
+    }
+  }
+}
+
 /** Records v1 results into a run (numbered `runNumber`) that takes them, in one transaction (one bad item rejects the request). */
 export function recordResults(db: Db, caller: Caller, p: ProjectRow, runNumber: number, inputs: (field: string) => ResultInput[]) {
   const q = resultStatements();
   return inProject(db, p, async (w) => {
     const run = await requireRunTakingResults(w.tx, p, runNumber);
     const items = inputs("");
+    await checkV1ItemsBeforeNumbers(w, q, items);
     const budget = new RowBudget();
     const newCases = new CaseBatch(w);
     const stored: StoredResult[] = [];

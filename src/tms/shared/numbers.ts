@@ -10,13 +10,14 @@
  *   of another project's entity is refused, never linked;
  * - out: a row key → its number (`Numbers`): loaded in batches for views (one query per kind),
  *   looked up (and remembered) one by one in write paths for event payloads;
- * - and allocation (`nextNumber`).
+ * - and allocation (`nextNumber`, `takeNumbers`).
  * A row's number never changes and row keys are never reused (AUTOINCREMENT), so a key → number
  * pair, once read, stays true.
  */
 import { and, eq, getTableName, inArray, type SQL } from "drizzle-orm";
 import type { Tx } from "../../db/connection";
 import { first } from "../../db/transaction";
+import { counterStatement } from "../../db/counter";
 import { preparedQuery, type PreparedQuery } from "../../db/statement";
 import { badRequest, notFound } from "../../http/errors";
 import { cases } from "../cases/tables";
@@ -40,24 +41,34 @@ const NAMES: Record<Numbered, string> = { case: "Test case", suite: "Suite", mil
 /** SQLite binds at most 32766 variables; lists are looked up in chunks well below that. */
 const CHUNK = 500;
 
-/** Prepared statements (the write paths call these once per entity). */
-const allocate = preparedQuery<{ last: number }, [number, string]>(
-  `INSERT INTO tms_project_counters (project_id, entity, last) VALUES (?1, ?2, 1)
-   ON CONFLICT (project_id, entity) DO UPDATE SET last = tms_project_counters.last + 1 RETURNING last`,
+/**
+ * Takes `count` numbers: the counter row's upsert, returning the last of them. A counter statement
+ * (src/db/counter.ts): on PostgreSQL it commits on its own, before the create that uses the numbers.
+ */
+const advance = counterStatement<[number, string, number]>(
+  `INSERT INTO tms_project_counters (project_id, entity, last) VALUES (?1, ?2, ?3)
+   ON CONFLICT (project_id, entity) DO UPDATE SET last = tms_project_counters.last + ?3 RETURNING last`,
 );
 const numberOf = Object.fromEntries(
   (Object.keys(TABLES) as Numbered[]).map((k) => [k, preparedQuery<{ number: number }, [number]>(`SELECT number FROM ${getTableName(TABLES[k])} WHERE id = ?1`)]),
 ) as Record<Numbered, PreparedQuery<{ number: number }, [number]>>;
 
 /**
- * The next number of `kind` in the project; inside the inserting transaction. The counter's
- * read-and-increment is one upsert of the counter row, which holds that row's write lock until
- * the transaction ends (SQLite: the one writer; PostgreSQL: the row lock, so a concurrent
- * transaction's upsert waits and then increments the committed value); the counter only grows,
- * so a number is never handed out twice, even after its entity is deleted.
+ * The next number of `kind` in the project, for the create `tx` is about to insert; take it once
+ * the create's input is validated (bad input never spends a number). The counter only grows, so a
+ * number is never handed out twice, even after its entity is deleted. Where the counter runs
+ * (src/db/counter.ts): SQLite, in `tx`, holding the counter until its COMMIT; PostgreSQL, committed
+ * on its own at once, so creates in one project do not wait for each other's COMMIT — and a create
+ * that fails after this leaves its number unused (a gap, as a deleted entity does).
  */
 export async function nextNumber(tx: Tx, projectId: number, kind: Numbered): Promise<number> {
-  return (await allocate.get(tx, projectId, kind))!.last;
+  return advance(tx, projectId, kind, 1);
+}
+
+/** `count` consecutive numbers of `kind` for a bulk create (one counter statement): the first of them; as `nextNumber`. */
+export async function takeNumbers(tx: Tx, projectId: number, kind: Numbered, count: number): Promise<number> {
+  if (!Number.isInteger(count) || count < 1) throw new Error(`takeNumbers: count ${count}`);
+  return (await advance(tx, projectId, kind, count)) - count + 1;
 }
 
 // ---- in: numbers the client sent -----------------------------------------------------------
