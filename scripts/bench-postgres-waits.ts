@@ -13,7 +13,18 @@
  */
 import { join } from "node:path";
 import postgres from "postgres";
+import { readFileSync } from "node:fs";
 import { benchPostgres } from "./bench-postgres-server";
+
+/** A process's CPU seconds (user + system), or null once it has exited. */
+function cpuSeconds(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
 
 const given = process.argv.slice(2).filter((a) => a !== "--");
 const passed = given.length ? given : ["--only", "scim", "--seconds", "4"];
@@ -27,14 +38,18 @@ try {
     stderr: "inherit",
   });
   const waits = new Map<string, number>();
+  /** CPU seconds each of Gatehouse's backends had used when last sampled (the backend's own /proc stat; PostgreSQL runs on this machine). */
+  const backendCpu = new Map<number, number>();
   let samples = 0;
   let done = false;
   const report = new Response(bench.stdout).text().finally(() => (done = true));
   while (!done) {
-    const rows = await admin<{ state: string | null; wait: string | null; query: string }[]>`
-      SELECT state, wait_event_type || ':' || wait_event AS wait, left(regexp_replace(query, '\\s+', ' ', 'g'), 70) AS query
+    const all = await admin<{ pid: number; state: string | null; wait: string | null; query: string }[]>`
+      SELECT pid, state, wait_event_type || ':' || wait_event AS wait, left(regexp_replace(query, '\\s+', ' ', 'g'), 70) AS query
         FROM pg_stat_activity
-       WHERE datname LIKE 'writes\_%' AND datname NOT LIKE 'writes\_bare%' AND backend_type = 'client backend' AND state <> 'idle'`;
+       WHERE datname LIKE 'writes\_%' AND datname NOT LIKE 'writes\_bare%' AND backend_type = 'client backend'`;
+    for (const r of all) backendCpu.set(r.pid, cpuSeconds(r.pid) ?? backendCpu.get(r.pid) ?? 0);
+    const rows = all.filter((r) => r.state !== "idle");
     samples++;
     for (const r of rows) {
       const key = `${r.state ?? "?"} · ${r.wait ?? "on CPU"}${r.wait?.startsWith("Lock:") ? ` · ${r.query}` : ""}`;
@@ -54,6 +69,9 @@ try {
       FROM pg_stat_statements s
      WHERE s.query NOT LIKE '%pg\_stat%' AND s.query NOT LIKE 'INSERT INTO cases (title, created_at)%'
      ORDER BY s.calls DESC LIMIT 20`;
+  const [inserts] = await admin<{ calls: number }[]>`SELECT coalesce(sum(calls), 0)::int AS calls FROM pg_stat_statements WHERE query LIKE 'INSERT INTO "tms_cases"%' OR query LIKE 'INSERT INTO tms_cases%'`;
+  const cpu = [...backendCpu.values()].reduce((a, b) => a + b, 0);
+  console.log(`\nGatehouse's backends used ${cpu.toFixed(2)} s of CPU (their /proc stat, sampled every 10 ms) for ${inserts!.calls} case inserts: ${inserts!.calls ? ((1000 * cpu) / inserts!.calls).toFixed(3) : "—"} ms of PostgreSQL CPU per case (SCIM creates' statements included when they ran).`);
   console.log(`\n## Statements (pg_stat_statements; the bare baseline's INSERT and this script's own left out), by calls\n`);
   console.log("| calls | server ms total | mean ms | statement |");
   console.log("|---:|---:|---:|---|");
