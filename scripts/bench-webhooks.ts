@@ -3,7 +3,7 @@
  * Webhook engine benchmark. Prints a markdown table.
  *
  *   bun scripts/bench-webhooks.ts [--events 100000] [--backlog 1000000] [--latency-seconds 10] [--concurrency 32]
- *                                 [--engine sqlite|postgres] [--no-memory]
+ *                                 [--engine sqlite|postgres] [--no-memory] [--only one,ten,latency,memory]
  *
  * Defaults are the sizes issue 5 asks for (a full run takes several minutes and ~2 GB of temp disk).
  *
@@ -23,7 +23,11 @@
  * `--engine postgres`: each scenario's engine runs on a database of its own on a durable
  * PostgreSQL (bench-postgres-server.ts: `BENCH_POSTGRES_URL`, or one started here with fsync and
  * synchronous_commit on), opened as `gatehouse serve` opens it (the pool's options, 10 connections,
- * the store). `--no-memory` leaves out scenario 3.
+ * the store), and each throughput line adds what a delivery costs the server: transactions
+ * committed (pg_stat_database), WAL flushes (pg_stat_wal, server-wide) and, when the server has
+ * `pg_stat_statements` (bench-postgres-waits.ts starts one that has), statements, with the most
+ * called ones on stderr. `--no-memory` leaves out scenario 3; `--only` runs the scenarios named
+ * (1 subscription, 10 subscriptions, latency, memory), each against its own baseline.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -38,11 +42,12 @@ import { publish } from "../src/webhooks/publish";
 import { envelopeBody, generateSecret, signatureHeader } from "../src/webhooks/signer";
 import { webhookEvents } from "../src/webhooks/tables";
 import { inArray } from "drizzle-orm";
-import { numberArg } from "./args";
+import { argOf, numberArg } from "./args";
 import { addSubscriptions, enqueueEvents } from "./webhook-backlog";
 import { writeTransaction } from "../src/db/transaction";
 import { ephemeralSecretBox } from "../src/lib/secret-box";
-import { benchDatabase, benchPostgres, postgresSettings, settingsLine } from "./bench-postgres-server";
+import { benchDatabase, benchPostgres, postgresSettings, settingsLine, walSyncsOf } from "./bench-postgres-server";
+import postgres from "postgres";
 
 const now = () => performance.timeOrigin + performance.now();
 
@@ -88,7 +93,8 @@ const LATENCY_SECONDS = numberArg("latency-seconds", 10);
 const CONCURRENCY = numberArg("concurrency", 32);
 const ENGINE = process.argv.includes("--engine") ? process.argv[process.argv.indexOf("--engine") + 1]! : "sqlite";
 if (ENGINE !== "sqlite" && ENGINE !== "postgres") throw new Error(`--engine: expected sqlite or postgres, got ${ENGINE}`);
-const MEMORY = !process.argv.includes("--no-memory");
+const ONLY = new Set((argOf("only") ?? "one,ten,latency,memory").split(","));
+const MEMORY = !process.argv.includes("--no-memory") && ONLY.has("memory");
 
 async function startReceiverProcess() {
   const proc = Bun.spawn([process.execPath, import.meta.path, "--receiver"], { stdout: "pipe", stderr: "inherit" });
@@ -137,6 +143,7 @@ async function engine(overrides: Partial<Config> = {}) {
       addSubscriptions: (url: string, n: number) => addSubscriptions(ctx.db, url, n),
       enqueue: (n: number) => enqueueEvents(ctx.db, n),
       pending: async () => Number((await sql`SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'`)[0]!.n),
+      serverCounters: () => serverCounters(new URL(database.url).pathname.slice(1)),
       async close() {
         await handle.store.close();
         await database.drop();
@@ -151,11 +158,47 @@ async function engine(overrides: Partial<Config> = {}) {
     addSubscriptions: (url: string, n: number) => addSubscriptions(ctx.db, url, n),
     enqueue: (n: number) => enqueueEvents(ctx.db, n),
     pending: async () => (ctx.sqlite!.query("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'").get() as { n: number }).n,
+    serverCounters: async (): Promise<ServerCounters | null> => null,
     async close() {
       closeDatabase(handle);
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** What the server has done for one database so far (PostgreSQL only): transactions, WAL flushes, statements by text. */
+type ServerCounters = { commits: number; walSyncs: number; statements: Map<string, number> | null };
+
+const pgAdmin = pg ? postgres(pg.url, { max: 1, onnotice: () => {} }) : null;
+
+async function serverCounters(database: string): Promise<ServerCounters> {
+  const sql = pgAdmin!;
+  // A backend reports its counters to the statistics system when idle, at most once a second.
+  await Bun.sleep(1100);
+  await sql`SELECT pg_stat_clear_snapshot()`;
+  const [db] = await sql<{ commits: string }[]>`SELECT xact_commit::text AS commits FROM pg_stat_database WHERE datname = ${database}`;
+  const walSyncs = await walSyncsOf(sql);
+  let statements: Map<string, number> | null = null;
+  const [ext] = await sql`SELECT 1 FROM pg_extension WHERE extname = 'pg_stat_statements'`;
+  if (ext) {
+    const rows = await sql<{ query: string; calls: string }[]>`
+      SELECT left(regexp_replace(s.query, '[[:space:]]+', ' ', 'g'), 100) AS query, sum(s.calls)::text AS calls
+        FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = ${database} GROUP BY 1`;
+    statements = new Map(rows.map((r) => [r.query, Number(r.calls)]));
+  }
+  return { commits: Number(db?.commits ?? NaN), walSyncs, statements };
+}
+
+/** Per delivery between two counters' reads: transactions, WAL flushes, statements (and the most called, on stderr). */
+function serverCostPer(before: ServerCounters | null, after: ServerCounters | null, n: number, label: string) {
+  if (!before || !after) return null;
+  let statements: number | null = null;
+  if (before.statements && after.statements) {
+    const delta = [...after.statements].map(([q, calls]) => [q, calls - (before.statements!.get(q) ?? 0)] as const).filter(([, d]) => d > 0);
+    statements = delta.reduce((a, [, d]) => a + d, 0) / n;
+    for (const [q, d] of delta.sort((a, b) => b[1] - a[1]).slice(0, 12)) console.error(`  ${label}: ${(d / n).toFixed(3)}/delivery  ${q}`);
+  }
+  return { commits: (after.commits - before.commits) / n, walSyncs: (after.walSyncs - before.walSyncs) / n, statements };
 }
 
 async function waitForCount(rx: Receiver, target: number, timeoutMs = 15 * 60_000) {
@@ -228,6 +271,7 @@ async function throughput(rx: Receiver, subs: number, events: number) {
   await settle();
   const total = events * subs;
   const before = await rx.count();
+  const counters = await e.serverCounters();
   const cpu = threadCpuMs();
   const start = now();
   const loop = startDeliveryLoop(e.ctx);
@@ -237,8 +281,9 @@ async function throughput(rx: Receiver, subs: number, events: number) {
   while ((await e.pending()) > 0) await Bun.sleep(10); // every outcome committed
   const recorded = (now() - start) / 1000;
   await loop.stop();
+  const server = serverCostPer(counters, await e.serverCounters(), total, `${subs} subscription(s)`);
   await e.close();
-  return { total, perSecond: total / received, recordedPerSecond: total / recorded, ...cpuUse };
+  return { total, perSecond: total / received, recordedPerSecond: total / recorded, ...cpuUse, server };
 }
 
 async function latency(rx: Receiver, rate: number, seconds: number) {
@@ -320,42 +365,49 @@ try {
   // connections open, so neither measurement pays the other's start-up cost.
   await baseline(rx, 2000);
   await throughput(rx, 1, 2000);
-  await settle();
-  const base1 = await baseline(rx, EVENTS_N);
-  console.error(`baseline ×1: ${fmt(base1.perSecond)}/s`);
-  await settle();
-  const one = await throughput(rx, 1, EVENTS_N);
-  console.error(`engine ×1: ${fmt(one.perSecond)}/s`);
-  await settle();
-  const base10 = await baseline(rx, EVENTS_N * 10);
-  console.error(`baseline ×10: ${fmt(base10.perSecond)}/s`);
-  await settle();
-  const ten = await throughput(rx, 10, EVENTS_N);
-  console.error(`engine ×10: ${fmt(ten.perSecond)}/s`);
-  await settle();
-  const lat = await latency(rx, 500, LATENCY_SECONDS);
-  console.error(`latency: p50 ${fmt(lat.p50, 2)} ms, p99 ${fmt(lat.p99, 2)} ms`);
-  const mem = MEMORY ? (await settle(), await memory(rx, BACKLOG)) : null;
-  if (mem) console.error(`memory: ${fmt(mem.firstMb)} → max ${fmt(mem.maxMb)} MB`);
   const cpuNote = (c: { mainUs: number; httpUs: number }) => `CPU per item: main thread ${fmt(c.mainUs, 1)} µs, HTTP client thread ${fmt(c.httpUs, 1)} µs`;
-
-  const rows = [
-    ["Bare fetch loop, same concurrency/body (baseline)", `${fmt(EVENTS_N)} requests`, `${fmt(base1.perSecond)} req/s`, cpuNote(base1)],
-    ["Engine, 1 subscription", `${fmt(one.total)} deliveries`, `${fmt(one.perSecond)} deliveries/s`, `${fmt((100 * one.perSecond) / base1.perSecond)}% of baseline (target ≥ 60%); all outcomes committed: ${fmt(one.recordedPerSecond)}/s; ${cpuNote(one)}`],
-    ["Bare fetch loop (baseline)", `${fmt(EVENTS_N * 10)} requests`, `${fmt(base10.perSecond)} req/s`, cpuNote(base10)],
-    ["Engine, 10 subscriptions", `${fmt(ten.total)} deliveries`, `${fmt(ten.perSecond)} deliveries/s`, `${fmt((100 * ten.perSecond) / base10.perSecond)}% of baseline (target ≥ 60%); all outcomes committed: ${fmt(ten.recordedPerSecond)}/s; ${cpuNote(ten)}`],
-    ["Commit-to-receipt latency at 500 events/s", `${fmt(lat.samples)} events over ${LATENCY_SECONDS}s (${fmt(lat.achieved)}/s achieved)`, `p50 ${fmt(lat.p50, 2)} ms · p99 ${fmt(lat.p99, 2)} ms · max ${fmt(lat.max, 1)} ms`, "target p99 < 50 ms"],
-    ...(mem ? [[
+  const serverNote = (s: ReturnType<typeof serverCostPer>) =>
+    s ? `; per delivery on PostgreSQL: ${fmt(s.commits, 3)} transactions, ${fmt(s.walSyncs, 3)} WAL flushes${s.statements === null ? "" : `, ${fmt(s.statements, 2)} statements`}` : "";
+  const rows: string[][] = [];
+  for (const subs of [1, 10]) {
+    if (!ONLY.has(subs === 1 ? "one" : "ten")) continue;
+    await settle();
+    const base = await baseline(rx, EVENTS_N * subs);
+    console.error(`baseline ×${subs}: ${fmt(base.perSecond)}/s`);
+    await settle();
+    const run = await throughput(rx, subs, EVENTS_N);
+    console.error(`engine ×${subs}: ${fmt(run.perSecond)}/s`);
+    rows.push(
+      [subs === 1 ? "Bare fetch loop, same concurrency/body (baseline)" : "Bare fetch loop (baseline)", `${fmt(EVENTS_N * subs)} requests`, `${fmt(base.perSecond)} req/s`, cpuNote(base)],
+      [
+        `Engine, ${subs} subscription${subs === 1 ? "" : "s"}`,
+        `${fmt(run.total)} deliveries`,
+        `${fmt(run.perSecond)} deliveries/s`,
+        `${fmt((100 * run.perSecond) / base.perSecond)}% of baseline (target ≥ 60%); all outcomes committed: ${fmt(run.recordedPerSecond)}/s; ${cpuNote(run)}${serverNote(run.server)}`,
+      ],
+    );
+  }
+  if (ONLY.has("latency")) {
+    await settle();
+    const lat = await latency(rx, 500, LATENCY_SECONDS);
+    console.error(`latency: p50 ${fmt(lat.p50, 2)} ms, p99 ${fmt(lat.p99, 2)} ms`);
+    rows.push(["Commit-to-receipt latency at 500 events/s", `${fmt(lat.samples)} events over ${LATENCY_SECONDS}s (${fmt(lat.achieved)}/s achieved)`, `p50 ${fmt(lat.p50, 2)} ms · p99 ${fmt(lat.p99, 2)} ms · max ${fmt(lat.max, 1)} ms`, "target p99 < 50 ms"]);
+  }
+  const mem = MEMORY ? (await settle(), await memory(rx, BACKLOG)) : null;
+  if (mem) {
+    console.error(`memory: ${fmt(mem.firstMb)} → max ${fmt(mem.maxMb)} MB`);
+    rows.push([
       "RSS while a backlog drains",
       `${fmt(mem.deliveries)} deliveries (10 subscriptions) in ${fmt(mem.seconds, 1)} s`,
       `start ${fmt(mem.firstMb)} MB → min ${fmt(mem.minMb)} / max ${fmt(mem.maxMb)} / end ${fmt(mem.lastMb)} MB`,
       `${mem.growth >= 0 ? "+" : ""}${fmt(100 * mem.growth, 1)}% max over start (target within 20%); start = first sample after 1 s of draining; ${fmt(mem.beforeLoopMb)} MB before the loop started`,
-    ]] : []),
-  ];
+    ]);
+  }
   console.log(`| Scenario | Size | Result | Notes |\n|---|---|---|---|\n${rows.map((r) => `| ${r.join(" | ")} |`).join("\n")}`);
   const storage = pg ? `PostgreSQL, a database per scenario, pool of ${testConfig().databasePoolSize} connections (${settingsLine(await postgresSettings(pg.url))})` : "SQLite, synchronous=FULL, WAL";
   console.log(`\nConcurrency ${CONCURRENCY} (global and per subscription), ${storage}; receiver in a separate process on 127.0.0.1; Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores.`);
 } finally {
   rx.stop();
+  await pgAdmin?.end();
   pg?.stop();
 }
