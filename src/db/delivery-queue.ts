@@ -1,6 +1,6 @@
 /**
  * The webhook delivery queue's SQL: what the delivery loop's ledger (src/webhooks/ledger.ts) runs in
- * its ticks — claim (due rows, then a lease), record an attempt, finish or release a delivery,
+ * its ticks — claim (due rows, then a lease), record a batch of attempts, release leases,
  * stamp or disable a subscription — and what retention (src/webhooks/retention.ts) deletes. The
  * state machine, the fair share and the retry decisions stay with the webhooks; this module only
  * says how each step reads and writes rows; PostgreSQL claims with its own SQL (row locks that
@@ -12,7 +12,7 @@
 import type { Db } from "./connection";
 import { inListText, listParam } from "./dialect";
 import { engine, isPostgres, type Engine } from "./engine";
-import { preparedQuery, type PreparedQuery } from "./statement";
+import { perEngine, preparedQuery, type PreparedQuery } from "./statement";
 import { writeTransaction } from "./transaction";
 
 /** An enabled subscription's row, as a tick reads them (in id order). */
@@ -32,7 +32,7 @@ export type AttemptLogRow = {
 
 /** Where an attempt leaves its delivery. */
 export type DeliveryOutcome = {
-  status: "pending" | "delivered" | "failed"; nextAttemptAt: number; statusCode: number | null; error: string | null; now: number; finishedAt: number | null; attemptId: number;
+  status: "pending" | "delivered" | "failed"; nextAttemptAt: number; statusCode: number | null; error: string | null; finishedAt: number | null;
 };
 
 const enabledSubscriptions = preparedQuery<QueuedSubscriptionRow, []>(
@@ -68,7 +68,69 @@ const finishDelivery = preparedQuery<unknown, [number, string, number, number | 
           last_status_code = ?4, last_error = ?5, updated_at = ?6, finished_at = ?7, last_attempt_id = ?8
     WHERE id = ?1`,
 );
-const releaseDelivery = preparedQuery<unknown, [number, number]>("UPDATE webhook_deliveries SET locked_until = NULL, updated_at = ?2 WHERE id = ?1 AND status = 'pending'");
+
+/**
+ * PostgreSQL's record of a batch of attempts, one statement: each attempt takes its log id from
+ * the log's identity sequence, its delivery moves on and points at it, and the attempt is logged
+ * only for a delivery that was there to move on (one deleted meanwhile logs nothing). The batch
+ * comes as one JSON parameter (`?1`), one object per attempt, each delivery at most once. Every
+ * statement is a round trip and a socket write of the driver's on the loop's thread — per attempt
+ * two of them were most of a PostgreSQL delivery's cost (docs/benchmarks/postgres.md) — so a tick
+ * records its whole batch in one.
+ */
+const recordAttemptsOnPostgres = preparedQuery<unknown, [string, number]>(
+  `WITH input AS MATERIALIZED (
+     SELECT nextval((SELECT pg_get_serial_sequence('webhook_attempts', 'id'))) AS attempt_id, i.*
+       FROM json_to_recordset(?1::json) AS i(delivery_id bigint, previous_attempt_id bigint, started_at bigint, duration_ms bigint, url text,
+              user_agent text, signature text, status_code bigint, error text, response_body text, response_headers text, cycle_attempt bigint,
+              status text, next_attempt_at bigint, last_status_code bigint, last_error text, finished_at bigint)),
+   finished AS (
+     UPDATE webhook_deliveries d SET status = i.status, attempts = d.attempts + 1, next_attempt_at = i.next_attempt_at, locked_until = NULL,
+            last_status_code = i.last_status_code, last_error = i.last_error, updated_at = ?2, finished_at = i.finished_at, last_attempt_id = i.attempt_id
+       FROM input i WHERE d.id = i.delivery_id
+     RETURNING d.id)
+   INSERT INTO webhook_attempts (id, delivery_id, previous_attempt_id, started_at, duration_ms, url, user_agent, signature, status_code, error, response_body, response_headers, cycle_attempt)
+   SELECT i.attempt_id, i.delivery_id, i.previous_attempt_id, i.started_at, i.duration_ms, i.url, i.user_agent, i.signature, i.status_code, i.error,
+          i.response_body, i.response_headers, i.cycle_attempt
+     FROM input i JOIN finished f ON f.id = i.delivery_id ORDER BY i.attempt_id`,
+);
+
+/** One attempt to record: its log row, and where it leaves its delivery. */
+export type AttemptRecord = { log: AttemptLogRow; outcome: DeliveryOutcome };
+
+/**
+ * Records `records` in the caller's transaction, in their order: each attempt logged and its
+ * delivery moved on, pointing at it; a delivery deleted meanwhile (its subscription was) gets no
+ * log row. SQLite runs two statements per attempt in-process; PostgreSQL one statement per batch
+ * (a delivery twice in one batch — its lease ran out and it was claimed and sent again — splits
+ * it: both attempts count, and the delivery points at the later one).
+ */
+async function recordAttempts(db: Db, records: readonly AttemptRecord[], now: number): Promise<void> {
+  if (isPostgres()) {
+    for (let from = 0; from < records.length; ) {
+      const seen = new Set<number>();
+      let to = from;
+      while (to < records.length && !seen.has(records[to]!.log.deliveryId)) seen.add(records[to++]!.log.deliveryId);
+      const batch = records.slice(from, to).map(({ log: a, outcome: o }) => ({
+        delivery_id: a.deliveryId, previous_attempt_id: a.previousAttemptId, started_at: a.startedAt, duration_ms: a.durationMs, url: a.url,
+        user_agent: a.userAgent, signature: a.signature, status_code: a.statusCode, error: a.error, response_body: a.responseBody,
+        response_headers: a.responseHeaders, cycle_attempt: a.cycleAttempt,
+        status: o.status, next_attempt_at: o.nextAttemptAt, last_status_code: o.statusCode, last_error: o.error, finished_at: o.finishedAt,
+      }));
+      await recordAttemptsOnPostgres.run(db, JSON.stringify(batch), now);
+      from = to;
+    }
+    return;
+  }
+  for (const { log: a, outcome: o } of records) {
+    const attemptId = (await logAttempt.get(db, a.deliveryId, a.previousAttemptId, a.startedAt, a.durationMs, a.url, a.userAgent, a.signature, a.statusCode, a.error, a.responseBody, a.responseHeaders, a.cycleAttempt))!.id;
+    if ((await finishDelivery.run(db, a.deliveryId, o.status, o.nextAttemptAt, o.statusCode, o.error, now, o.finishedAt, attemptId)).changes === 0) await unlogAttempt.run(db, attemptId);
+  }
+}
+
+const releaseDeliveries = perEngine(() =>
+  preparedQuery<unknown, [string, number]>(`UPDATE webhook_deliveries SET locked_until = NULL, updated_at = ?2 WHERE ${inListText("id", "?1")} AND status = 'pending'`),
+);
 // `last_success_at` is kept to the second: under load a subscription succeeds in every tick,
 // and rewriting its row each time would add a page to every commit. (The arithmetic is on the
 // column, so PostgreSQL types ?2 as the column's bigint, not as an integer that overflows.)
@@ -187,15 +249,12 @@ export function deliveryQueue(db: Db) {
     enabledSubscriptions: (): Promise<QueuedSubscriptionRow[]> => enabledSubscriptions.all(db),
     /** Leases up to `limit` deliveries of the subscription due at `now` until `leaseUntil`, oldest due first (`claimDue`). */
     claimDue: (subscriptionId: number, now: number, limit: number, leaseUntil: number): Promise<DueDeliveryRow[]> => claimDue(db, subscriptionId, now, limit, leaseUntil),
-    /** Appends an attempt to the log; its id. */
-    logAttempt: async (a: AttemptLogRow): Promise<number> =>
-      (await logAttempt.get(db, a.deliveryId, a.previousAttemptId, a.startedAt, a.durationMs, a.url, a.userAgent, a.signature, a.statusCode, a.error, a.responseBody, a.responseHeaders, a.cycleAttempt))!.id,
-    unlogAttempt: async (attemptId: number): Promise<void> => void (await unlogAttempt.run(db, attemptId)),
-    /** Moves a delivery on after an attempt; false when it no longer exists. */
-    finish: async (deliveryId: number, o: DeliveryOutcome): Promise<boolean> =>
-      (await finishDelivery.run(db, deliveryId, o.status, o.nextAttemptAt, o.statusCode, o.error, o.now, o.finishedAt, o.attemptId)).changes > 0,
-    /** Gives a lease back without counting an attempt (a delivery no longer pending is left alone). */
-    release: async (deliveryId: number, now: number): Promise<void> => void (await releaseDelivery.run(db, deliveryId, now)),
+    /** Logs each attempt and moves its delivery on, in order (`recordAttempts`). */
+    recordAttempts: (records: readonly AttemptRecord[], now: number): Promise<void> => recordAttempts(db, records, now),
+    /** Gives leases back without counting an attempt (a delivery no longer pending is left alone). */
+    release: async (deliveryIds: readonly number[], now: number): Promise<void> => {
+      if (deliveryIds.length > 0) await releaseDeliveries().run(db, listParam(deliveryIds), now);
+    },
     markSubscriptionSucceeded: async (subscriptionId: number, now: number): Promise<void> => void (await subscriptionSucceeded.run(db, subscriptionId, now)),
     /** Notes a failure; since when the subscription fails (null: it no longer exists). */
     markSubscriptionFailing: async (subscriptionId: number, now: number): Promise<number | null> => (await subscriptionFailing.get(db, subscriptionId, now))?.failing_since ?? null,

@@ -1,5 +1,5 @@
 import type { Db } from "../db/connection";
-import { deliveryQueue, type DeliveryQueue } from "../db/delivery-queue";
+import { deliveryQueue, type AttemptRecord, type DeliveryQueue } from "../db/delivery-queue";
 import { decide, shouldDisable, type AttemptResult, type Verdict } from "./retry";
 import type { DeliveryStatus } from "./tables";
 import type { SecretBox } from "../lib/secret-box";
@@ -111,19 +111,10 @@ export class DeliveryLedger {
     const { now } = req;
     // Built inside the body: a rolled-back attempt must not leave half a result behind.
     const result: TickResult = { claims: [], subscriptions: null, verdicts: {}, disabled: [] };
-    // Subscription by subscription in id order, each one's success stamped before the next: every
-    // tick (on every node) and every producer (`publish`) then locks subscription rows in one
-    // order, so on PostgreSQL two nodes' ticks never deadlock on them. A stable sort keeps each
-    // subscription's outcomes in the order they finished.
+    // Sorted by subscription (stable: each subscription's outcomes stay in the order they finished).
     const finished = [...req.finished].sort((a, b) => a.subscriptionId - b.subscriptionId);
-    const succeeded = new Set<number>();
-    for (let i = 0; i < finished.length; i++) {
-      const f = finished[i]!;
-      const verdict = await this.record(f, now, succeeded, result.disabled);
-      result.verdicts[verdict] = (result.verdicts[verdict] ?? 0) + 1;
-      if (finished[i + 1]?.subscriptionId !== f.subscriptionId && succeeded.delete(f.subscriptionId)) await this.q.markSubscriptionSucceeded(f.subscriptionId, now);
-    }
-    for (const id of req.released) await this.q.release(id, now);
+    await this.record(finished, now, result);
+    await this.q.release(req.released, now);
     if (req.claim) {
       const subs = (await this.q.enabledSubscriptions()).map(
         (s): SubscriptionTarget => ({
@@ -191,22 +182,63 @@ export class DeliveryLedger {
   }
 
   /**
-   * Records one attempt and moves its delivery on; returns the verdict. Successes only mark
-   * `succeeded` (one subscription update per tick, not per delivery).
+   * Records the attempts, then each subscription's state. The attempts go in one step (on
+   * PostgreSQL one statement for the batch: delivery-queue.ts `recordAttempts`); the subscriptions
+   * follow in id order, as every tick (on every node) and every producer (`publish`) takes their
+   * rows, so on PostgreSQL two nodes' ticks never deadlock on them. Within a subscription the
+   * outcomes are applied in the order they finished: successes in a row stamp it once; a failure
+   * after a success clears `failing_since` first (then sets it again); a failure after a failure
+   * leaves it as the first one set it (one statement for a run of failures, not one each).
    */
-  private async record(f: FinishedAttempt, now: number, succeeded: Set<number>, disabled: TickResult["disabled"]): Promise<Verdict["next"]> {
-    const r = f.result;
-    const status = r.kind === "response" ? r.status : null;
-    const error = r.kind === "error" ? r.error : status !== null && (status < 200 || status >= 300) ? `HTTP ${status}` : null;
-    const verdict = decide(r, f.attemptsBefore + 1, this.options.retrySchedule, now);
-    const subId = f.subscriptionId;
-    if (verdict.next !== "delivered" && succeeded.delete(subId)) await this.q.markSubscriptionSucceeded(subId, now); // keep the order within the batch
-    const [rowStatus, nextAttemptAt, rowError, finishedAt]: [DeliveryStatus, number, string | null, number | null] =
-      verdict.next === "delivered" ? ["delivered", now, null, now]
-      : verdict.next === "gone" ? ["failed", now, "endpoint answered 410 Gone", now]
-      : verdict.next === "retry" ? ["pending", verdict.at, error, null]
-      : ["failed", now, error, now];
-    const attemptId = await this.q.logAttempt({
+  private async record(finished: readonly FinishedAttempt[], now: number, result: TickResult): Promise<void> {
+    if (finished.length === 0) return;
+    const verdicts = finished.map((f) => decide(f.result, f.attemptsBefore + 1, this.options.retrySchedule, now));
+    await this.q.recordAttempts(finished.map((f, i) => attemptRecord(f, verdicts[i]!, now)), now);
+    for (let i = 0; i < finished.length; ) {
+      const subId = finished[i]!.subscriptionId;
+      let succeeded = false;
+      let failing = false;
+      for (; i < finished.length && finished[i]!.subscriptionId === subId; i++) {
+        const next = verdicts[i]!.next;
+        result.verdicts[next] = (result.verdicts[next] ?? 0) + 1;
+        if (next === "delivered") {
+          succeeded = true;
+          failing = false;
+          continue;
+        }
+        if (succeeded) await this.q.markSubscriptionSucceeded(subId, now); // a success before this failure clears failing_since first
+        succeeded = false;
+        if (next === "gone") {
+          await this.disable(subId, "The endpoint answered 410 Gone", now, result.disabled);
+          continue;
+        }
+        if (failing) continue; // failing_since as the failure before this one left it: the same answer
+        failing = true;
+        const failingSince = await this.q.markSubscriptionFailing(subId, now);
+        if (failingSince !== null && shouldDisable(failingSince, now))
+          await this.disable(subId, `No successful delivery since ${new Date(failingSince).toISOString()} (5 days of failures)`, now, result.disabled);
+      }
+      if (succeeded) await this.q.markSubscriptionSucceeded(subId, now);
+    }
+  }
+
+  private async disable(subId: number, reason: string, now: number, disabled: TickResult["disabled"]): Promise<void> {
+    if (await this.q.disableSubscription(subId, reason, now)) disabled.push({ subscriptionId: subId, reason });
+  }
+}
+
+/** What the log keeps of attempt `f` and where `verdict` leaves its delivery. */
+function attemptRecord(f: FinishedAttempt, verdict: Verdict, now: number): AttemptRecord {
+  const r = f.result;
+  const status = r.kind === "response" ? r.status : null;
+  const error = r.kind === "error" ? r.error : status !== null && (status < 200 || status >= 300) ? `HTTP ${status}` : null;
+  const [rowStatus, nextAttemptAt, rowError, finishedAt]: [DeliveryStatus, number, string | null, number | null] =
+    verdict.next === "delivered" ? ["delivered", now, null, now]
+    : verdict.next === "gone" ? ["failed", now, "endpoint answered 410 Gone", now]
+    : verdict.next === "retry" ? ["pending", verdict.at, error, null]
+    : ["failed", now, error, now];
+  return {
+    log: {
       deliveryId: f.deliveryId,
       previousAttemptId: f.previousAttemptId,
       startedAt: f.startedAt,
@@ -215,28 +247,20 @@ export class DeliveryLedger {
       userAgent: f.userAgent,
       signature: f.signature,
       statusCode: status,
-      error: r.kind === "error" ? r.error : null,
-      responseBody: f.responseBody,
+      error: r.kind === "error" ? loggable(r.error) : null,
+      responseBody: f.responseBody === null ? null : loggable(f.responseBody),
       responseHeaders: f.responseHeaders,
       cycleAttempt: f.attemptsBefore + 1,
-    });
-    // A delivery deleted meanwhile (its subscription was) has nothing to log the attempt against.
-    if (!(await this.q.finish(f.deliveryId, { status: rowStatus, nextAttemptAt, statusCode: status, error: rowError, now, finishedAt, attemptId }))) await this.q.unlogAttempt(attemptId);
-    if (verdict.next === "delivered") {
-      succeeded.add(subId);
-      return verdict.next;
-    }
-    if (verdict.next === "gone") {
-      await this.disable(subId, "The endpoint answered 410 Gone", now, disabled);
-      return verdict.next;
-    }
-    const failingSince = await this.q.markSubscriptionFailing(subId, now);
-    if (failingSince !== null && shouldDisable(failingSince, now))
-      await this.disable(subId, `No successful delivery since ${new Date(failingSince).toISOString()} (5 days of failures)`, now, disabled);
-    return verdict.next;
-  }
+    },
+    outcome: { status: rowStatus, nextAttemptAt, statusCode: status, error: rowError === null ? null : loggable(rowError), finishedAt },
+  };
+}
 
-  private async disable(subId: number, reason: string, now: number, disabled: TickResult["disabled"]): Promise<void> {
-    if (await this.q.disableSubscription(subId, reason, now)) disabled.push({ subscriptionId: subId, reason });
-  }
+/**
+ * Text an endpoint chose, as the log can keep it: NUL characters become U+FFFD. PostgreSQL's text
+ * cannot hold NUL, and a statement carrying one fails — the whole tick with it, every tick after
+ * it, since the outcome stays queued: one odd answer would stop delivery. Both engines keep the same.
+ */
+function loggable(text: string): string {
+  return text.includes("\u0000") ? text.replaceAll("\u0000", "\uFFFD") : text;
 }

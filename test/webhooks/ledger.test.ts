@@ -182,3 +182,76 @@ test("the attempt log is a chain per delivery: retention's gaps and other delive
   await change(sql`UPDATE webhook_deliveries SET last_attempt_id = ${other} WHERE id = ${c1!.id}`);
   expect(await statuses(c1!.id)).toEqual([]);
 });
+
+test("a tick records its whole batch: each attempt its own log row, its delivery pointing at it; each subscription's state follows its outcomes in order", async () => {
+  const a = await subscribe();
+  const b = await subscribe();
+  await publishEvents(3);
+  const now = Date.now();
+  const claims = (await ledger.tick({ now, finished: [], released: [], claim: { budget: 10, held: {} } })).claims;
+  const of = (sub: number) => claims.filter((c) => c.subscriptionId === sub);
+  const [a1, a2, a3] = of(a) as [LeasedDelivery, LeasedDelivery, LeasedDelivery];
+  const [b1, b2, b3] = of(b) as [LeasedDelivery, LeasedDelivery, LeasedDelivery];
+  const fail: AttemptResult = { kind: "response", status: 500, retryAfter: null };
+  // Finished interleaved across subscriptions, as attempts do; `a` ends on a success, `b` on failures.
+  const batch = [finished(b1, fail, now), finished(a1, ok, now), finished(a2, fail, now), finished(b2, fail, now), finished(a3, ok, now), finished(b3, { kind: "error", error: "ECONNRESET" }, now)];
+  batch[1]!.responseBody = "first";
+  batch[4]!.responseBody = "third";
+  const r = await ledger.tick({ now, finished: batch, released: [], claim: null });
+  expect(r.verdicts).toEqual({ delivered: 2, retry: 4 });
+  for (const [c, status, body] of [[a1, 200, "first"], [a2, 500, "ok"], [a3, 200, "third"], [b1, 500, "ok"], [b2, 500, "ok"], [b3, null, "ok"]] as const) {
+    const d = await getDelivery(t.ctx, c.id);
+    expect(d.attempts.map((x) => [x.statusCode, x.responseBody])).toEqual([[status, body]]);
+    expect(d.attempts[0]!.requestHeaders!["webhook-signature"]).toBe(`v1,sig-${c.id}-${now}`);
+    expect(await row(c.id)).toMatchObject({ attempts: 1, locked_until: null, status: status === 200 ? "delivered" : "pending" });
+  }
+  expect(await row(b3.id)).toMatchObject({ last_error: "ECONNRESET" });
+  const subRow = async (id: number) =>
+    (await first(rowsOf<{ failing_since: number | null; last_success_at: number | null }>(t.ctx.db, sql`SELECT failing_since, last_success_at FROM webhook_subscriptions WHERE id = ${id}`)))!;
+  expect(await subRow(a)).toEqual({ failing_since: null, last_success_at: now });
+  expect(await subRow(b)).toEqual({ failing_since: now, last_success_at: null });
+});
+
+test("one delivery twice in a batch (its lease ran out and it was claimed and sent again) logs both attempts", async () => {
+  await subscribe();
+  await publishEvents(1);
+  const now = Date.now();
+  const [first1] = (await ledger.tick({ now, finished: [], released: [], claim: { budget: 10, held: {} } })).claims;
+  const [again] = (await ledger.tick({ now: now + LEASE_MS, finished: [], released: [], claim: { budget: 10, held: {} } })).claims;
+  expect(again!.id).toBe(first1!.id);
+  const r = await ledger.tick({ now: now + LEASE_MS, finished: [finished(first1!, ok, now), finished(again!, ok, now + LEASE_MS)], released: [], claim: null });
+  expect(r.verdicts).toEqual({ delivered: 2 });
+  expect(await row(first1!.id)).toMatchObject({ status: "delivered", attempts: 2, locked_until: null });
+  expect(await attemptRows(first1!.id)).toBe(2);
+  // The delivery points at the later attempt.
+  const latest = (await getDelivery(t.ctx, first1!.id)).attempts[0]!;
+  expect(latest.requestHeaders!["webhook-signature"]).toBe(`v1,sig-${first1!.id}-${now + LEASE_MS}`);
+});
+
+test("a tick whose bookkeeping fails commits none of it: the deliveries stay leased and pending, and the outcomes record on the next tick", async () => {
+  await subscribe();
+  await publishEvents(2);
+  const now = Date.now();
+  const [c1, c2] = (await ledger.tick({ now, finished: [], released: [], claim: { budget: 10, held: {} } })).claims;
+  const broken = { ...finished(c2!, ok, now), url: null as unknown as string }; // the log refuses a row without its URL
+  await expect(ledger.tick({ now, finished: [finished(c1!, ok, now), broken], released: [], claim: null })).rejects.toThrow();
+  for (const c of [c1!, c2!]) {
+    expect(await row(c.id)).toMatchObject({ status: "pending", attempts: 0, locked_until: now + LEASE_MS });
+    expect(await attemptRows(c.id)).toBe(0);
+  }
+  // What the loop does next: the same outcomes (the sender's, intact) in the next tick.
+  const r = await ledger.tick({ now, finished: [finished(c1!, ok, now), finished(c2!, ok, now)], released: [], claim: null });
+  expect(r.verdicts).toEqual({ delivered: 2 });
+  for (const c of [c1!, c2!]) expect(await attemptRows(c.id)).toBe(1);
+});
+
+test("an answer with NUL characters is logged (PostgreSQL's text cannot hold one)", async () => {
+  await subscribe();
+  await publishEvents(1);
+  const now = Date.now();
+  const [c] = (await ledger.tick({ now, finished: [], released: [], claim: { budget: 10, held: {} } })).claims;
+  const f = { ...finished(c!, ok, now), responseBody: "a\u0000b", responseHeaders: '{"x-odd":"c\\u0000d"}' };
+  await ledger.tick({ now, finished: [f], released: [], claim: null });
+  const [attempt] = (await getDelivery(t.ctx, c!.id)).attempts;
+  expect(attempt!.responseBody).toBe("a\uFFFDb");
+});
