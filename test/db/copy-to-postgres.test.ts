@@ -27,6 +27,8 @@ import { sqliteInstance } from "../support/sqlite-instance";
 import { startReceiver } from "../webhooks/harness";
 import { jsonLines } from "../cli/json-lines";
 import { freshDatabase, testServerUrl } from "../support/postgres";
+import { openTestNode } from "../support/in-process-nodes";
+import { useEngine } from "../../src/db/engine";
 
 /** Each test copies into a real server and compares: seconds on a loaded machine. */
 const PG_TEST_MS = 60_000;
@@ -255,6 +257,29 @@ test("every identity continues after the copied ids and after every id SQLite ha
     expect(ws!.id).toBe(Math.max(handedOut.get("workspaces")!, 2) + 2); // nextval above took one
   } finally {
     db.close();
+  }
+}, PG_TEST_MS);
+
+test("per-project numbers continue after the copied counters on PostgreSQL: the next case, and a milestone after a deleted one, through the API of a node on the copy", async () => {
+  const { sql, url } = await targetWithUrl();
+  await copyDataDirToPostgres(source.dir, sql);
+  const db = new Database(join(source.dir, "gatehouse.db"), { readonly: true });
+  const last = (entity: string) => db.query<{ last: number }, [string]>(`SELECT c.last FROM tms_project_counters c JOIN tms_projects p ON p.id = c.project_id WHERE p.code = 'SHOP' AND c.entity = ?1`).get(entity)!.last;
+  const [lastCase, lastMilestone] = [last("case"), last("milestone")];
+  db.close();
+  const node = openTestNode(url);
+  try {
+    const create = async (path: string, body: unknown) => {
+      const r = await node.request("POST", `/api/v1${path}`, { body, headers: { token: source.apiTokens[0]! } });
+      expect(r.status).toBe(200);
+      return ((await r.json()) as { result: { id: number } }).result.id;
+    };
+    expect(await create("/case/SHOP", { title: "after the move" })).toBe(lastCase + 1);
+    // The counter, not max(number) + 1: the deleted milestone held the highest number.
+    expect(await create("/milestone/SHOP", { title: "after the move" })).toBe(lastMilestone + 1);
+  } finally {
+    await node.close();
+    useEngine("sqlite");
   }
 }, PG_TEST_MS);
 
