@@ -54,9 +54,8 @@ export async function publish(tx: Tx, event: string, payload: unknown, opts: Pub
 
 // Producers call `publish` inside hot write paths: it runs statements written once, on the
 // transaction's own connection, instead of building queries each time.
-// In id order: each matching subscription's row is then locked (`insertEvent`) in the order
-// every producer and every delivery tick takes them, so concurrent transactions on PostgreSQL
-// queue on those row locks instead of deadlocking.
+// In id order, the order every producer and every delivery tick takes subscription rows in (on
+// PostgreSQL `insertEvent` share-locks them, as the deliveries' foreign key does).
 const enabledSubscriptions = preparedQuery<{ id: number; events: string; project_code: string | null; workspace_id: number | null }, []>(
   "SELECT id, events, project_code, workspace_id FROM webhook_subscriptions WHERE enabled = 1 ORDER BY id",
 );
@@ -66,7 +65,7 @@ const projectWorkspace = preparedQuery<{ workspace_id: number }, [string]>("SELE
 export async function recordEvent(tx: Tx, event: EventName, payload: unknown, projectCode: string | null, subscriptionIds: number[], now = Date.now(), workspaceId: number | null = null) {
   const uid = newMessageId();
   // Ids keep each subscription's deliveries together (tables.ts `deliveryId`). On PostgreSQL one
-  // statement, which locks the subscriptions' rows until COMMIT.
+  // statement, which takes no lock another producer waits for.
   const { eventId, deliveryIds } = await insertEvent(tx, { uid, name: event, projectCode, payload: JSON.stringify(payload), createdAt: now, workspaceId }, subscriptionIds, DELIVERY_ID_SPAN);
   if (deliveryIds.length > 0) wakeAfterCommit(tx);
   return { eventId, uid, deliveryIds };

@@ -26,7 +26,7 @@ export const webhookSubscriptions = sqliteTable("webhook_subscriptions", {
   /** First failure since the last success; drives the "disable after 5 days failing" rule. */
   failingSince: integer("failing_since"),
   lastSuccessAt: integer("last_success_at"),
-  /** Deliveries made for this subscription so far: the low half of the next delivery's id (`deliveryId`). */
+  /** Deliveries made for this subscription so far: the low half of the next delivery's id on SQLite (`deliveryId`; unused on PostgreSQL). */
   deliverySeq: integer("delivery_seq").notNull().default(0),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
@@ -53,13 +53,19 @@ export const webhookEvents = sqliteTable(
 export type DeliveryStatus = "pending" | "delivered" | "failed";
 
 /**
- * A delivery's id: its subscription's id in the high bits and the subscription's own running count
- * in the low 32, so each subscription's deliveries are stored together in id (= rowid) order, oldest
- * first. The delivery loop works one subscription at a time; with ids in publish order, the
+ * A delivery's id: its subscription's id in the high bits and a number that grows with publish
+ * order in the low 32, so each subscription's deliveries are stored together in id (= rowid) order,
+ * oldest first. The delivery loop works one subscription at a time; with ids in publish order, the
  * deliveries of several subscriptions interleave and every tick wrote pages spread over all of
  * them (measured with 10 subscriptions: 16.6 WAL pages per tick instead of 11.0). Deliveries made
  * before migration 0004 keep their smaller ids. Stays a safe JavaScript integer up to 2^21
- * subscriptions (`MAX_SUBSCRIPTION_ID`); the count is never reused (kept on the subscription).
+ * subscriptions (`MAX_SUBSCRIPTION_ID`). The low half (src/db/delivery-queue.ts `insertEvent`):
+ * on SQLite the subscription's running count (`delivery_seq`, never reused), bumped under the one
+ * writer; on PostgreSQL the event's id (an identity, never reused; one delivery per subscription
+ * per event), since a count would lock the subscription's row until each producer's COMMIT. It is
+ * larger than every count an existing delivery holds (a subscription's k-th delivery belongs to an
+ * event whose id is at least k), so a database moved from SQLite goes on without a clash. Either
+ * way the low half has room for 2^32 — deliveries to one subscription, or events in all.
  */
 export const DELIVERY_ID_SPAN = 2 ** 32;
 export const MAX_SUBSCRIPTION_ID = 2 ** 21 - 1;

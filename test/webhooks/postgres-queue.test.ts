@@ -68,15 +68,16 @@ const delivery = async (id: number) =>
   (await sql`SELECT status, attempts, locked_until, last_error, last_attempt_id FROM webhook_deliveries WHERE id = ${id}`)[0] as
     { status: string; attempts: number; locked_until: number | null; last_error: string | null; last_attempt_id: number | null };
 
-test("publish writes one delivery per matching subscription in its range; a rolled-back producer leaves none", async () => {
+const eventIdOf = async (deliveryIdValue: number) => (await sql`SELECT event_id FROM webhook_deliveries WHERE id = ${deliveryIdValue}`)[0]!.event_id as number;
+
+test("publish writes one delivery per matching subscription in its range, the event's id its low half; a rolled-back producer leaves none", async () => {
   const all = await subscribe();
   const other = await subscribe(["suite.created"]);
   await publishEvents(2);
-  const rows = (await sql`SELECT id, subscription_id FROM webhook_deliveries WHERE subscription_id IN (${all}, ${other}) ORDER BY id`) as unknown as { id: number; subscription_id: number }[];
-  expect(rows).toEqual([
-    { id: deliveryId(all, 1), subscription_id: all },
-    { id: deliveryId(all, 2), subscription_id: all },
-  ]);
+  const rows = (await sql`SELECT id, event_id, subscription_id FROM webhook_deliveries WHERE subscription_id IN (${all}, ${other}) ORDER BY id`) as unknown as { id: number; event_id: number; subscription_id: number }[];
+  expect(rows.length).toBe(2);
+  for (const r of rows) expect(r).toEqual({ id: deliveryId(all, r.event_id), event_id: r.event_id, subscription_id: all });
+  expect(rows[1]!.event_id).toBeGreaterThan(rows[0]!.event_id);
   await expect(
     writeTransaction(db, async (tx) => {
       await publish(tx, "case.deleted", { id: 9 });
@@ -85,8 +86,54 @@ test("publish writes one delivery per matching subscription in its range; a roll
   ).rejects.toThrow("the entity write failed");
   expect((await sql`SELECT count(*)::int AS n FROM webhook_deliveries WHERE subscription_id = ${all}`)[0]!.n).toBe(2);
   await publishEvents(1, 10);
-  // The rolled-back publish's count went with it: the next id follows on.
-  expect((await sql`SELECT max(id) AS id FROM webhook_deliveries WHERE subscription_id = ${all}`)[0]!.id).toBe(deliveryId(all, 3));
+  // The next delivery follows on in the subscription's range (the rolled-back event's id is skipped).
+  const [{ id: last }] = (await sql`SELECT max(id) AS id FROM webhook_deliveries WHERE subscription_id = ${all}`) as unknown as [{ id: number }];
+  expect(last).toBe(deliveryId(all, await eventIdOf(last)));
+  expect(last).toBeGreaterThan(rows[1]!.id);
+});
+
+test("producers of one subscription's events do not wait for each other's COMMIT; deleting the subscription waits for its open producers instead of breaking them", async () => {
+  const sub = await subscribe();
+  // A producer that has published and not yet committed (it holds what publish locks)…
+  let commitFirst!: () => void;
+  const held = new Promise<void>((r) => (commitFirst = r));
+  let published!: () => void;
+  const publishedFirst = new Promise<void>((r) => (published = r));
+  const first = writeTransaction(db, async (tx) => {
+    await publish(tx, "case.deleted", { id: 300 });
+    published();
+    await held;
+  });
+  await publishedFirst;
+  // …does not hold up a second producer of the same subscription.
+  const started = performance.now();
+  await publishEvents(1, 301);
+  expect(performance.now() - started).toBeLessThan(5_000);
+  commitFirst();
+  await first;
+  expect((await sql`SELECT count(*)::int AS n FROM webhook_deliveries WHERE subscription_id = ${sub}`)[0]!.n).toBe(2);
+
+  // A delete of the subscription waits for the producers that share-lock its row, then goes (their
+  // deliveries with it); a producer after it has no subscription to deliver to.
+  const doomed = await subscribe();
+  let release!: () => void;
+  const holding = new Promise<void>((r) => (release = r));
+  let inside!: () => void;
+  const isInside = new Promise<void>((r) => (inside = r));
+  const producer = writeTransaction(db, async (tx) => {
+    await publish(tx, "case.deleted", { id: 400 });
+    inside();
+    await holding;
+  });
+  await isInside;
+  const deleting = sql`DELETE FROM webhook_subscriptions WHERE id = ${doomed}`.then(() => "deleted");
+  await Bun.sleep(50);
+  expect(await Promise.race([deleting, Bun.sleep(100).then(() => "waiting")])).toBe("waiting");
+  release();
+  await producer;
+  expect(await deleting).toBe("deleted");
+  await publishEvents(1, 401);
+  expect((await sql`SELECT count(*)::int AS n FROM webhook_deliveries WHERE subscription_id = ${doomed}`)[0]!.n).toBe(0);
 });
 
 test("ticks claim with a lease, record outcomes, retry, dead-letter and give leases back", async () => {
@@ -96,7 +143,8 @@ test("ticks claim with a lease, record outcomes, retry, dead-letter and give lea
   let now = Date.now();
   const first = await ledger.tick({ now, finished: [], released: [], claim: { budget: 100, held: {} } });
   const mine = first.claims.filter((c) => c.subscriptionId === sub);
-  expect(mine.map((c) => c.id)).toEqual([1, 2, 3].map((n) => deliveryId(sub, n)));
+  expect(mine.length).toBe(3);
+  for (const c of mine) expect(c.id).toBe(deliveryId(sub, await eventIdOf(c.id)));
   expect(first.subscriptions!.find((s) => s.id === sub)!.secrets).toEqual(["whsec_dGVzdHRlc3R0ZXN0dGVzdHRlc3R0ZXN0"]);
   expect((await delivery(mine[0]!.id)).locked_until).toBe(now + LEASE_MS);
   // Leased rows are not claimed again.
