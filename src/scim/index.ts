@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { bearerToken } from "../lib/tokens";
-import { activityObserver } from "./activity/observer";
+import { activityObserver, type ProvisioningLogHook } from "./activity/observer";
 import { ScimError, SCIM_CONTENT_TYPE } from "./errors";
 import { GroupResource } from "./groups/model";
 import { ListResponseOf, SCIM_BODY_ERRORS, scimResponses } from "./responses";
@@ -72,7 +72,8 @@ const SCIM_PATHS: Record<string, string[]> = {
  *    media types → 415; over 800000 bytes → 413 (counted while streaming, so chunked bodies too);
  *    malformed JSON → 400 invalidSyntax;
  * 3. `application/scim+json` on every response (errors get it from the one error mapping);
- * 4. every write by a verified token goes to the provisioning activity log (activity/observer.ts).
+ * 4. every write by a verified token goes to the provisioning activity log (activity/observer.ts),
+ *    through the `provisioningLog` hook each write route carries (`usersRoutes`, `groupsRoutes`, the 405s).
  * Unknown SCIM routes fall through to the app's 404, rendered as a SCIM error by path.
  */
 export function scimRoutes(ctx: AppContext) {
@@ -92,7 +93,7 @@ export function scimRoutes(ctx: AppContext) {
     if (verified === null)
       throw new ScimError(401, token ? "The bearer token is unknown or revoked" : "A bearer token is required (Authorization: Bearer <token>)", undefined, { "www-authenticate": 'Bearer realm="scim"' });
     const tokenId = verified.id;
-    await activity.admitted(request, tokenId);
+    if (activity.logs(request)) await activity.admitted(request, tokenId);
     if (!(await isEnabled())) throw new ScimError(403, "SCIM provisioning is disabled for this organization");
     if (verified.workspaceArchived) throw new ScimError(403, `Workspace ${verified.workspaceId} is archived; its SCIM tokens no longer provision`);
     const wait = takeRequest(tokenId);
@@ -101,12 +102,23 @@ export function scimRoutes(ctx: AppContext) {
     admitted.add(request);
   };
 
+  // The provisioning log's hook, on the routes that can write (and the 405s, which answer writes):
+  // a route's own hook, not the plugin's, because Elysia compiles a plugin-wide after-response
+  // hook into every route as a `setImmediate` per request, reads included (docs/benchmarks/read-path.md, round 8).
+  // Named fields, not the whole context: Elysia infers what to parse from what hooks read (test/app.test.ts).
+  const provisioningLog: ProvisioningLogHook = {
+    afterResponse: (c) =>
+      activity.noted(c.request)
+        ? activity.afterResponse({ request: c.request, set: c.set, responseValue: c.responseValue, body: c.body, error: (c as { error?: unknown }).error, code: (c as { code?: unknown }).code })
+        : undefined,
+  };
+
   // Registered after the resource routes: a method-specific route always wins over `all`.
   const methodNotAllowed = new Elysia({ name: "scim-405" });
   for (const [path, allowed] of Object.entries(SCIM_PATHS)) {
     methodNotAllowed.all(path, ({ request }) => {
       throw new ScimError(405, `${request.method} is not supported on this endpoint; allowed: ${allowed.join(", ")}`, undefined, { allow: allowed.join(", ") });
-    }, { detail: { hide: true } });
+    }, { ...provisioningLog, detail: { hide: true } });
   }
 
   return new Elysia({ name: "scim", prefix: "/scim/v2" })
@@ -126,15 +138,8 @@ export function scimRoutes(ctx: AppContext) {
       await gate(request);
       set.headers["content-type"] = SCIM_CONTENT_TYPE;
     })
-    .onAfterResponse((c) =>
-      // Named fields, not the whole context: Elysia infers what to parse from what hooks read (test/app.test.ts).
-      // Reads are never noted: they return here without building the entry or a promise.
-      activity.noted(c.request)
-        ? activity.afterResponse({ request: c.request, set: c.set, responseValue: c.responseValue, body: c.body, error: (c as { error?: unknown }).error, code: (c as { code?: unknown }).code })
-        : undefined,
-    )
-    .use(usersRoutes(ctx))
-    .use(groupsRoutes(ctx))
+    .use(usersRoutes(ctx, provisioningLog))
+    .use(groupsRoutes(ctx, provisioningLog))
     .use(searchAllRoutes(ctx))
     .use(discoveryRoutes(ctx))
     .use(methodNotAllowed);

@@ -147,3 +147,19 @@ test("retention deletes the entries older than the cutoff, at most 10 000 per ca
     fresh.close();
   }
 }, 30_000); // 12 500 rows written and purged: seconds on a loaded machine
+
+test("the log's hook is on every SCIM route that can write (PUT of a group, a 405 too) and on no read, which it would cost a setImmediate each", async () => {
+  const writes = /^(POST|PUT|PATCH|DELETE|ALL)$/;
+  const routes = t.app.routes.filter((r) => r.path.startsWith("/scim/v2/"));
+  const hooked = (r: (typeof routes)[number]) => ((r.hooks as { afterResponse?: unknown[] }).afterResponse?.length ?? 0) > 0;
+  const reads = routes.filter((r) => !writes.test(r.method) || (r.method === "POST" && r.path.endsWith("/.search")));
+  const canWrite = routes.filter((r) => !reads.includes(r));
+  expect(canWrite.length).toBeGreaterThanOrEqual(8 + 12);
+  expect(canWrite.filter((r) => !hooked(r)).map((r) => `${r.method} ${r.path}`)).toEqual([]);
+  expect(reads.filter(hooked).map((r) => `${r.method} ${r.path}`)).toEqual([]);
+  // and a write answered by a 405 route is logged through it
+  const before = (await logged("", 0)).total;
+  expect((await t.scim("PUT", "/Users", user("put@example.com"))).status).toBe(405);
+  expect((await logged("?status=405", 1)).items[0]).toMatchObject({ operation: "replace", resourceType: "User", status: 405 });
+  expect((await logged("", before + 1)).total).toBe(before + 1);
+});

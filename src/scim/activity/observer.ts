@@ -14,6 +14,8 @@ type Outcome = { status: number; scimType: string | null; detail: string | null 
 type Noted = { tokenId: number; resourceName?: string | null };
 /** What Elysia's after-response hook knows of a request: `error` and `code` when it failed. */
 export type Answered = { request: Request; set: { status?: number | string }; responseValue?: unknown; body?: unknown; error?: unknown; code?: unknown };
+/** The route option every SCIM route that can write carries: the provisioning log's after-response hook. */
+export type ProvisioningLogHook = { afterResponse: (c: { request: Request; set: { status?: number | string }; responseValue?: unknown; body?: unknown }) => void };
 
 const WRITE_PATH = /^\/scim\/v2\/(Users|Groups)(?:\/([^/]+))?\/?$/;
 
@@ -55,6 +57,8 @@ export function activityObserver(ctx: AppContext) {
 
   return {
     recorder,
+    /** Whether the request is of a method the log records (a write): the gate calls `admitted` only then. */
+    logs: (request: Request): boolean => operationOf(request.method) !== null,
     /** The gate verified this request's token. A group about to be deleted has its name read now. */
     async admitted(request: Request, tokenId: number): Promise<void> {
       const t = target(request);

@@ -7,6 +7,7 @@ import { assertPatchOpSchemas, canonicalizeKeys, canonicalNames, resourceLocatio
 import { GroupListQuery, GroupListResponse, GroupPatch, GroupProjectionQuery, GroupResource, GroupWrite } from "./model";
 import { createGroupService, echoedMemberSubs } from "./service";
 import { scopeOf } from "../scope";
+import type { ProvisioningLogHook } from "../activity/observer";
 import { SEARCH_REQUEST_KEYS, SearchRequest, searchParams } from "../search";
 
 const tags = ["SCIM Groups"];
@@ -20,7 +21,8 @@ const aPage = { 200: { description: "A ListResponse of groups", schema: GroupLis
 const CANONICAL = canonicalNames(["schemas", "id", "externalId", "displayName", "members", "meta", "Operations", "op", "path", "value", "type", "display", "$ref", ...SEARCH_REQUEST_KEYS]);
 
 /** /Groups: workspace teams and their membership. */
-export function groupsRoutes(ctx: AppContext) {
+/** `provisioningLog`: the SCIM plugin's after-response hook, which every route that writes carries. */
+export function groupsRoutes(ctx: AppContext, provisioningLog: ProvisioningLogHook) {
   const service = createGroupService(ctx);
   return new Elysia({ name: "scim-groups" })
     .onTransform((c) => {
@@ -55,7 +57,7 @@ export function groupsRoutes(ctx: AppContext) {
         set.headers["location"] = resourceLocation(ctx.config.baseUrl, "Groups", created.id);
         return created.resource;
       },
-      { body: GroupWrite, detail: {
+      { ...provisioningLog, body: GroupWrite, detail: {
           tags,
           summary: "Create a group; members optional (an empty group is allowed)",
           parameters: projectionQuery,
@@ -64,6 +66,7 @@ export function groupsRoutes(ctx: AppContext) {
       },
     )
     .put("/Groups/:id", ({ params, body, request }) => service.replace(params.id, body, { ...parseProjectionParams(queryOf(request)), echo: echoedMemberSubs(body.members) }, scopeOf(request)), {
+      ...provisioningLog,
       body: GroupWrite,
       detail: {
         tags,
@@ -86,7 +89,7 @@ export function groupsRoutes(ctx: AppContext) {
         });
         return service.patch(params.id, body.Operations, { ...parseProjectionParams(queryOf(request)), echo: echoedMemberSubs(sent) }, scopeOf(request));
       },
-      { body: GroupPatch, detail: {
+      { ...provisioningLog, body: GroupPatch, detail: {
           tags,
           summary: "Add/remove/replace members, rename; answers with the full member list",
           parameters: projectionQuery,
@@ -101,7 +104,7 @@ export function groupsRoutes(ctx: AppContext) {
         set.status = 204;
         return undefined;
       },
-      { detail: { tags, summary: "Delete a group (its memberships go with it; users stay)", responses: scimResponses({ 204: { description: "Deleted" } }, [404]) } },
+      { ...provisioningLog, detail: { tags, summary: "Delete a group (its memberships go with it; users stay)", responses: scimResponses({ 204: { description: "Deleted" } }, [404]) } },
     );
 }
 

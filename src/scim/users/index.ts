@@ -10,6 +10,7 @@ import { userAttributeNames } from "./schema";
 import { SEARCH_REQUEST_KEYS, SearchRequest, searchParams } from "../search";
 import { createUsersService } from "./service";
 import { scopeOf } from "../scope";
+import type { ProvisioningLogHook } from "../activity/observer";
 
 const tags = ["SCIM Users"];
 
@@ -24,7 +25,8 @@ const aPage = { 200: { description: "A ListResponse of users", schema: UserListR
 const CANONICAL = canonicalNames(["schemas", "Operations", "op", "path", "value", ...userAttributeNames(), ...SEARCH_REQUEST_KEYS]);
 
 /** /Users: list, get, create, replace, patch, deactivate (spec 4.1 with PRODUCT.md's decisions). */
-export function usersRoutes(ctx: AppContext) {
+/** `provisioningLog`: the SCIM plugin's after-response hook, which every route that writes carries. */
+export function usersRoutes(ctx: AppContext, provisioningLog: ProvisioningLogHook) {
   const users = createUsersService(ctx);
   return new Elysia({ name: "scim-users" })
     .onTransform((c) => {
@@ -46,7 +48,7 @@ export function usersRoutes(ctx: AppContext) {
       set.status = 201;
       set.headers.location = resourceLocation(ctx.config.baseUrl, "Users", created.id);
       return users.view(created, parseProjectionParams(queryOf(request)), scopeOf(request));
-    }, { body: UserBody, detail: {
+    }, { ...provisioningLog, body: UserBody, detail: {
       tags, summary: "Create (provision) a user", parameters: projectionQuery,
       description: "201 with Location. userName must be an e-mail, unique case-insensitively (duplicate: 400 invalidValue, or 409 uniqueness with GATEHOUSE_SCIM_DUPLICATE_STATUS=409); 409 when no seat is free.",
       responses: scimResponses({ 201: theUser("The created user; Location header = meta.location") }, [...SCIM_BODY_ERRORS, 409]),
@@ -54,7 +56,7 @@ export function usersRoutes(ctx: AppContext) {
     .put("/Users/:id", async ({ params, body, request }) => {
       const updated = await users.replace(params.id, (before) => stateFromBody(body, { requireNames: false, activeWhenOmitted: before.active }), scopeOf(request));
       return users.view(updated, parseProjectionParams(queryOf(request)), scopeOf(request));
-    }, { params: UserIdParams, body: UserBody, detail: {
+    }, { ...provisioningLog, params: UserIdParams, body: UserBody, detail: {
       tags, summary: "Replace a user", parameters: projectionQuery,
       description: "Attributes not sent are cleared; userType defaults to regular; active is kept when omitted.",
       responses: scimResponses({ 200: theUser("The user after replacement") }, [...SCIM_BODY_ERRORS, 404, 409]),
@@ -63,6 +65,7 @@ export function usersRoutes(ctx: AppContext) {
       assertPatchOpSchemas(body.schemas);
       return users.view(await users.patch(params.id, body.Operations, scopeOf(request)), parseProjectionParams(queryOf(request)), scopeOf(request));
     }, {
+      ...provisioningLog,
       params: UserIdParams,
       body: PatchBody,
       detail: {
@@ -74,7 +77,7 @@ export function usersRoutes(ctx: AppContext) {
     .delete("/Users/:id", async ({ params, set, request }) => {
       await users.deactivate(params.id, scopeOf(request));
       set.status = 204;
-    }, { params: UserIdParams, detail: {
+    }, { ...provisioningLog, params: UserIdParams, detail: {
       tags, summary: "Deactivate a user", description: "The record and its history stay; GET returns it with active false.",
       responses: scimResponses({ 204: { description: "Deactivated" } }, [404]),
     } });
