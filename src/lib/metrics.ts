@@ -53,6 +53,7 @@ abstract class Metric<L extends string> {
    * given. Runs several times per HTTP request, so it allocates nothing but the key string.
    */
   protected key(labels: Record<string, string | number> | undefined): string {
+    if (labels === undefined && this.labelNames.length === 0) return "";
     const given = labels ?? {};
     let key = "";
     for (let i = 0; i < this.labelNames.length; i++) {
@@ -93,6 +94,21 @@ export class Counter<L extends string = never> extends Metric<L> {
     if (cur) cur.value += by;
     else this.values.set(key, { pairs: this.pairs(labels as Record<string, string> | undefined), value: by });
   }
+  /**
+   * One label combination bound once, for a caller that counts it on every request: `inc` then
+   * neither builds nor checks the key. The series appears at its first `inc`, as with `inc(labels)`.
+   */
+  bind(labels?: LabelValues<L>): { inc(by?: number): void } {
+    const key = this.key(labels as Record<string, string> | undefined);
+    let entry = this.values.get(key);
+    return {
+      inc: (by = 1) => {
+        if (by < 0 || !Number.isFinite(by)) throw new Error(`counter ${this.name} can only increase`);
+        if (!entry) this.values.set(key, (entry = this.values.get(key) ?? { pairs: this.pairs(labels as Record<string, string> | undefined), value: 0 }));
+        entry.value += by;
+      },
+    };
+  }
   /** Current value of one series (0 when never incremented); handy in tests. */
   get(labels?: LabelValues<L>): number {
     return this.values.get(this.key(labels as Record<string, string> | undefined))?.value ?? 0;
@@ -128,20 +144,33 @@ export class Gauge<L extends string = never> extends Metric<L> {
   }
 }
 
+type HistogramSeries = { pairs: [string, string][]; counts: number[]; sum: number; count: number };
+
 export class Histogram<L extends string = never> extends Metric<L> {
   readonly type = "histogram" as const;
-  private readonly values = new Map<string, { pairs: [string, string][]; counts: number[]; sum: number; count: number }>();
+  private readonly values = new Map<string, HistogramSeries>();
   constructor(name: string, help: string, labelNames: readonly L[], readonly buckets: readonly number[] = DEFAULT_BUCKETS) {
     super(name, help, labelNames);
     for (let i = 1; i < buckets.length; i++) if (!(buckets[i]! > buckets[i - 1]!)) throw new Error(`histogram ${name}: buckets must increase`);
   }
   observe(labels: LabelValues<L>, value: number): void {
+    this.record(this.entry(labels), value);
+  }
+  /** One label combination bound once (see `Counter.bind`); the series appears at its first `observe`. */
+  bind(labels: LabelValues<L>): { observe(value: number): void } {
+    let entry: HistogramSeries | undefined;
+    return { observe: (value) => this.record((entry ??= this.entry(labels)), value) };
+  }
+  private entry(labels: LabelValues<L>): HistogramSeries {
     const key = this.key(labels as Record<string, string> | undefined);
     let s = this.values.get(key);
     if (!s) {
       s = { pairs: this.pairs(labels as Record<string, string> | undefined), counts: this.buckets.map(() => 0), sum: 0, count: 0 };
       this.values.set(key, s);
     }
+    return s;
+  }
+  private record(s: HistogramSeries, value: number): void {
     // Non-cumulative per bucket here; cumulated when rendered.
     for (let i = 0; i < this.buckets.length; i++)
       if (value <= this.buckets[i]!) {

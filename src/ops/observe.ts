@@ -67,6 +67,22 @@ export function pathOf(url: string): string {
 export function instrumentedHandler(app: { handle(request: Request): Promise<Response> }, ctx: AppContext) {
   const m = httpMetrics(ctx);
   const trusted = trustedProxyList(ctx.config.trustedProxies);
+  // The series of each route, method and status, bound at first use: counting a request then
+  // builds no label object and no key (the label set is small: route templates, not paths).
+  type Series = { requests: { inc(): void }; duration: { observe(seconds: number): void } };
+  const seriesByRoute = new Map<string, Map<string, Map<number, Series>>>();
+  const seriesOf = (method: string, route: string, status: number): Series => {
+    let byMethod = seriesByRoute.get(route);
+    if (!byMethod) seriesByRoute.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+    let series = byStatus.get(status);
+    if (!series) {
+      series = { requests: m.requests.bind({ method, route, status: String(status) }), duration: m.duration.bind({ method, route }) };
+      byStatus.set(status, series);
+    }
+    return series;
+  };
   return async (incoming: Request, server?: Server<unknown>): Promise<Response> => {
     const started = performance.now();
     const request = withRoutablePath(incoming);
@@ -88,8 +104,9 @@ export function instrumentedHandler(app: { handle(request: Request): Promise<Res
     }
     const seconds = (performance.now() - started) / 1000;
     const route = state.route ?? (response.status === 404 ? "unmatched" : "unknown");
-    m.requests.inc({ method: request.method, route, status: String(response.status) });
-    m.duration.observe({ method: request.method, route }, seconds);
+    const series = seriesOf(request.method, route, response.status);
+    series.requests.inc();
+    series.duration.observe(seconds);
     if (ctx.log.enabled("info")) {
       const path = pathOf(request.url);
       const quiet = QUIET_PATHS.has(path) && response.status < 400;

@@ -12,7 +12,7 @@ import { createUsersService } from "./users/service";
 import { createGroupService } from "./groups/service";
 import { createRateLimiter } from "./rate-limit";
 import { scimEnabledReader, tokenVerifier } from "./tokens/service";
-import { scopeOf, setScope } from "./scope";
+import { isAdmitted, scopeOf, setScope } from "./scope";
 import { usersRoutes } from "./users";
 import { groupsRoutes } from "./groups";
 import { discoveryRoutes } from "./discovery";
@@ -80,14 +80,13 @@ export function scimRoutes(ctx: AppContext) {
   const verifyToken = tokenVerifier(ctx.db);
   const isEnabled = scimEnabledReader(ctx.db, ctx.config);
   const takeRequest = createRateLimiter(ctx.config.scimRateLimit, ctx.config.scimRateBurst);
-  const admitted = new WeakSet<Request>();
   const activity = activityObserver(ctx);
   // Elysia turns anything thrown in a parser into its generic PARSE error, so the parser stashes
   // its ScimError (401/403/429/413/415/400) here and the transform hook rethrows it unchanged.
   const parseFailures = new WeakMap<Request, unknown>();
 
   const gate = async (request: Request) => {
-    if (admitted.has(request)) return;
+    if (isAdmitted(request)) return;
     const token = bearerToken(request.headers.get("authorization"));
     const verified = token ? await verifyToken(token) : null;
     if (verified === null)
@@ -99,7 +98,6 @@ export function scimRoutes(ctx: AppContext) {
     const wait = takeRequest(tokenId);
     if (wait > 0) throw new ScimError(429, `Rate limit exceeded; retry in ${wait} s`, undefined, { "retry-after": String(wait) });
     setScope(request, { workspaceId: verified.workspaceId });
-    admitted.add(request);
   };
 
   // The provisioning log's hook, on the routes that can write (and the 405s, which answer writes):

@@ -59,3 +59,23 @@ test("registering twice returns the same metric; a different type or bad labels 
   expect(() => r.counter("bad-name", "B.")).toThrow();
   expect(() => r.histogram("gatehouse_h", "H.", ["le"])).toThrow();
 });
+
+test("a bound series counts into the same series as inc/observe with its labels, and appears only once used", async () => {
+  const r = new MetricsRegistry();
+  const c = r.counter("gatehouse_bound_total", "Bound.", ["route"]);
+  const h = r.histogram("gatehouse_bound_seconds", "Bound.", ["route"], [0.1, 1]);
+  const counted = c.bind({ route: "/a" });
+  const timed = h.bind({ route: "/a" });
+  expect(await r.render()).not.toContain('route="/a"');
+  counted.inc();
+  c.inc({ route: "/a" }, 2);
+  counted.inc(3);
+  timed.observe(0.05);
+  h.observe({ route: "/a" }, 0.5);
+  expect(c.get({ route: "/a" })).toBe(6);
+  expect(h.count({ route: "/a" })).toBe(2);
+  expect(await r.render()).toContain('gatehouse_bound_total{route="/a"} 6\n');
+  expect(await r.render()).toContain('gatehouse_bound_seconds_bucket{route="/a",le="0.1"} 1\ngatehouse_bound_seconds_bucket{route="/a",le="1"} 2\n');
+  expect(() => counted.inc(-1)).toThrow("can only increase");
+  expect(() => c.bind({} as { route: string })).toThrow("missing label route");
+});
