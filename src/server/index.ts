@@ -215,13 +215,17 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
     // With TLS the listener is replaced on reload: the new one binds beside the old (SO_REUSEPORT)
     // before the old stops, so no connection attempt finds the port closed.
     reusePort,
-    async fetch(request: Request, listener: Server<undefined>) {
-      const response = await handler(request, listener);
-      // HTTPS is served here, so browsers must never fall back to plain HTTP (the redirect port).
-      if (pair) response.headers.set("strict-transport-security", "max-age=31536000");
-      if (retiring.has(listener)) response.headers.set("connection", "close");
-      return response;
-    },
+    // Only a TLS listener is ever replaced (a certificate reload) or needs HSTS: a plain one serves
+    // the handler itself, without one more async step per request.
+    fetch: pair
+      ? async (request: Request, listener: Server<undefined>) => {
+          const response = await handler(request, listener);
+          // HTTPS is served here, so browsers must never fall back to plain HTTP (the redirect port).
+          response.headers.set("strict-transport-security", "max-age=31536000");
+          if (retiring.has(listener)) response.headers.set("connection", "close");
+          return response;
+        }
+      : handler,
     error(error: Error) {
       log.error("server error", { error: String(error?.stack ?? error) });
       return new Response(JSON.stringify({ status: false, errorMessage: "Internal server error", error: { code: "internal", message: "Internal server error" } }), {
