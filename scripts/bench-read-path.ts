@@ -251,7 +251,7 @@ try {
         row.g.push(mg);
         row.b.push(mb);
         row.ratios.push(mg.rps / mb.rps);
-        console.error(`round ${row.ratios.length} ${row.scenario}: Gatehouse ${Math.round(mg.rps)} req/s p99 ${mg.p99.toFixed(2)} ms${mg.errors ? ` (${mg.errors} errors)` : ""} · bare ${Math.round(mb.rps)} req/s p99 ${mb.p99.toFixed(2)} ms · ${(mg.rps / mb.rps).toFixed(2)}× · server CPU/request ${mg.cpuUs.toFixed(0)} vs ${mb.cpuUs.toFixed(0)} µs`);
+        console.error(`round ${row.ratios.length} ${row.scenario}: Gatehouse ${Math.round(mg.rps)} req/s p50 ${mg.p50.toFixed(2)} p99 ${mg.p99.toFixed(2)} ms${mg.errors ? ` (${mg.errors} errors)` : ""} · bare ${Math.round(mb.rps)} req/s p50 ${mb.p50.toFixed(2)} p99 ${mb.p99.toFixed(2)} ms · ${(mg.rps / mb.rps).toFixed(2)}× · server CPU/request ${mg.cpuUs.toFixed(0)} vs ${mb.cpuUs.toFixed(0)} µs`);
       }
     }
   };
@@ -272,7 +272,7 @@ try {
   const lines = [
     `### SCIM read path vs bare handler${pg ? " on PostgreSQL" : ""} — ${USERS.toLocaleString("en-US")} users, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds × ${SECONDS} s`,
     "",
-    "| Scenario | bare req/s | bare p99 ms | Gatehouse req/s | p50 ms | p99 ms | Gatehouse/bare (median of rounds) | per round | floor | server CPU µs/request, Gatehouse · bare |",
+    "| Scenario | bare req/s | bare p50 · p99 ms | Gatehouse req/s | p50 ms | p99 ms | Gatehouse/bare (median of rounds) | per round | floor | server CPU µs/request, Gatehouse · bare |",
     "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|",
   ];
   for (const r of rows) {
@@ -280,7 +280,7 @@ try {
     const p99 = median(r.g.map((m) => m.p99));
     const errors = r.g.reduce((a, m) => a + m.errors, 0) + r.b.reduce((a, m) => a + m.errors, 0);
     const floor = FLOORS[r.scenario];
-    lines.push(`| ${names[r.scenario]} | ${n(median(r.b.map((m) => m.rps)))} | ${median(r.b.map((m) => m.p99)).toFixed(2)} | ${n(median(r.g.map((m) => m.rps)))} | ${median(r.g.map((m) => m.p50)).toFixed(2)} | ${p99.toFixed(2)}${errors ? ` (${errors} errors)` : ""} | **${ratio.toFixed(2)}×** | ${r.ratios.map((x) => x.toFixed(2)).join(" · ")} | ${floor.ratio}× | ${median(r.g.map((m) => m.cpuUs)).toFixed(0)} · ${median(r.b.map((m) => m.cpuUs)).toFixed(0)} |`);
+    lines.push(`| ${names[r.scenario]} | ${n(median(r.b.map((m) => m.rps)))} | ${median(r.b.map((m) => m.p50)).toFixed(2)} · ${median(r.b.map((m) => m.p99)).toFixed(2)} | ${n(median(r.g.map((m) => m.rps)))} | ${median(r.g.map((m) => m.p50)).toFixed(2)} | ${p99.toFixed(2)}${errors ? ` (${errors} errors)` : ""} | **${ratio.toFixed(2)}×** | ${r.ratios.map((x) => x.toFixed(2)).join(" · ")} | ${floor.ratio}× | ${median(r.g.map((m) => m.cpuUs)).toFixed(0)} · ${median(r.b.map((m) => m.cpuUs)).toFixed(0)} |`);
     if (CHECK) {
       const tooLow = belowGuard(r);
       if (tooLow || errors) {
