@@ -15,12 +15,14 @@ import { notYours } from "../../directory/errors";
 import { homeWorkspace, joinWorkspace, leaveWorkspace, memberElsewhere, ORGANIZATION, type Scope } from "../../directory/workspaces";
 import { scimNotFound } from "../errors";
 import { assertFilterCost, compileFilter, parseFilter, type AttrPath, type FilterNode, type IsIndexProbe } from "../filter";
-import { resourceLocation, SCHEMA_USER } from "../protocol";
+import { resourceLocation, SCHEMA_LIST_RESPONSE, SCHEMA_USER } from "../protocol";
 import { listResponse, projectResource, type ListParams } from "../query";
 import { PROFILE_ALIAS, userFilterResolverFor, userSortExpression } from "./attributes";
 import { applyUserPatch, type PatchOp } from "./patch";
 import { managerOf, mergeProfile, userRenderer, userResourceJsonText, type UserResource } from "./render";
 import { writeTransaction } from "../../db/transaction";
+
+const LIST_RESPONSE_SCHEMA_JSON = JSON.stringify(SCHEMA_LIST_RESPONSE);
 
 type Projection = Pick<ListParams, "attributes" | "excludedAttributes">;
 
@@ -81,7 +83,9 @@ export function createUsersService(ctx: AppContext) {
   const directory = createUserDirectory(ctx);
 
   /** Whether `scope` sees user `id`: the organization sees everyone, a workspace its members. */
-  const sees = async (scope: Scope, id: number) => scope.workspaceId === null || (await memberOf.get(db, scope.workspaceId, id)) !== undefined;
+  const sees = (scope: Scope, id: number): boolean | Promise<boolean> =>
+    // the organization's answer without a promise: it is every read by an organization token
+    scope.workspaceId === null || memberOf.get(db, scope.workspaceId, id).then((row) => row !== undefined);
 
   const renderRow = userRenderer(config.baseUrl);
   /**
@@ -113,7 +117,10 @@ export function createUsersService(ctx: AppContext) {
    * (the extension, other attributes, a manager) are finished as objects — the profile merged,
    * the managers of all of them resolved in one query — and serialised; the others are copied.
    */
-  const finishTexts = async (rows: { resource: string; profile: string }[], scope: Scope): Promise<string[]> => {
+  const finishTexts = (rows: { resource: string; profile: string }[], scope: Scope): string[] | Promise<string[]> =>
+    // most users have no profile document: their texts as they are, without a promise
+    rows.every((r) => r.profile === "{}") ? rows.map((r) => r.resource) : finishProfiles(rows, scope);
+  const finishProfiles = async (rows: { resource: string; profile: string }[], scope: Scope): Promise<string[]> => {
     const texts = rows.map((r) => r.resource);
     const finished: { at: number; resource: UserResource }[] = [];
     rows.forEach((r, at) => {
@@ -126,11 +133,13 @@ export function createUsersService(ctx: AppContext) {
     for (const { at, resource } of finished) texts[at] = JSON.stringify(resource);
     return texts;
   };
-  /** A ListResponse's JSON text up to its resources (`listResponse`'s members, in its order: `Resources` last). */
-  const listHead = (total: number, startIndex: number, items: number): string => {
-    const { Resources: _, ...head } = listResponse([], total, startIndex);
-    return `${JSON.stringify({ ...head, itemsPerPage: items }).slice(0, -1)},"Resources":[`;
-  };
+  /**
+   * A ListResponse's JSON text up to its resources: `listResponse`'s members in its order
+   * (`Resources` last), written directly — the numbers are integers (test/scim/users/page-text.test.ts
+   * holds the texts to the objects).
+   */
+  const listHead = (total: number, startIndex: number, items: number): string =>
+    `{"schemas":[${LIST_RESPONSE_SCHEMA_JSON}],"totalResults":${total},"itemsPerPage":${items},"startIndex":${startIndex},"Resources":[`;
   /** A ListResponse's JSON text around resources already JSON text. */
   const listText = (texts: string[], total: number, startIndex: number): string => `${listHead(total, startIndex, texts.length)}${texts.join(",")}]}`;
 
