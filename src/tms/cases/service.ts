@@ -1,4 +1,4 @@
-import { and, count, eq, inArray, isNull, max, or, type SQL } from "drizzle-orm";
+import { and, count, eq, inArray, isNull, or, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/connection";
 import { first } from "../../db/transaction";
 import { ApiError, badRequest } from "../../http/errors";
@@ -6,6 +6,7 @@ import { users } from "../../directory/tables";
 import { caseFieldsFor, customFieldValues, customFieldViews, liveFieldIds } from "../custom-fields/service";
 import { customFields as customFieldTable, type customFields } from "../custom-fields/tables";
 import { fastInserter } from "../../db/fast-insert";
+import { preparedQuery } from "../../db/statement";
 import type { ProjectRow } from "../projects/service";
 import type { Caller } from "../shared/auth";
 import { attachmentIds } from "../shared/envelope";
@@ -166,9 +167,15 @@ async function columnsFrom(tx: Reader, project: ProjectRow, body: CaseCreateBody
   return c;
 }
 
+/** The last position in a suite, or among the project's cases in none; prepared once (every case create reads one). */
+const lastPosition = {
+  inSuite: preparedQuery<{ m: number | null }, [number, number]>("SELECT max(position) AS m FROM tms_cases WHERE project_id = ?1 AND suite_id = ?2"),
+  inNone: preparedQuery<{ m: number | null }, [number]>("SELECT max(position) AS m FROM tms_cases WHERE project_id = ?1 AND suite_id IS NULL"),
+};
+
 async function nextPosition(tx: Reader, projectId: number, suiteId: number | null | undefined): Promise<number> {
-  const where = and(eq(cases.projectId, projectId), suiteId == null ? isNull(cases.suiteId) : eq(cases.suiteId, suiteId));
-  return ((await first(tx.select({ m: max(cases.position) }).from(cases).where(where)))?.m ?? 0) + 1;
+  const last = suiteId == null ? await lastPosition.inNone.get(tx, projectId) : await lastPosition.inSuite.get(tx, projectId, suiteId);
+  return (last?.m ?? 0) + 1;
 }
 
 /**

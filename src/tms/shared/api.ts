@@ -2,11 +2,23 @@ import { Elysia, type TSchema } from "elysia";
 import { apiErrorAnswers, jsonResponses, type ErrorStatus } from "../../http/responses";
 import type { AppContext } from "../../context";
 import { notFound } from "../../http/errors";
-import { eq } from "drizzle-orm";
-import { first } from "../../db/transaction";
+import { getTableColumns } from "drizzle-orm";
+import { preparedQuery } from "../../db/statement";
 import { normaliseCode } from "../projects/service";
-import { projects } from "../projects/tables";
+import { projects, type ProjectRow } from "../projects/tables";
 import { callerOf } from "./auth";
+
+/**
+ * The project a route's `:code` names, prepared once (every project route reads it). Its columns
+ * come from the table's definition, so the row is the one drizzle would give — which holds while
+ * every column is stored as it is read (text and plain integers: no boolean or JSON mode).
+ */
+const projectByCode = (() => {
+  const columns = Object.entries(getTableColumns(projects));
+  const converted = columns.filter(([, c]) => c.dataType !== "string" && c.dataType !== "number");
+  if (converted.length) throw new Error(`tms_projects: ${converted.map(([k]) => k).join(", ")} need drizzle's mapping; read the project with the query builder`);
+  return preparedQuery<ProjectRow, [string]>(`SELECT ${columns.map(([key, c]) => `${c.name} AS "${key}"`).join(", ")} FROM tms_projects WHERE code = ?1`);
+})();
 
 /**
  * The base of entity controllers whose routes name no project: prefix `/v1` (or `/v2`) and the
@@ -32,7 +44,7 @@ export function projectApi(ctx: AppContext, prefix: "/v1" | "/v2" = "/v1") {
     const code = (params as Record<string, string | undefined> | undefined)?.code;
     // Every route of this base names its project; one without `:code` is a programming error.
     if (code === undefined) throw new Error(`projectApi route without :code: ${new URL(request.url).pathname}`);
-    const project = await first(ctx.db.select().from(projects).where(eq(projects.code, normaliseCode(code))));
+    const project = await projectByCode.get(ctx.db, normaliseCode(code));
     if (!project || project.workspaceId !== caller.workspaceId) throw notFound(`Project "${code}"`);
     return { caller, project };
   });

@@ -1,10 +1,11 @@
 import { eq } from "drizzle-orm";
 import type { Db, Tx } from "../../db/connection";
-import { first, writeTransaction, type WriteOptions } from "../../db/transaction";
+import { writeTransaction, type WriteOptions } from "../../db/transaction";
+import { preparedQuery } from "../../db/statement";
 import { notFound } from "../../http/errors";
 import type { EventName, EventPayload } from "../../webhooks/catalog";
 import { publish } from "../../webhooks/publish";
-import { projects, type ProjectRow } from "../projects/tables";
+import type { ProjectRow } from "../projects/tables";
 import { NUMBERED_TABLES, Numbers, requireNumbered } from "./numbers";
 
 /** What a write to one project works with: its transaction, the project, and `emit` for the project's events. */
@@ -23,6 +24,9 @@ export function projectWrite(tx: Tx, project: ProjectRow): ProjectWrite {
   return { tx, project, emit: async (event, payload) => publish(tx, event, payload, scope), numbers: Numbers.empty(tx) };
 }
 
+/** The project's confirmation at the start of every write, prepared once (it runs on every write). */
+const projectExists = preparedQuery<{ id: number }, [number]>("SELECT id FROM tms_projects WHERE id = ?1");
+
 /**
  * Every test-management write: one write transaction (src/db/transaction.ts) in the project the
  * route resolved (`projectApi`), whose events are published in the same transaction. The project
@@ -31,7 +35,7 @@ export function projectWrite(tx: Tx, project: ProjectRow): ProjectWrite {
  */
 export function inProject<T>(db: Db, project: ProjectRow, work: (w: ProjectWrite) => T | Promise<T>, options?: WriteOptions): Promise<T> {
   return writeTransaction(db, async (tx) => {
-    if (!(await first(tx.select({ id: projects.id }).from(projects).where(eq(projects.id, project.id))))) throw notFound(`Project "${project.code}"`);
+    if (!(await projectExists.get(tx, project.id))) throw notFound(`Project "${project.code}"`);
     return work(projectWrite(tx, project));
   }, options);
 }
