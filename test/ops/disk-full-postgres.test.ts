@@ -2,7 +2,7 @@
  * A full disk under PostgreSQL, for real: the database lives in a tablespace on a small tmpfs, which
  * fills; the server answers ENOSPC as 53100 (disk_full). Gatehouse must answer 507 in each
  * protocol's format, report /readyz not writable, keep reads going, and recover by itself once the
- * filesystem has room again — as test/ops/disk-full.test.ts checks on SQLite.
+ * filesystem has room again — the checks of test/ops/full-disk.ts, as on SQLite.
  *
  * Mounting the tmpfs needs root (as `.ci/run` runs); the test says so in its name and is skipped
  * elsewhere.
@@ -17,7 +17,8 @@ import { migratePostgres } from "../../src/db/postgres/migrate";
 import { atEnd } from "../support/at-end";
 import { openTestNode, type TestNode } from "../support/in-process-nodes";
 import { testServerUrl } from "../support/postgres";
-import { expectScimError, USER_SCHEMA, withScimToken } from "../scim/helpers";
+import { withScimToken } from "../scim/helpers";
+import { apiOf, expectFullThenRecovered } from "./full-disk";
 
 const asRoot = process.getuid?.() === 0;
 const name = `full_${process.pid}_${Date.now().toString(36)}`;
@@ -77,8 +78,7 @@ afterAll(cleanUp, 60_000);
 
 test.skipIf(!asRoot)("PostgreSQL on a full disk: writes answer 507 in each protocol's format, /readyz says not writable, reads go on, and all recovers once the disk has room (root only: a tmpfs tablespace is the disk)", async () => {
   const t = node!;
-  const token = ((await (await t.admin("POST", "/api/admin/api-tokens", { name: "full" })).json()) as any).token;
-  const api = (method: string, path: string, body?: unknown) => t.request(method, path, { body, headers: { token } });
+  const api = await apiOf(t);
   expect((await t.request("GET", "/readyz")).status).toBe(200);
 
   // Fill what is left with incompressible rows stored in line, until the server refuses (53100).
@@ -98,33 +98,6 @@ test.skipIf(!asRoot)("PostgreSQL on a full disk: writes answer 507 in each proto
     await fill.end();
   }
 
-  let refused: Response | null = null;
-  for (let i = 0; i < 50 && !refused; i++) {
-    const r = await api("POST", "/api/v1/project", { title: `Full ${i}`, code: `F${i}`, description: "x".repeat(10_000) });
-    if (r.status !== 200) refused = r;
-  }
-  expect(refused?.status).toBe(507);
-  const body = (await refused!.json()) as any;
-  expect(body).toMatchObject({ status: false, error: { code: "insufficient_storage" } });
-  expect(body.error.message).toContain("full");
-
-  let scim: Response | null = null;
-  for (let i = 0; i < 50 && !scim; i++) {
-    const r = await t.scim("POST", "/Users", { schemas: [USER_SCHEMA], userName: `full${i}@example.com`, name: { givenName: "F", familyName: "U" }, title: "t".repeat(1000), displayName: "d".repeat(1000) });
-    if (r.status !== 201) scim = r;
-  }
-  await expectScimError(scim!, 507);
-
-  const ready = await t.request("GET", "/readyz");
-  expect(ready.status).toBe(503);
-  expect(((await ready.json()) as any).database).toContain("not writable");
-  expect((await api("GET", "/api/v1/project")).status).toBe(200);
-  expect((await t.scim("GET", "/Users?count=5")).status).toBe(200);
-  expect((await t.request("GET", "/healthz")).status).toBe(200);
-
   // The disk grows (an admin freed space): readiness and writes come back without a restart.
-  run("mount", ["-o", "remount,size=96m", mountPoint]);
-  expect((await t.request("GET", "/readyz")).status).toBe(200);
-  expect((await api("POST", "/api/v1/project", { title: "After", code: "AFTER", description: "x".repeat(10_000) })).status).toBe(200);
-  expect((await t.scim("POST", "/Users", { schemas: [USER_SCHEMA], userName: "after@example.com", name: { givenName: "A", familyName: "U" } })).status).toBe(201);
+  await expectFullThenRecovered(t, api, () => run("mount", ["-o", "remount,size=96m", mountPoint]));
 }, 120_000);

@@ -8,6 +8,7 @@ import { storeOf } from "../../src/db/store";
 import { insertCase } from "../../src/tms/cases/service";
 import { projects } from "../../src/tms/projects/tables";
 import { projectWrite } from "../../src/tms/shared/write";
+import { apiCalls } from "./api-calls";
 
 /**
  * Where a per-project number is taken (docs/storage.md, "Per-project numbers"): bad input never
@@ -18,16 +19,7 @@ import { projectWrite } from "../../src/tms/shared/write";
 let t: ReturnType<typeof createTestApp>;
 let token: string;
 
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const r = await t.request(method, `/api/v1${path}`, { body, headers: { token } });
-  const text = await r.text();
-  return { status: r.status, body: text ? JSON.parse(text) : null };
-}
-async function ok(method: string, path: string, body?: unknown) {
-  const r = await api(method, path, body);
-  if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${JSON.stringify(r.body)}`);
-  return r.body.result;
-}
+const { api, ok } = apiCalls(() => t, () => token);
 const newCase = async (code: string, title = "a case") => (await ok("POST", `/case/${code}`, { title })).id as number;
 
 /** Test-only fault: the database refuses to insert a case titled `refused…` — a create that fails after it took its number. */

@@ -6,6 +6,7 @@ import { startDeliveryLoop } from "../../src/webhooks/dispatcher";
 import { webhookEvents } from "../../src/webhooks/tables";
 import { startReceiver } from "../webhooks/harness";
 import { first } from "../../src/db/transaction";
+import { apiCalls } from "./api-calls";
 
 /**
  * Per-project numbers: cases, suites, milestones, plans, runs and defects are numbered within
@@ -19,16 +20,7 @@ let receiver: ReturnType<typeof startReceiver>;
 let verifier: Webhook;
 let loop: ReturnType<typeof startDeliveryLoop>;
 
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const r = await t.request(method, path.startsWith("/api/") ? path : `/api/v1${path}`, { body, headers: { token } });
-  const text = await r.text();
-  return { status: r.status, body: text ? JSON.parse(text) : null };
-}
-async function ok(method: string, path: string, body?: unknown) {
-  const r = await api(method, path, body);
-  if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${JSON.stringify(r.body)}`);
-  return r.body.result;
-}
+const { api, ok } = apiCalls(() => t, () => token);
 
 beforeAll(async () => {
   t = createTestApp({ webhookAllowPrivateTargets: true, webhookPollIntervalMs: 20, webhookTimeoutMs: 2000 });
