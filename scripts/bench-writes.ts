@@ -264,7 +264,11 @@ const bareTarget = (bare: Child): Target => ({ url: `${bare.base}/case`, headers
 type Created = { id: number; sentAt: number; answeredAt: number };
 let serial = 0;
 
-async function createOne(t: Target, out: Created[], failures: { n: number }) {
+/** Creates that did not answer the target's success status, and which statuses (and API error codes) they got. */
+type Failures = { n: number; statuses: Map<string, number> };
+const failedText = (f: Failures) => `${f.n} failed: ${[...f.statuses].map(([what, n]) => `${what} ×${n}`).join(", ")}`;
+
+async function createOne(t: Target, out: Created[], failures: Failures) {
   const i = serial++;
   const sentAt = now();
   const r = await fetch(t.url, { method: "POST", headers: { "content-type": "application/json", ...t.headers }, body: JSON.stringify(t.body(i)) });
@@ -272,6 +276,8 @@ async function createOne(t: Target, out: Created[], failures: { n: number }) {
   const answeredAt = now();
   if (r.status !== t.ok) {
     failures.n++;
+    const what = `${r.status}${(json as { error?: { code?: string } })?.error?.code ? ` ${(json as { error: { code: string } }).error.code}` : ""}`;
+    failures.statuses.set(what, (failures.statuses.get(what) ?? 0) + 1);
     return;
   }
   out.push({ id: t.id(json), sentAt, answeredAt });
@@ -280,7 +286,7 @@ async function createOne(t: Target, out: Created[], failures: { n: number }) {
 /** `clients` closed loops for `seconds`: every client sends its next create once the last answered. */
 async function closedLoop(t: Target, seconds: number, clients = CLIENTS) {
   const created: Created[] = [];
-  const failures = { n: 0 };
+  const failures: Failures = { n: 0, statuses: new Map() };
   const end = now() + seconds * 1000;
   const start = now();
   await Promise.all(
@@ -289,13 +295,13 @@ async function closedLoop(t: Target, seconds: number, clients = CLIENTS) {
     }),
   );
   const elapsed = (now() - start) / 1000;
-  return { created, failures: failures.n, perSecond: created.length / elapsed, elapsed };
+  return { created, failures, perSecond: created.length / elapsed, elapsed };
 }
 
 /** Creates sent on schedule at `rate`/s for `seconds`, whatever the answers do (open loop). */
 async function openLoop(t: Target, rate: number, seconds: number) {
   const created: Created[] = [];
-  const failures = { n: 0 };
+  const failures: Failures = { n: 0, statuses: new Map() };
   const inflight: Promise<void>[] = [];
   const start = now();
   const total = Math.round(rate * seconds);
@@ -306,7 +312,7 @@ async function openLoop(t: Target, rate: number, seconds: number) {
     await Bun.sleep(1);
   }
   await Promise.all(inflight);
-  return { created, failures: failures.n, elapsed: (now() - start) / 1000 };
+  return { created, failures, elapsed: (now() - start) / 1000 };
 }
 
 /** Deliveries received for `created` (each subscription counts), waiting up to 60 s for all of them. */
@@ -338,7 +344,7 @@ const ms = (x: number) => (x < 10 ? x.toFixed(1) : x.toFixed(0));
 const lastAnswer = (c: Created[]) => c.reduce((m, x) => Math.max(m, x.answeredAt), 0);
 
 // ---------------------------------------------------------------- scenarios
-type Row = { name: string; perSecond: number; barePerSecond: number; cpuMsPerCreate: number; syncsPerCreate: number; lag?: { perSecond: number; p50: number; p99: number; max: number; drainMs: number; missing: number }; failures: number };
+type Row = { name: string; perSecond: number; barePerSecond: number; cpuMsPerCreate: number; syncsPerCreate: number; lag?: { perSecond: number; p50: number; p99: number; max: number; drainMs: number; missing: number }; failures: Failures };
 
 /**
  * Creates/s of one Gatehouse scenario and, in the same seconds, of the bare baseline: 1-second
@@ -351,7 +357,8 @@ async function throughput(name: string, make: () => Promise<{ server: Child; tar
   try {
     await closedLoop(target, 1, 8); // warm-up: JIT, connection pool, statement caches
     await closedLoop(bare, 1, 8);
-    let cpu = 0, syncs = 0, elapsed = 0, bareCreated = 0, bareElapsed = 0, failures = 0;
+    let cpu = 0, syncs = 0, elapsed = 0, bareCreated = 0, bareElapsed = 0;
+    const failures: Failures = { n: 0, statuses: new Map() };
     const created: Created[] = [];
     for (let slice = 0; slice < SECONDS; slice++) {
       const cpu0 = cpuSeconds(server.pid);
@@ -360,7 +367,8 @@ async function throughput(name: string, make: () => Promise<{ server: Child; tar
       cpu += cpuSeconds(server.pid) - cpu0;
       syncs += (await walSyncs(server)) - syncs0;
       elapsed += g.elapsed;
-      failures += g.failures;
+      failures.n += g.failures.n;
+      for (const [what, n] of g.failures.statuses) failures.statuses.set(what, (failures.statuses.get(what) ?? 0) + n);
       created.push(...g.created);
       const b = await closedLoop(bare, 1);
       bareCreated += b.created.length;
@@ -428,7 +436,7 @@ try {
     console.log("| Scenario | creates/s | bare, same seconds | × bare | server CPU ms/create | WAL syncs/create |");
     console.log("|---|---:|---:|---:|---:|---:|");
     for (const r of rows)
-      console.log(`| ${r.name}${r.failures ? ` (${r.failures} failed)` : ""} | ${r.perSecond.toFixed(0)} | ${r.barePerSecond.toFixed(0)} | ${(r.perSecond / r.barePerSecond).toFixed(2)} | ${r.cpuMsPerCreate.toFixed(3)} | ${r.syncsPerCreate.toFixed(3)} |`);
+      console.log(`| ${r.name}${r.failures.n ? ` (${failedText(r.failures)})` : ""} | ${r.perSecond.toFixed(0)} | ${r.barePerSecond.toFixed(0)} | ${(r.perSecond / r.barePerSecond).toFixed(2)} | ${r.cpuMsPerCreate.toFixed(3)} | ${r.syncsPerCreate.toFixed(3)} |`);
     const lagged = rows.filter((r) => r.lag);
     if (lagged.length) {
       console.log(`\n### Delivery lag at the maximum create rate (${CLIENTS} clients, ${SECONDS} s continuous): create's 2xx → subscriber's receipt, every delivery\n`);
@@ -447,7 +455,7 @@ try {
       for (const rate of [RATE, Math.round(0.8 * max1)]) {
         if (!(rate > 0)) continue;
         const s = await steady(rate, rx);
-        console.log(`| ${rate}${rate === RATE ? "" : " (80% of max)"} | ${s.achieved.toFixed(0)} | ${ms(s.create.p50)} / ${ms(s.create.p99)} | ${ms(s.event.p50)} / ${ms(s.event.p99)} / ${ms(s.event.max)}${s.missing ? ` (${s.missing} missing)` : ""}${s.failures ? ` (${s.failures} failed)` : ""} | ${Number.isNaN(s.holds) ? "—" : s.holds} |`);
+        console.log(`| ${rate}${rate === RATE ? "" : " (80% of max)"} | ${s.achieved.toFixed(0)} | ${ms(s.create.p50)} / ${ms(s.create.p99)} | ${ms(s.event.p50)} / ${ms(s.event.p99)} / ${ms(s.event.max)}${s.missing ? ` (${s.missing} missing)` : ""}${s.failures.n ? ` (${failedText(s.failures)})` : ""} | ${Number.isNaN(s.holds) ? "—" : s.holds} |`);
       }
     }
     console.log();
