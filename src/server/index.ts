@@ -27,6 +27,9 @@ import { startLeaderElection } from "../db/leader";
 import { startDraining } from "../ops/drain";
 import { acceptQueueMigration } from "./accept-queue";
 
+/** How long each shutdown step after HTTP (delivery loop, leader election, database) may take. */
+const SHUTDOWN_STEP_MS = 6_000;
+
 /**
  * Generous on purpose: the SCIM plugin enforces its own 800000-byte limit and must answer that
  * with a SCIM 413 body, which it can only do if Bun lets the body through first. Bun rejects
@@ -325,6 +328,17 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
     return next;
   };
 
+  /** Waits for a shutdown step up to SHUTDOWN_STEP_MS; past it logs which step and goes on (a step that fails still fails the shutdown). */
+  const boundedStep = async (step: string, work: Promise<unknown>) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = await Promise.race([
+      work.then(() => false),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), SHUTDOWN_STEP_MS))),
+    ]);
+    clearTimeout(timer);
+    if (late) log.warn("shutdown step did not finish in time; going on without it", { step, ms: SHUTDOWN_STEP_MS });
+  };
+
   const shutdown = (reason: string, { drain = true }: { drain?: boolean } = {}) =>
     (stopping ??= (async () => {
       const graceMs = config.shutdownGraceMs;
@@ -348,10 +362,13 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
         await server.stop(true);
       }
       await Promise.all(draining);
-      // After HTTP (no new events can be published), before the database closes.
-      await deliveryLoop.stop();
-      await leadership.stop();
-      await handle.close();
+      // After HTTP (no new events can be published), before the database closes. Each step is
+      // bounded: a step that never settles (a query the driver lost when the server cut its
+      // connection) must not keep the process from exiting. What it leaves is what a crash leaves
+      // — nothing acknowledged; claimed deliveries are sent again when their lease runs out.
+      await boundedStep("the delivery loop", deliveryLoop.stop());
+      await boundedStep("leader election", leadership.stop());
+      await boundedStep("the database", handle.close());
       dirLock.release();
       log.info("stopped", { reason });
     })());

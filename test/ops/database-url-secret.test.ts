@@ -58,8 +58,12 @@ test("the password is in no answer and no log line, also while connections are c
   }
   expect(statuses.every((s) => s === 201 || s === 503)).toBe(true);
   expect(statuses).toContain(503); // at least one met a cut connection; the pool reconnects after
-  const after = await fetch(`${node.url}/api/admin/api-tokens`, { method: "POST", headers: { ...admin, "content-type": "application/json" }, body: JSON.stringify({ name: "after" }) });
-  expect(after.status).toBe(201);
+  // The pool recovers: a connection cut in the last round may still fail a write or two (503) before one succeeds.
+  const after: number[] = [];
+  for (let i = 0; i < 10 && after.at(-1) !== 201; i++)
+    after.push((await fetch(`${node.url}/api/admin/api-tokens`, { method: "POST", headers: { ...admin, "content-type": "application/json" }, body: JSON.stringify({ name: `after${i}` }) })).status);
+  expect(after.at(-1)).toBe(201);
+  expect(after.every((s) => s === 201 || s === 503)).toBe(true);
   expect(node.proc.exitCode).toBeNull(); // the same process throughout
 
   const logs = node.logs();
