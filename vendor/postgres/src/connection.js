@@ -170,11 +170,17 @@ function Connection(options, queues = {}, { onopen = noop, onend = noop, onclose
         : (query = q, query.active = true)
 
       build(q)
-      return write(toBuffer(q))
+      const more = write(toBuffer(q))
         && !q.describeFirst
         && !q.cursorFn
         && sent.length < max_pipeline
-        && (!q.options.onexecute || q.options.onexecute(connection))
+      // Gatehouse patch 1 (porsager/postgres#823, #1189): `begin()` reserves its connection in
+      // `onexecute`, which upstream ran only while the pipeline had room, so a BEGIN that filled it
+      // (or met a full socket buffer) opened a transaction on a connection the pool gave to others.
+      // It runs whenever BEGIN was written; nothing else is pipelined behind a BEGIN.
+      if (q.options.onexecute)
+        return (q.options.onexecute(connection), false)
+      return more
     } catch (error) {
       sent.length === 0 && write(Sync)
       errored(error)
@@ -295,7 +301,9 @@ function Connection(options, queues = {}, { onopen = noop, onend = noop, onclose
 
   /* c8 ignore next 3 */
   function drain() {
-    !query && onopen(connection)
+    // Gatehouse patch 2 (porsager/postgres#823): a transaction's connection is its own until
+    // COMMIT; a drained socket between two of its statements must not hand it to the pool.
+    !query && !connection.reserved && onopen(connection)
   }
 
   function data(x) {
