@@ -4,7 +4,7 @@
  * transaction nests inside the audit's (a savepoint); a refusal is recorded in a transaction of
  * its own. Real services over a real server (test/support/postgres.ts).
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import postgres from "postgres";
 import { createAdminToken, authenticateAdminToken, listAdminTokens, revokeAdminToken } from "../../src/admin/tokens/service";
 import { createSession, endSession, findSession, listSessions } from "../../src/admin/signin/sessions";
@@ -16,24 +16,17 @@ import { migrations } from "../../src/db/postgres/migrations.generated";
 import { databaseWritable, pingDatabase } from "../../src/db/readiness";
 import type { Db } from "../../src/db/store";
 import { conflict } from "../../src/http/errors";
-import { openPostgresForTest, testServerUrl } from "../support/postgres";
+import { usePostgresForTest } from "../support/postgres";
 import { until } from "../helpers";
 import { SCHEMA_VERSION } from "../../src/version";
 
 let sql: postgres.Sql;
 let db: Db;
 let ctx: AppContext;
-let pgDb: Awaited<ReturnType<typeof openPostgresForTest>>;
 
-beforeAll(async () => {
-  testServerUrl(); // starts the run's server when there is none, outside any test's time limit
-  pgDb = await openPostgresForTest("admin");
-  ({ sql, db } = pgDb);
+usePostgresForTest("admin", async (pg) => {
+  ({ sql, db } = pg);
   ctx = { db, config: testConfig({ dataDir: "/nonexistent", adminToken: "x".repeat(24), baseUrl: "https://gatehouse.test" }) } as AppContext;
-}, 120_000);
-
-afterAll(async () => {
-  await pgDb?.close();
 });
 
 const owner = { kind: "env-token" as const, name: "GATEHOUSE_ADMIN_TOKEN", role: "owner" };

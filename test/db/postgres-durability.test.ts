@@ -3,24 +3,17 @@
  * `synchronous_commit = off`; every other transaction, and every later use of the same pooled
  * connection, keeps the server's synchronous commit.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { sql as fragment } from "drizzle-orm";
 import { execute, rowsOf } from "../../src/db/statement";
 import type { Db } from "../../src/db/store";
 import { writeTransaction } from "../../src/db/transaction";
-import { openPostgresForTest, testServerUrl } from "../support/postgres";
+import { usePostgresForTest } from "../support/postgres";
 
-let pg: Awaited<ReturnType<typeof openPostgresForTest>>;
 let db: Db;
 
-beforeAll(async () => {
-  testServerUrl(); // starts the run's server when there is none, outside any test's time limit
-  pg = await openPostgresForTest("durability");
+usePostgresForTest("durability", async (pg) => {
   db = pg.db;
-}, 120_000);
-
-afterAll(async () => {
-  await pg?.close();
 });
 
 const setting = async (h: Db) => (await rowsOf<{ s: string }>(h, fragment`SELECT current_setting('synchronous_commit') AS s`))[0]!.s;

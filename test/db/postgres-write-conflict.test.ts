@@ -4,27 +4,20 @@
  * sees the conflict; what the aborted attempt queued with `afterCommit` never runs. Past its
  * retries, a conflict answers 503 "busy" (lock-wait.ts), never 500.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { sql as fragment } from "drizzle-orm";
 import { isLockBusy, isStorageFull, isWriteConflict } from "../../src/db/lock-wait";
 import type { PostgresStore } from "../../src/db/postgres/store";
 import { execute, rowsOf } from "../../src/db/statement";
 import { storeOf, type Db } from "../../src/db/store";
 import { afterCommit, outsideTransaction, readSnapshot, writeTransaction } from "../../src/db/transaction";
-import { openPostgresForTest, testServerUrl } from "../support/postgres";
+import { usePostgresForTest } from "../support/postgres";
 
-let pg: Awaited<ReturnType<typeof openPostgresForTest>>;
 let db: Db;
 
-beforeAll(async () => {
-  testServerUrl(); // starts the run's server when there is none, outside any test's time limit
-  pg = await openPostgresForTest("conflict");
+usePostgresForTest("conflict", async (pg) => {
   db = pg.db;
   await execute(db, fragment`INSERT INTO settings (key, value) VALUES ('conflict.a', '0'), ('conflict.b', '0')`);
-}, 120_000);
-
-afterAll(async () => {
-  await pg?.close();
 });
 
 const set = (tx: Db, key: string, value: string) => execute(tx, fragment`UPDATE settings SET value = ${value} WHERE key = ${key}`);

@@ -8,7 +8,7 @@
  * count, without the user's key two PATCHes of one user would lose one. Real services over a real
  * server (test/support/postgres.ts).
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import postgres from "postgres";
 import { testConfig, type Config } from "../../src/config";
 import type { Db } from "../../src/db/store";
@@ -16,23 +16,16 @@ import { DirectoryError } from "../../src/directory/errors";
 import { createGroupService } from "../../src/scim/groups/service";
 import { stateFromBody } from "../../src/scim/users/rules";
 import { createUsersService } from "../../src/scim/users/service";
-import { openPostgresForTest, testServerUrl } from "../support/postgres";
+import { usePostgresForTest } from "../support/postgres";
 
 let sql: postgres.Sql;
 let db: Db;
-let pgDb: Awaited<ReturnType<typeof openPostgresForTest>>;
 
-beforeAll(async () => {
-  testServerUrl(); // starts the run's server when there is none, outside any test's time limit
-  pgDb = await openPostgresForTest("rules", 10);
-  ({ sql, db } = pgDb);
+usePostgresForTest("rules", async (pg) => {
+  ({ sql, db } = pg);
   // Every pooled connection open before the races, so their transactions really overlap.
   await Promise.all(Array.from({ length: 10 }, () => sql`SELECT pg_sleep(0.05)`));
-}, 120_000);
-
-afterAll(async () => {
-  await pgDb?.close();
-});
+}, 10);
 
 const config = (overrides: Partial<Config> = {}) => testConfig({ dataDir: "/nonexistent", adminToken: "x".repeat(24), baseUrl: "https://gatehouse.test", ...overrides });
 const user = (userName: string) => stateFromBody({ schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName, name: { givenName: "G", familyName: "F" } }, { requireNames: true, activeWhenOmitted: true });

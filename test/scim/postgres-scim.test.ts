@@ -5,7 +5,7 @@
  * workspace scopes, and the provisioning activity log (batch write, list, retention). Real
  * services over a real server (test/support/postgres.ts).
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import postgres from "postgres";
 import { testConfig } from "../../src/config";
 import type { AppContext } from "../../src/context";
@@ -17,22 +17,15 @@ import { createGroupService } from "../../src/scim/groups/service";
 import { createScimToken, listScimTokens, revokeScimToken, scimEnabledReader, setScimEnabled, tokenVerifier } from "../../src/scim/tokens/service";
 import { stateFromBody } from "../../src/scim/users/rules";
 import { createUsersService } from "../../src/scim/users/service";
-import { openPostgresForTest, testServerUrl } from "../support/postgres";
+import { usePostgresForTest } from "../support/postgres";
 
 let sql: postgres.Sql;
 let db: Db;
 let ctx: AppContext;
-let pgDb: Awaited<ReturnType<typeof openPostgresForTest>>;
 
-beforeAll(async () => {
-  testServerUrl(); // starts the run's server when there is none, outside any test's time limit
-  pgDb = await openPostgresForTest("scim");
-  ({ sql, db } = pgDb);
+usePostgresForTest("scim", async (pg) => {
+  ({ sql, db } = pg);
   ctx = { db, config: testConfig({ dataDir: "/nonexistent", adminToken: "x".repeat(24), baseUrl: "https://gatehouse.test", scimEnabled: true }), log: silentLogger } as AppContext;
-}, 120_000);
-
-afterAll(async () => {
-  await pgDb?.close();
 });
 
 const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";

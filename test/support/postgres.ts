@@ -5,6 +5,7 @@
  * root, since PostgreSQL refuses to run as root) and stopped when the process exits.
  * `freshDatabase()` gives each caller a database of its own.
  */
+import { afterAll, beforeAll } from "bun:test";
 import { atEnd } from "./at-end";
 import { spawnSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -171,4 +172,24 @@ export async function openPostgresForTest(prefix: string, poolSize = 4): Promise
       await fresh.drop();
     },
   };
+}
+
+type TestPostgres = Awaited<ReturnType<typeof openPostgresForTest>>;
+
+/**
+ * A test file's own PostgreSQL database for all its tests (`openPostgresForTest`): opened before
+ * the first, outside any test's time limit (the run's server is started then if there is none),
+ * closed and dropped after the last. `ready` receives it once open (to set the file's handles and
+ * seed rows).
+ */
+export function usePostgresForTest(prefix: string, ready: (pg: TestPostgres) => unknown | Promise<unknown>, poolSize?: number): void {
+  let pg: TestPostgres | undefined;
+  beforeAll(async () => {
+    testServerUrl();
+    pg = await openPostgresForTest(prefix, poolSize);
+    await ready(pg);
+  }, 120_000);
+  afterAll(async () => {
+    await pg?.close();
+  });
 }

@@ -4,7 +4,7 @@
  * retention and the health page's reads run the same SQL on both engines. Real services over a
  * real server (test/support/postgres.ts).
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import postgres from "postgres";
 import type { Db } from "../../src/db/store";
 import { writeTransaction } from "../../src/db/transaction";
@@ -15,23 +15,16 @@ import { publish } from "../../src/webhooks/publish";
 import { purgeExpired } from "../../src/webhooks/retention";
 import type { AttemptResult } from "../../src/webhooks/retry";
 import { deliveryId, webhookSubscriptions } from "../../src/webhooks/tables";
-import { openPostgresForTest, testServerUrl } from "../support/postgres";
+import { usePostgresForTest } from "../support/postgres";
 
 let sql: postgres.Sql;
 let db: Db;
-let pgDb: Awaited<ReturnType<typeof openPostgresForTest>>;
 const secrets = ephemeralSecretBox();
 const SCHEDULE = [5_000, 60_000];
 const LEASE_MS = 35_000;
 
-beforeAll(async () => {
-  testServerUrl(); // starts the run's server when there is none, outside any test's time limit
-  pgDb = await openPostgresForTest("webhooks");
-  ({ sql, db } = pgDb);
-}, 120_000);
-
-afterAll(async () => {
-  await pgDb?.close();
+usePostgresForTest("webhooks", async (pg) => {
+  ({ sql, db } = pg);
 });
 
 async function subscribe(events: string[] = ["*"]): Promise<number> {
@@ -92,45 +85,45 @@ test("publish writes one delivery per matching subscription in its range, the ev
   expect(last).toBeGreaterThan(rows[1]!.id);
 });
 
+/** A producer that has published case `id`'s deletion and holds its transaction open until `commit()`. */
+async function heldProducer(id: number): Promise<{ commit(): Promise<void> }> {
+  let release!: () => void;
+  const holding = new Promise<void>((r) => (release = r));
+  let published!: () => void;
+  const isPublished = new Promise<void>((r) => (published = r));
+  const done = writeTransaction(db, async (tx) => {
+    await publish(tx, "case.deleted", { id });
+    published();
+    await holding;
+  });
+  await Promise.race([isPublished, done]); // a producer that fails fails the test here
+  return {
+    commit() {
+      release();
+      return done;
+    },
+  };
+}
+
 test("producers of one subscription's events do not wait for each other's COMMIT; deleting the subscription waits for its open producers instead of breaking them", async () => {
   const sub = await subscribe();
   // A producer that has published and not yet committed (it holds what publish locks)…
-  let commitFirst!: () => void;
-  const held = new Promise<void>((r) => (commitFirst = r));
-  let published!: () => void;
-  const publishedFirst = new Promise<void>((r) => (published = r));
-  const first = writeTransaction(db, async (tx) => {
-    await publish(tx, "case.deleted", { id: 300 });
-    published();
-    await held;
-  });
-  await publishedFirst;
+  const first = await heldProducer(300);
   // …does not hold up a second producer of the same subscription.
   const started = performance.now();
   await publishEvents(1, 301);
   expect(performance.now() - started).toBeLessThan(5_000);
-  commitFirst();
-  await first;
+  await first.commit();
   expect((await sql`SELECT count(*)::int AS n FROM webhook_deliveries WHERE subscription_id = ${sub}`)[0]!.n).toBe(2);
 
   // A delete of the subscription waits for the producers that share-lock its row, then goes (their
   // deliveries with it); a producer after it has no subscription to deliver to.
   const doomed = await subscribe();
-  let release!: () => void;
-  const holding = new Promise<void>((r) => (release = r));
-  let inside!: () => void;
-  const isInside = new Promise<void>((r) => (inside = r));
-  const producer = writeTransaction(db, async (tx) => {
-    await publish(tx, "case.deleted", { id: 400 });
-    inside();
-    await holding;
-  });
-  await isInside;
+  const producer = await heldProducer(400);
   const deleting = sql`DELETE FROM webhook_subscriptions WHERE id = ${doomed}`.then(() => "deleted");
   await Bun.sleep(50);
   expect(await Promise.race([deleting, Bun.sleep(100).then(() => "waiting")])).toBe("waiting");
-  release();
-  await producer;
+  await producer.commit();
   expect(await deleting).toBe("deleted");
   await publishEvents(1, 401);
   expect((await sql`SELECT count(*)::int AS n FROM webhook_deliveries WHERE subscription_id = ${doomed}`)[0]!.n).toBe(0);
