@@ -213,6 +213,55 @@ const insertEventOnPostgres = preparedQuery<{ event_id: number; delivery_id: num
    SELECT event.id AS event_id, delivery.id AS delivery_id FROM event LEFT JOIN delivery ON true`,
 );
 
+/**
+ * The outbox's write when the subscriptions it goes to are those whose filter takes it (every
+ * producer's `publish`): on PostgreSQL the filter is part of the same one statement — the enabled
+ * subscriptions whose event names hold the event's (or `*`), whose project, if any, is the
+ * event's (compared upper-case) and whose workspace, if any, is the event's; each taken
+ * `FOR KEY SHARE` in id order as above, and re-checked by READ COMMITTED if another transaction
+ * changes it meanwhile. One statement and one round trip instead of a read of every subscription
+ * first (docs/benchmarks/postgres.md, "Fewer round trips per create"). `subscriptionMatches`
+ * (src/webhooks/publish.ts) is the same rule, which SQLite applies to the rows read.
+ */
+const insertMatchedEventOnPostgres = preparedQuery<{ event_id: number; delivery_id: number | null }, [string, string, string | null, string, number, number | null, number]>(
+  `WITH event AS (INSERT INTO webhook_events (uid, name, project_code, payload, created_at, workspace_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id),
+        target AS (SELECT id FROM webhook_subscriptions
+                    WHERE enabled = 1
+                      AND (events::jsonb @> jsonb_build_array(?2::text) OR events::jsonb @> '["*"]'::jsonb)
+                      AND (project_code IS NULL OR upper(project_code) = upper(?3::text))
+                      AND (workspace_id IS NULL OR workspace_id = ?6::bigint)
+                    ORDER BY id FOR KEY SHARE),
+        delivery AS (INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
+                     SELECT target.id * ?7 + event.id, event.id, target.id, 'pending', 0, ?5, ?5, ?5 FROM target, event
+                     RETURNING id)
+   SELECT event.id AS event_id, delivery.id AS delivery_id FROM event LEFT JOIN delivery ON true`,
+);
+
+/** An enabled subscription's filter as stored (`events`: a JSON array of event names or `*`). */
+export type SubscriptionFilterRow = { id: number; events: string; project_code: string | null; workspace_id: number | null };
+
+// In id order, the order every producer and every delivery tick takes subscription rows in.
+const enabledSubscriptionFilters = preparedQuery<SubscriptionFilterRow, []>(
+  "SELECT id, events, project_code, workspace_id FROM webhook_subscriptions WHERE enabled = 1 ORDER BY id",
+);
+
+/**
+ * Writes event `e` and a pending delivery of it for every enabled subscription whose filter takes
+ * it (`takes`, the rule PostgreSQL's statement above writes in SQL), as `insertEvent` does.
+ */
+export async function insertMatchedEvent(db: Db, e: OutboxEvent, span: number, takes: (s: SubscriptionFilterRow) => boolean): Promise<{ eventId: number; deliveryIds: number[] }> {
+  if (isPostgres()) {
+    const { uid, name, projectCode, payload, createdAt, workspaceId } = e;
+    return deliveriesOf(await insertMatchedEventOnPostgres.all(db, uid, name, projectCode, payload, createdAt, workspaceId, span));
+  }
+  return insertEvent(db, e, (await enabledSubscriptionFilters.all(db)).filter(takes).map((s) => s.id), span);
+}
+
+const deliveriesOf = (rows: { event_id: number; delivery_id: number | null }[]) => ({
+  eventId: rows[0]!.event_id,
+  deliveryIds: rows.flatMap((r) => (r.delivery_id === null ? [] : [r.delivery_id])).sort((a, b) => a - b),
+});
+
 /** An event as the outbox stores it. */
 export type OutboxEvent = { uid: string; name: string; projectCode: string | null; payload: string; createdAt: number; workspaceId: number | null };
 
@@ -225,8 +274,7 @@ export type OutboxEvent = { uid: string; name: string; projectCode: string | nul
 export async function insertEvent(db: Db, e: OutboxEvent, subscriptionIds: readonly number[], span: number): Promise<{ eventId: number; deliveryIds: number[] }> {
   const { uid, name, projectCode, payload, createdAt, workspaceId } = e;
   if (isPostgres()) {
-    const rows = await insertEventOnPostgres.all(db, uid, name, projectCode, payload, createdAt, workspaceId, listParam([...subscriptionIds]), span);
-    return { eventId: rows[0]!.event_id, deliveryIds: rows.flatMap((r) => (r.delivery_id === null ? [] : [r.delivery_id])).sort((a, b) => a - b) };
+    return deliveriesOf(await insertEventOnPostgres.all(db, uid, name, projectCode, payload, createdAt, workspaceId, listParam([...subscriptionIds]), span));
   }
   const eventId = (await insertEventRow.get(db, uid, name, projectCode, payload, createdAt, workspaceId))!.id;
   const deliveryIds: number[] = [];

@@ -24,7 +24,8 @@ export function fastInserter<T extends SQLiteTable>(table: T) {
   const sql = `INSERT INTO "${getTableName(table)}" (${written.map(({ column }) => `"${column.name}"`).join(", ")}) VALUES (${written.map((_, i) => `?${i + 1}`).join(", ")}) RETURNING "${primary.column.name}" AS id`;
   const insert = preparedQuery<{ id: number }>(sql);
 
-  return async (tx: Tx, values: InferInsertModel<T>): Promise<Row> => {
+  /** The row as it will be stored (without its key) and the statement's parameters. */
+  const prepare = (values: InferInsertModel<T>) => {
     const row: Record<string, unknown> = {};
     const params = written.map(({ key, column }) => {
       let value = (values as Record<string, unknown>)[key];
@@ -34,7 +35,22 @@ export function fastInserter<T extends SQLiteTable>(table: T) {
       row[key] = value;
       return value === null ? null : (column.mapToDriverValue(value) as Param);
     });
+    return { row, params };
+  };
+  const send = async (tx: Tx, { row, params }: ReturnType<typeof prepare>): Promise<Row> => {
     row[primary.key] = (await insert.get(tx, ...params))!.id;
     return row as Row;
   };
+
+  return Object.assign((tx: Tx, values: InferInsertModel<T>): Promise<Row> => send(tx, prepare(values)), {
+    /**
+     * The row as it will be stored, all but its key, before the insert is sent (`send`): what a
+     * caller builds from the row (an event's payload) can go out with the insert instead of after
+     * its answer (`pipelined`, src/db/statement.ts).
+     */
+    prepare(values: InferInsertModel<T>): { row: Omit<Row, "id">; send(tx: Tx): Promise<Row> } {
+      const prepared = prepare(values);
+      return { row: prepared.row as Row, send: (tx) => send(tx, prepared) };
+    },
+  });
 }

@@ -6,7 +6,8 @@
  * (`$1`, `$2`…) of the pool's connections. Write the SQL in the part both engines speak, with the
  * engine-specific fragments of `dialect.ts`.
  */
-import type { SQL } from "drizzle-orm";
+import { getTableColumns, getTableName, type SQL } from "drizzle-orm";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { perConnection } from "./sqlite-client";
 import type { Db } from "./store";
 import { postgresPlaceholders } from "./dialect";
@@ -76,4 +77,35 @@ export function perEngine<T>(build: () => T): () => T {
     if (value === undefined) built.set(key, (value = build()));
     return value;
   };
+}
+
+/**
+ * Awaits statements sent together — each started before any is awaited, so on PostgreSQL the
+ * driver writes them to the transaction's connection at once and they cost one round trip, not
+ * one each (SQLite runs them in order as they are started). Every one settles before this answers
+ * (nothing of the transaction is still in flight when it commits or rolls back); the first failure,
+ * in the order given, is thrown. Send together only statements whose texts do not need each
+ * other's answers.
+ */
+export async function pipelined<T extends readonly unknown[]>(...statements: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(statements);
+  for (const s of settled) if (s.status === "rejected") throw s.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
+/**
+ * A select of `table`'s rows written once (`preparedQuery`), `where` in SQL text with `?N`
+ * parameters: each row as drizzle's query builder would answer it — every column under its key,
+ * mapped from what the driver gives (JSON parsed, booleans from 0/1) by the column's own mapping —
+ * without building the query for every call (~0.2 ms of CPU each, docs/benchmarks/postgres.md).
+ */
+export function preparedSelect<T extends SQLiteTable, P extends Param[]>(table: T, where: string): (db: Db, ...params: P) => Promise<T["$inferSelect"][]> {
+  const columns = Object.entries(getTableColumns(table));
+  const statement = preparedQuery<Record<string, unknown>, P>(`SELECT ${columns.map(([key, c]) => `"${c.name}" AS "${key}"`).join(", ")} FROM "${getTableName(table)}" WHERE ${where}`);
+  return async (db, ...params) =>
+    (await statement.all(db, ...params)).map((raw) => {
+      const row: Record<string, unknown> = {};
+      for (const [key, c] of columns) row[key] = raw[key] === null || raw[key] === undefined ? null : c.mapFromDriverValue(raw[key]);
+      return row as T["$inferSelect"];
+    });
 }

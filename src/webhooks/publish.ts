@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Tx } from "../db/connection";
-import { insertEvent } from "../db/delivery-queue";
+import { insertEvent, insertMatchedEvent } from "../db/delivery-queue";
 import { preparedQuery } from "../db/statement";
 import { assertValidPayload, type EventName, type EventPayload } from "./catalog";
 import { DELIVERY_ID_SPAN } from "./tables";
@@ -21,7 +21,11 @@ export function newMessageId(): string {
   return `msg_${randomBytes(16).toString("base64url")}`;
 }
 
-/** Does a subscription's filter (event names or "*", optional project, optional workspace) take this event? */
+/**
+ * Does a subscription's filter (event names or "*", optional project, optional workspace) take this
+ * event? PostgreSQL's outbox statement writes the same rule in SQL (src/db/delivery-queue.ts
+ * `insertMatchedEvent`); test/webhooks/publish.test.ts holds both to it.
+ */
 export function subscriptionMatches(sub: { events: string[]; projectCode: string | null; workspaceId?: number | null }, event: string, projectCode: string | null, workspaceId: number | null = null): boolean {
   if (sub.projectCode !== null && sub.projectCode.toUpperCase() !== (projectCode ?? "").toUpperCase()) return false;
   if (sub.workspaceId != null && sub.workspaceId !== workspaceId) return false;
@@ -46,19 +50,17 @@ export async function publish(tx: Tx, event: string, payload: unknown, opts: Pub
   // the event's workspace is its project's; an event of no project belongs to the one it names, if any
   const workspaceId =
     opts.workspaceId != null || projectCode === null ? (opts.workspaceId ?? null) : ((await projectWorkspace.get(tx, projectCode.toUpperCase()))?.workspace_id ?? null);
-  const subs = (await enabledSubscriptions.all(tx)).filter((s) =>
-    subscriptionMatches({ events: JSON.parse(s.events) as string[], projectCode: s.project_code, workspaceId: s.workspace_id }, event, projectCode, workspaceId),
+  // The subscriptions are matched where the event is written (on PostgreSQL inside its one
+  // statement: producers call this in hot write paths, and each statement is a round trip).
+  const { deliveryIds } = await insertMatchedEvent(
+    tx, { uid: newMessageId(), name: event, projectCode, payload: JSON.stringify(payload), createdAt: Date.now(), workspaceId }, DELIVERY_ID_SPAN,
+    (s) => subscriptionMatches({ events: JSON.parse(s.events) as string[], projectCode: s.project_code, workspaceId: s.workspace_id }, event, projectCode, workspaceId),
   );
-  await recordEvent(tx, event as EventName, payload, projectCode, subs.map((s) => s.id), Date.now(), workspaceId);
+  if (deliveryIds.length > 0) wakeAfterCommit(tx);
 }
 
 // Producers call `publish` inside hot write paths: it runs statements written once, on the
 // transaction's own connection, instead of building queries each time.
-// In id order, the order every producer and every delivery tick takes subscription rows in (on
-// PostgreSQL `insertEvent` share-locks them, as the deliveries' foreign key does).
-const enabledSubscriptions = preparedQuery<{ id: number; events: string; project_code: string | null; workspace_id: number | null }, []>(
-  "SELECT id, events, project_code, workspace_id FROM webhook_subscriptions WHERE enabled = 1 ORDER BY id",
-);
 const projectWorkspace = preparedQuery<{ workspace_id: number }, [string]>("SELECT workspace_id FROM tms_projects WHERE code = ?1");
 
 /** Writes the event row and its deliveries (also used by the admin `/test` endpoint). Returns the event id, its webhook-id and the delivery ids. */

@@ -14,7 +14,7 @@ import { deliveryId, webhookDeliveries, webhookEvents, webhookSubscriptions } fr
 const t = createTestApp();
 afterAll(() => t.close());
 
-async function addSubscription(values: { events: string[]; projectCode?: string | null; enabled?: boolean }) {
+async function addSubscription(values: { events: string[]; projectCode?: string | null; workspaceId?: number | null; enabled?: boolean }) {
   const now = Date.now();
   const [row] = await writeTransaction(t.ctx.db, (tx) =>
     tx
@@ -47,6 +47,32 @@ test("publish writes the event and one delivery per matching enabled subscriptio
   expect(targets).not.toContain(other.id);
   expect(targets).not.toContain(disabled.id);
   expect(targets).not.toContain(suites.id);
+});
+
+test("the outbox's filter, on either engine: event names or *, the project compared upper-case, the workspace; an event of no project or workspace reaches only unscoped subscriptions", async () => {
+  const sub = (values: { events: string[]; projectCode?: string | null; workspaceId?: number | null; enabled?: boolean }) => addSubscription(values);
+  const anyEvent = await sub({ events: ["*"] });
+  const named = await sub({ events: ["suite.updated", "defect.created"] });
+  const otherName = await sub({ events: ["suite.deleted"] });
+  const lowerProject = await sub({ events: ["*"], projectCode: "demo" });
+  const otherProject = await sub({ events: ["*"], projectCode: "DEMOX" });
+  const workspace1 = await sub({ events: ["suite.updated"], workspaceId: 1 });
+  const workspace2 = await sub({ events: ["*"], workspaceId: 2 });
+  const bothScopes = await sub({ events: ["suite.updated"], projectCode: "DEMO", workspaceId: 1 });
+  const disabled = await sub({ events: ["suite.updated"], enabled: false });
+  const mine = new Set([anyEvent, named, otherName, lowerProject, otherProject, workspace1, workspace2, bothScopes, disabled].map((s) => s.id));
+  const targetsOf = async (work: (tx: Tx) => Promise<void>) => {
+    await inTransaction(work);
+    const [event] = await t.ctx.db.select({ id: webhookEvents.id }).from(webhookEvents).orderBy(desc(webhookEvents.id)).limit(1);
+    return (await t.ctx.db.select({ s: webhookDeliveries.subscriptionId }).from(webhookDeliveries).where(eq(webhookDeliveries.eventId, event!.id)))
+      .map((d) => d.s).filter((s) => mine.has(s)).sort((a, b) => a - b);
+  };
+  const ids = (...subs: { id: number }[]) => subs.map((s) => s.id).sort((a, b) => a - b);
+  const suite = { ...EVENTS["suite.updated"].example };
+  expect(await targetsOf((tx) => publish(tx, "suite.updated", suite, { projectCode: "demo", workspaceId: 1 }))).toEqual(ids(anyEvent, named, lowerProject, workspace1, bothScopes));
+  expect(await targetsOf((tx) => publish(tx, "suite.updated", suite, { projectCode: "DEMO", workspaceId: 2 }))).toEqual(ids(anyEvent, named, lowerProject, workspace2));
+  expect(await targetsOf((tx) => publish(tx, "suite.updated", suite, {}))).toEqual(ids(anyEvent, named));
+  expect(await targetsOf((tx) => publish(tx, "suite.deleted", { id: 3 }, { workspaceId: 1 }))).toEqual(ids(anyEvent, otherName));
 });
 
 test("an invalid payload throws and the whole transaction rolls back", async () => {

@@ -6,7 +6,7 @@ import { users } from "../../directory/tables";
 import { caseFieldsFor, customFieldValues, customFieldViews, liveFieldIds } from "../custom-fields/service";
 import { customFields as customFieldTable, type customFields } from "../custom-fields/tables";
 import { fastInserter } from "../../db/fast-insert";
-import { preparedQuery } from "../../db/statement";
+import { pipelined, preparedQuery } from "../../db/statement";
 import type { ProjectRow } from "../projects/service";
 import type { Caller } from "../shared/auth";
 import { attachmentIds } from "../shared/envelope";
@@ -31,7 +31,7 @@ type CustomFieldRow = typeof customFields.$inferSelect;
 const notDeleted = isNull(cases.deleted);
 
 /** The full case.created payload (spec §6.3); `numbers` gives its suite's and milestone's (`payloadNumbers` loads them). */
-export function casePayload(c: CaseRow, numbers: Numbers) {
+export function casePayload(c: Omit<CaseRow, "id">, numbers: Numbers) {
   return {
     id: c.number, position: c.position, title: c.title, description: c.description, preconditions: c.preconditions,
     postconditions: c.postconditions, severity: c.severity, priority: c.priority, type: c.type, behavior: c.behavior,
@@ -43,7 +43,7 @@ export function casePayload(c: CaseRow, numbers: Numbers) {
 }
 
 /** `numbers` with what `casePayload` of `c` reads loaded. */
-export const payloadNumbers = (numbers: Numbers, c: CaseRow) => numbers.with({ suite: [c.suiteId], milestone: [c.milestoneId] });
+export const payloadNumbers = (numbers: Numbers, c: Pick<CaseRow, "suiteId" | "milestoneId">) => numbers.with({ suite: [c.suiteId], milestone: [c.milestoneId] });
 
 type CaseAuthor = { id: number; name: string; email: string; active: boolean };
 type SharedParameters = Awaited<ReturnType<typeof sharedParametersOf>>;
@@ -167,10 +167,22 @@ async function columnsFrom(tx: Reader, project: ProjectRow, body: CaseCreateBody
   return c;
 }
 
-/** The last position in a suite, or among the project's cases in none; prepared once (every case create reads one). */
+/**
+ * The last position in a suite, or among the project's cases in none; prepared once (every case
+ * create reads one). Both read one entry at the end of `tms_cases_position` (project, suite,
+ * position) on either engine: PostgreSQL answers `max(position)` under `suite_id IS NULL` by reading
+ * every case of the project's root (IS NULL does not fix the column the way `=` does, so the
+ * index's order is not used), a cost that grew with the project (0.6 ms of the server's time per
+ * create at 3 000 cases, docs/benchmarks/postgres.md); ordered by the index's own columns with
+ * LIMIT 1 it walks the index backwards and stops at the first entry.
+ */
+export const LAST_POSITION_SQL = {
+  inSuite: "SELECT position AS m FROM tms_cases WHERE project_id = ?1 AND suite_id = ?2 ORDER BY position DESC LIMIT 1",
+  inNone: "SELECT position AS m FROM tms_cases WHERE project_id = ?1 AND suite_id IS NULL ORDER BY suite_id DESC NULLS FIRST, position DESC LIMIT 1",
+};
 const lastPosition = {
-  inSuite: preparedQuery<{ m: number | null }, [number, number]>("SELECT max(position) AS m FROM tms_cases WHERE project_id = ?1 AND suite_id = ?2"),
-  inNone: preparedQuery<{ m: number | null }, [number]>("SELECT max(position) AS m FROM tms_cases WHERE project_id = ?1 AND suite_id IS NULL"),
+  inSuite: preparedQuery<{ m: number }, [number, number]>(LAST_POSITION_SQL.inSuite),
+  inNone: preparedQuery<{ m: number }, [number]>(LAST_POSITION_SQL.inNone),
 };
 
 async function nextPosition(tx: Reader, projectId: number, suiteId: number | null | undefined): Promise<number> {
@@ -183,19 +195,26 @@ async function nextPosition(tx: Reader, projectId: number, suiteId: number | nul
  * project's case fields and the next position in each suite. Valid for one transaction.
  */
 export class CaseBatch {
-  private fields: CustomFieldRow[] | undefined;
-  private readonly positions = new Map<number | null, number>();
+  private fields: Promise<CustomFieldRow[]> | undefined;
+  private readonly positions = new Map<number | null, number | Promise<number>>();
   constructor(private readonly w: ProjectWrite) {}
 
-  async caseFields(): Promise<CustomFieldRow[]> {
-    return (this.fields ??= await caseFieldsFor(this.w.tx, this.w.project));
+  caseFields(): Promise<CustomFieldRow[]> {
+    return (this.fields ??= caseFieldsFor(this.w.tx, this.w.project));
   }
 
   /** The position after the last case of the suite (or of the project's root), counting this batch's own inserts. */
   async takePosition(suiteId: number | null): Promise<number> {
-    const next = this.positions.get(suiteId) ?? (await nextPosition(this.w.tx, this.w.project.id, suiteId));
+    const next = await this.readPosition(suiteId);
     this.positions.set(suiteId, next + 1);
     return next;
+  }
+
+  /** Sends the read `takePosition(suiteId)` will use, when it has not been read yet (to go out with other reads). */
+  readPosition(suiteId: number | null): Promise<number> {
+    let next = this.positions.get(suiteId);
+    if (next === undefined) this.positions.set(suiteId, (next = nextPosition(this.w.tx, this.w.project.id, suiteId)));
+    return Promise.resolve(next);
   }
 }
 
@@ -206,20 +225,29 @@ function caseColumns({ tx, project }: ProjectWrite, body: CaseCreateBody, batch:
   return batch.caseFields().then((fields) => columnsFrom(tx, project, body, null, fields));
 }
 
-/** Inserts a validated case as `number` and publishes case.created. */
+/**
+ * Inserts a validated case as `number` and publishes case.created. The payload needs nothing the
+ * insert answers (its key is not in it), so the row and its event go out together (`pipelined`:
+ * one round trip on PostgreSQL, docs/benchmarks/postgres.md "Fewer round trips per create").
+ */
 async function insertCaseNumbered(w: ProjectWrite, caller: Caller, body: CaseCreateBody, cols: Columns, reporter: Pick<Columns, "signature" | "params">, batch: CaseBatch, number: number): Promise<CaseRow> {
   const now = isoMicro();
-  const row = await insertCaseRow(w.tx, {
+  const insert = insertCaseRow.prepare({
     ...cols, ...reporter, title: body.title, projectId: w.project.id, number, position: await batch.takePosition(cols.suiteId ?? null),
     revision: 1, authorId: caller.userId, created: now, updated: now,
   });
-  await w.emit("case.created", casePayload(row, await payloadNumbers(w.numbers, row)));
+  const payload = casePayload(insert.row, await payloadNumbers(w.numbers, insert.row));
+  const [row] = await pipelined(insert.send(w.tx), w.emit("case.created", payload));
   return row;
 }
 
-/** Inserts a case and publishes case.created; for use inside a caller's transaction (pass one `batch` for many cases). Its number is taken once its body is valid. */
+/**
+ * Inserts a case and publishes case.created; for use inside a caller's transaction (pass one `batch` for many cases). Its number is taken once its body is valid.
+ * The reads before it go out together: the project's case fields and, for a case in no suite, its
+ * position (a suite named by number is resolved first).
+ */
 export async function insertCase(w: ProjectWrite, caller: Caller, body: CaseCreateBody, reporter: Pick<Columns, "signature" | "params"> = {}, batch = new CaseBatch(w)): Promise<CaseRow> {
-  const cols = await caseColumns(w, body, batch);
+  const [cols] = await pipelined(caseColumns(w, body, batch), body.suite_id == null ? batch.readPosition(null) : Promise.resolve(0));
   return insertCaseNumbered(w, caller, body, cols, reporter, batch, await nextNumber(w.tx, w.project.id, "case"));
 }
 

@@ -1,5 +1,6 @@
 import { and, count, eq, inArray } from "drizzle-orm";
 import type { Db, Tx } from "../../db/connection";
+import { preparedSelect } from "../../db/statement";
 import { first, writeTransaction } from "../../db/transaction";
 import { badRequest, notFound } from "../../http/errors";
 import { own } from "../../lib/own";
@@ -141,11 +142,12 @@ export async function listCustomFields<V = ReturnType<typeof customFieldView>>(d
   return { total, filtered, entities: (await db.select().from(customFields).where(where).orderBy(customFields.id).limit(q.limit).offset(q.offset)).map(view) };
 }
 
-/** Case custom fields that apply to a project: its workspace's, enabled for all its projects or listing its code. */
+/** A workspace's fields of one entity, prepared once (every case, run and defect create reads them). */
+const fieldsOfEntity = preparedSelect<typeof customFields, [string, number]>(customFields, "entity = ?1 AND workspace_id = ?2 ORDER BY id");
+
 /** The custom fields of `entity` that apply to the project (its workspace's, for all projects or listing it). */
 export async function fieldsFor(db: Db | Tx, project: { code: string; workspaceId: number }, entity: "case" | "run" | "defect"): Promise<Row[]> {
-  return (await db.select().from(customFields).where(and(eq(customFields.entity, entity), eq(customFields.workspaceId, project.workspaceId))))
-    .filter((f) => f.isEnabledForAllProjects || f.projectCodes.includes(project.code));
+  return (await fieldsOfEntity(db, entity, project.workspaceId)).filter((f) => f.isEnabledForAllProjects || f.projectCodes.includes(project.code));
 }
 
 export const caseFieldsFor = (db: Db | Tx, project: { code: string; workspaceId: number }) => fieldsFor(db, project, "case");

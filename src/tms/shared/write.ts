@@ -31,12 +31,18 @@ const projectExists = preparedQuery<{ id: number }, [number]>("SELECT id FROM tm
  * Every test-management write: one write transaction (src/db/transaction.ts) in the project the
  * route resolved (`projectApi`), whose events are published in the same transaction. The project
  * was resolved before BEGIN, so it is confirmed here by key: one deleted in between is a 404,
- * never a foreign-key failure half way through the work.
+ * never a foreign-key failure half way through the work. The confirmation goes out with the
+ * work's first statements (on PostgreSQL one round trip, not one more before them) and its answer
+ * wins over the work's: whatever the work did or failed at in a project that is gone is rolled
+ * back and answered 404 (a counter statement there fails on its foreign key: no number is spent).
  */
 export function inProject<T>(db: Db, project: ProjectRow, work: (w: ProjectWrite) => T | Promise<T>, options?: WriteOptions): Promise<T> {
   return writeTransaction(db, async (tx) => {
-    if (!(await projectExists.get(tx, project.id))) throw notFound(`Project "${project.code}"`);
-    return work(projectWrite(tx, project));
+    const [found, done] = await Promise.allSettled([projectExists.get(tx, project.id), (async () => work(projectWrite(tx, project)))()]);
+    if (found.status === "rejected") throw found.reason;
+    if (!found.value) throw notFound(`Project "${project.code}"`);
+    if (done.status === "rejected") throw done.reason;
+    return done.value;
   }, options);
 }
 
