@@ -6,7 +6,6 @@
  * refused and the old one keeps serving) and the admin tokens. Any other changed key is named in
  * the log as needing a restart. An invalid configuration is refused whole.
  */
-import { isHarmlessDriverFailure } from "../db/postgres/driver-race";
 import { KEYS, type Config } from "../config";
 import type { Logger } from "../log";
 import { startGatehouse, type RunningGatehouse } from "../server";
@@ -32,10 +31,6 @@ export async function serveUntilSignalled(config: Config, { envFile, env, log, s
   // A crash must still leave one JSON line in the journal, not only a bare stack on stderr.
   // (Exiting stays the answer: systemd restarts the unit, and state is safe in SQLite.)
   const crash = (kind: string) => (error: unknown) => {
-    if (isHarmlessDriverFailure(error)) {
-      log.warn("database connection closed under the driver's own work (harmless: its queries failed, the pool reconnects)", { error: String((error as Error).message) });
-      return;
-    }
     log.error(kind, { error: String((error as Error)?.message ?? error), stack: (error as Error)?.stack });
     process.exit(1);
   };

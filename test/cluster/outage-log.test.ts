@@ -56,9 +56,8 @@ function pgCtl(...args: string[]) {
   if (r.exitCode !== 0) throw new Error(`pg_ctl ${args.join(" ")}: ${r.stderr}`);
 }
 
-// A node process (`gatehouse serve` from source), not an app in this process: the driver's race on
-// a dropped connection (src/db/postgres/driver-race.ts) throws from no caller, which serve's crash
-// handler survives and a test process cannot.
+// A node process (`gatehouse serve` from source), not an app in this process: the outage is seen
+// as an operator sees it, in the node's own log lines.
 test("the database stopped under a node: its delivery loop and leader election log one warn each, no error; started again: one info each; a broken schema: an error per tick", async () => {
   const node = await startBinary({
     command: [process.execPath, join(import.meta.dir, "../../src/main.ts")],

@@ -98,3 +98,51 @@ test("Gatehouse's store: a write transaction whose BEGIN fills a pipeline commit
     await sql.end({ timeout: 1 });
   }
 });
+
+test("connections cut while queries and transactions are in flight: every query settles, no exception escapes, the pool recovers", async () => {
+  // Upstream wrote a cut connection's pending bytes to no socket (a TypeError from a timer) and then
+  // sent them ahead of the reconnected connection's startup, which wedged it: every later query hung.
+  // A transaction's queries after its connection's loss, and a query the pool lent a connection
+  // between its socket's error and its close, also never settled (patches 4 and 6).
+  const escaped: unknown[] = [];
+  const onEscape = (e: unknown) => escaped.push(e);
+  process.on("uncaughtException", onEscape);
+  // A short reconnect backoff: upstream's grows to 20 s after many failed connections, which is not the subject here.
+  const sql = postgres(database.url, { max: 4, backoff: () => 0.05, connect_timeout: 2, onnotice: () => {}, connection: { application_name: "driver-cut" } } as postgres.Options<{}>);
+  const admin = postgres(database.url, { max: 1, onnotice: () => {} });
+  const pending = new Set<number>();
+  let issued = 0;
+  let cuts = 0;
+  const until = Date.now() + 4_000;
+  try {
+    const client = async () => {
+      while (Date.now() < until) {
+        const id = issued++;
+        pending.add(id);
+        // Large parameters: several writes per query, so a cut often falls between them.
+        const query = id % 5 === 0
+          ? sql.begin(async (tx) => { await tx`SELECT 1`; await tx`SELECT ${"x".repeat(2_000)}::text`; })
+          : sql`SELECT ${id}::int, ${"y".repeat(id % 3_000)}::text`;
+        // Settled (answered or failed), or lost: a lost one never settles.
+        const settled = await Promise.race([query.then(() => true, () => true), Bun.sleep(30_000).then(() => false)]);
+        if (settled) pending.delete(id);
+      }
+    };
+    const cutter = async () => {
+      while (Date.now() < until) {
+        await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'driver-cut' AND datname = current_database()`;
+        cuts++;
+        await Bun.sleep(5 + Math.random() * 20);
+      }
+    };
+    await Promise.all([...Array.from({ length: 16 }, client), cutter()]);
+    expect({ hung: pending.size, escaped: escaped.map(String) }).toEqual({ hung: 0, escaped: [] });
+    expect(cuts).toBeGreaterThan(50);
+    // The pool works again once the cuts stop.
+    expect((await sql`SELECT 41 + 1 AS n`)[0]!.n).toBe(42);
+  } finally {
+    process.off("uncaughtException", onEscape);
+    await sql.end({ timeout: 1 });
+    await admin.end({ timeout: 1 });
+  }
+}, 60_000);

@@ -258,6 +258,10 @@ function Connection(options, queues = {}, { onopen = noop, onend = noop, onclose
   }
 
   function nextWrite(fn) {
+    // Gatehouse patch 3: a closed connection's pending bytes are dropped, not written to no socket
+    // (its queries were failed when it closed; see `closed`).
+    if (socket === null)
+      return (chunk = nextWriteTimer = null, false)
     const x = socket.write(chunk, fn)
     nextWriteTimer !== null && clearImmediate(nextWriteTimer)
     chunk = nextWriteTimer = null
@@ -446,6 +450,7 @@ function Connection(options, queues = {}, { onopen = noop, onend = noop, onclose
     remaining = 0
     incomings = null
     clearImmediate(nextWriteTimer)
+    chunk = nextWriteTimer = null
     socket.removeListener('data', data)
     socket.removeListener('connect', connected)
     idleTimer.cancel()
@@ -458,7 +463,10 @@ function Connection(options, queues = {}, { onopen = noop, onend = noop, onclose
     if (initial)
       return reconnect()
 
-    !hadError && (query || sent.length) && error(Errors.connection('CONNECTION_CLOSED', options, socket))
+    // Gatehouse patch 6: upstream failed the queries in flight only on a close without error,
+    // counting on the 'error' event before it; a query sent between that event and the close (the
+    // pool still lent the connection out) was never answered nor failed.
+    ;(query || sent.length) && error(Errors.connection('CONNECTION_CLOSED', options, socket))
     closedTime = performance.now()
     hadError && options.shared.retries++
     delay = (typeof backoff === 'function' ? backoff(options.shared.retries) : backoff) * 1000
@@ -569,7 +577,9 @@ function Connection(options, queues = {}, { onopen = noop, onend = noop, onclose
 
       if (needsTypes) {
         initial.reserve && (initial = null)
-        return fetchArrayTypes()
+        // Gatehouse patch 5: a connection lost while it asks for the array types fails that query
+        // with nobody awaiting it (an unhandled rejection); the connection's close carries on.
+        return fetchArrayTypes().catch(() => { /* handled by the connection's close */ })
       }
 
       initial && !initial.reserve && execute(initial)

@@ -237,12 +237,20 @@ function Postgres(a, b) {
     let savepoints = 0
       , connection
       , prepare = null
+      , lost = null
 
     try {
       await sql.unsafe('begin ' + options.replace(/[^a-z ]/ig, ''), [], { onexecute }).execute()
       return await Promise.race([
         scope(connection, fn),
-        new Promise((_, reject) => connection.onclose = reject)
+        new Promise((_, reject) => connection.onclose = (error) => {
+          // Gatehouse patch 4: the transaction's queries waiting for its connection, and any it
+          // sends later, fail with the connection's loss instead of waiting forever.
+          lost = error
+          while (queries.length)
+            queries.shift().reject(error)
+          reject(error)
+        })
       ])
     } catch (error) {
       throw error
@@ -290,6 +298,8 @@ function Postgres(a, b) {
 
       function handler(q) {
         q.catch(e => uncaughtError || (uncaughtError = e))
+        if (lost)
+          return q.reject(lost)
         c.queue === full
           ? queries.push(q)
           : c.execute(q) || move(c, full)
