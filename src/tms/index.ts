@@ -2,6 +2,8 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { readJsonApiBody } from "../http/body";
 import { callerOf } from "./shared/auth";
+import { callerAndProject } from "./shared/api";
+import { normaliseCode } from "./projects/service";
 import { attachmentRoutes } from "./attachments";
 import { isAttachmentUpload, readUpload } from "./attachments/upload";
 import { caseRoutes } from "./cases";
@@ -39,8 +41,10 @@ export function tmsRoutes(ctx: AppContext) {
   // The body hooks reach every controller's routes (they are used below them): the `Token` is
   // checked before one byte is read (401), then the JSON body within TMS_MAX_BODY_BYTES (413).
   const withBodyHooks = (mounted: Elysia<any>) => mounted
-    .onParse(async ({ request }) => {
-      await callerOf(ctx, request);
+    .onParse(async ({ request, params }) => {
+      // A route naming a project (`:code`) reads it with the token, in one statement (callerAndProject).
+      const code = (params as Record<string, string | undefined> | undefined)?.code;
+      await (code === undefined ? callerOf(ctx, request) : callerAndProject(ctx, request, normaliseCode(code)));
       // The attachment upload is the one multipart body (src/tms/attachments/upload.ts).
       if (isAttachmentUpload(request)) return readUpload(request);
       return readJsonApiBody(request, TMS_MAX_BODY_BYTES);

@@ -8,6 +8,8 @@ import { fieldsFor } from "../../src/tms/custom-fields/service";
 import { customFields } from "../../src/tms/custom-fields/tables";
 import { projectCounters, projects } from "../../src/tms/projects/tables";
 import { cases } from "../../src/tms/cases/tables";
+import { callerAndProject } from "../../src/tms/shared/api";
+import { callerOf } from "../../src/tms/shared/auth";
 import { apiCalls } from "./api-calls";
 
 /**
@@ -104,4 +106,23 @@ test(`a case's position is the last of its suite + 1, read from the end of the p
   expect(await ok("POST", "/case/POS", { title: "in the suite", suite_id: suite })).toEqual({ id: 2 });
   const positions = (await t.ctx.db.select({ number: cases.number, position: cases.position }).from(cases).where(eq(cases.projectId, project.id))).filter((c) => c.number < 1000).sort((a, b) => a.number - b.number);
   expect(positions).toEqual([{ number: 1, position: 29_991 }, { number: 2, position: 30_001 }]);
+});
+
+test("a project route's token and project are read once per request, together: the route and callerOf answer from that read; another request reads again", async () => {
+  const made = (await (await t.admin("POST", "/api/admin/api-tokens", { name: "once" })).json()) as { token: string; id: number };
+  const request = () => new Request("http://gatehouse.test/api/v1/case/PATH", { headers: { token: made.token } });
+  const first = request();
+  const read = await callerAndProject(t.ctx, first, "PATH");
+  expect(read.project?.code).toBe("PATH");
+  expect(read.caller.tokenId).toBe(made.id);
+  expect(await callerAndProject(t.ctx, first, "NOPE")).toBe(read); // what the request read, not read again
+  expect((await callerAndProject(t.ctx, request(), "NOPE")).project).toBeUndefined();
+  // Revoked now: the request that authenticated keeps its caller; a new one is refused.
+  expect((await t.admin("DELETE", `/api/admin/api-tokens/${made.id}`)).status).toBeLessThan(300);
+  expect(await callerOf(t.ctx, first)).toEqual(read.caller);
+  await expect(callerAndProject(t.ctx, request(), "PATH")).rejects.toMatchObject({ status: 401 });
+  await expect(callerOf(t.ctx, request())).rejects.toMatchObject({ status: 401 });
+  // Through the API: a bad token is a 401 before the body is read, a known token's unknown project a 404 before it is validated.
+  expect((await api("POST", "/case/NOPE", { title: 7 })).status).toBe(404);
+  expect((await t.request("POST", "/api/v1/case/PATH", { body: { title: "x" }, headers: { token: made.token } })).status).toBe(401);
 });

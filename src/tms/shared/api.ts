@@ -6,19 +6,59 @@ import { getTableColumns } from "drizzle-orm";
 import { preparedQuery } from "../../db/statement";
 import { normaliseCode } from "../projects/service";
 import { projects, type ProjectRow } from "../projects/tables";
-import { callerOf } from "./auth";
+import { authenticateWith, callerKnown, callerOf, TOKEN_LOOKUP, type Caller, type TokenRow } from "./auth";
 
 /**
  * The project a route's `:code` names, prepared once (every project route reads it). Its columns
  * come from the table's definition, so the row is the one drizzle would give — which holds while
  * every column is stored as it is read (text and plain integers: no boolean or JSON mode).
  */
-const projectByCode = (() => {
+const projectColumns = (() => {
   const columns = Object.entries(getTableColumns(projects));
   const converted = columns.filter(([, c]) => c.dataType !== "string" && c.dataType !== "number");
   if (converted.length) throw new Error(`tms_projects: ${converted.map(([k]) => k).join(", ")} need drizzle's mapping; read the project with the query builder`);
-  return preparedQuery<ProjectRow, [string]>(`SELECT ${columns.map(([key, c]) => `${c.name} AS "${key}"`).join(", ")} FROM tms_projects WHERE code = ?1`);
+  return columns.map(([key, c]) => ({ key, name: c.name }));
 })();
+const projectByCode = preparedQuery<ProjectRow, [string]>(`SELECT ${projectColumns.map((c) => `${c.name} AS "${c.key}"`).join(", ")} FROM tms_projects WHERE code = ?1`);
+
+/**
+ * A project route's token and project in one statement: every v1 write would otherwise pay a
+ * round trip for each before its transaction begins (docs/benchmarks/postgres.md). The project is
+ * joined by code alone, whatever the token's workspace, so a project of another workspace costs the
+ * same work as a missing one (`projectApi` answers both "not found").
+ */
+type TokenAndProjectRow = TokenRow & Record<`project.${string}`, unknown>;
+const tokenAndProject = preparedQuery<TokenAndProjectRow, [string, string]>(
+  `SELECT ${TOKEN_LOOKUP.columns}, ${projectColumns.map((c) => `p.${c.name} AS "project.${c.key}"`).join(", ")}
+     FROM ${TOKEN_LOOKUP.tables} LEFT JOIN tms_projects p ON p.code = ?2
+    WHERE t.token_hash = ?1`,
+);
+
+const projectsOfRequest = new WeakMap<Request, Promise<{ caller: Caller; project: ProjectRow | undefined }>>();
+
+/**
+ * The caller and the project `code` (normalised) names, once per request: the body parser asks
+ * first on routes with a body (authenticating before one byte is read), the route's derive after.
+ * Read together in one statement unless the caller is known already.
+ */
+export function callerAndProject(ctx: AppContext, request: Request, code: string): Promise<{ caller: Caller; project: ProjectRow | undefined }> {
+  let found = projectsOfRequest.get(request);
+  if (!found) {
+    found = callerKnown(request)
+      ? Promise.all([callerOf(ctx, request), projectByCode.get(ctx.db, code)]).then(([caller, project]) => ({ caller, project }))
+      : authenticateWith(ctx, request, (hash) => tokenAndProject.get(ctx.db, hash, code)).then(({ caller, row }) => ({ caller, project: projectOf(row) }));
+    projectsOfRequest.set(request, found);
+  }
+  return found;
+}
+
+/** The project's columns of a `tokenAndProject` row (none when no project has the code). */
+function projectOf(row: TokenAndProjectRow): ProjectRow | undefined {
+  if (row["project.id"] === null || row["project.id"] === undefined) return undefined;
+  const project: Record<string, unknown> = {};
+  for (const c of projectColumns) project[c.key] = row[`project.${c.key}`];
+  return project as ProjectRow;
+}
 
 /**
  * The base of entity controllers whose routes name no project: prefix `/v1` (or `/v2`) and the
@@ -40,11 +80,10 @@ export function tmsApi(ctx: AppContext, prefix: "/v1" | "/v2" = "/v1") {
  */
 export function projectApi(ctx: AppContext, prefix: "/v1" | "/v2" = "/v1") {
   return new Elysia({ prefix }).derive(async ({ request, params }) => {
-    const caller = await callerOf(ctx, request);
     const code = (params as Record<string, string | undefined> | undefined)?.code;
     // Every route of this base names its project; one without `:code` is a programming error.
     if (code === undefined) throw new Error(`projectApi route without :code: ${new URL(request.url).pathname}`);
-    const project = await projectByCode.get(ctx.db, normaliseCode(code));
+    const { caller, project } = await callerAndProject(ctx, request, normaliseCode(code));
     if (!project || project.workspaceId !== caller.workspaceId) throw notFound(`Project "${code}"`);
     return { caller, project };
   });
