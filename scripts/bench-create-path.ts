@@ -161,6 +161,7 @@ try {
   const [db0] = await admin<{ xact: string }[]>`SELECT xact_commit::text AS xact FROM pg_stat_database WHERE datname = ${DB}`;
   const [wal0] = await admin<{ n: string }[]>`SELECT wal_sync::text AS n FROM pg_stat_wal`;
   const gh0 = cpuSeconds(gatehouse.pid)!;
+  const own0 = process.cpuUsage();
   const pg0 = await backendCpu();
   const load0 = loadavg()[0]!;
   const t0 = performance.now();
@@ -169,6 +170,7 @@ try {
   const seconds = (performance.now() - t0) / 1000;
   await delivered(ids);
   const gh = cpuSeconds(gatehouse.pid)! - gh0;
+  const own = process.cpuUsage(own0);
   const pgCpu = (await backendCpu()) - pg0;
   const [db1] = await admin<{ xact: string }[]>`SELECT xact_commit::text AS xact FROM pg_stat_database WHERE datname = ${DB}`;
   const [wal1] = await admin<{ n: string }[]>`SELECT wal_sync::text AS n FROM pg_stat_wal`;
@@ -180,7 +182,7 @@ try {
   const total = statements.reduce((a, s) => a + Number(s.calls), 0);
   console.log(`## Per create: ${n} creates by ${CLIENTS} clients in ${seconds.toFixed(1)} s (${(n / seconds).toFixed(0)}/s), each delivered; load ${load0.toFixed(2)} → ${loadavg()[0]!.toFixed(2)}\n`);
   console.log(`- statements: **${(total / n).toFixed(2)}** per create (delivery ticks included); transactions committed ${((Number(db1!.xact) - Number(db0!.xact)) / n).toFixed(2)}; WAL flushes ${((Number(wal1!.n) - Number(wal0!.n)) / n).toFixed(2)}`);
-  console.log(`- CPU per create: Gatehouse **${((1000 * gh) / n).toFixed(2)} ms**, PostgreSQL's backends **${((1000 * pgCpu) / n).toFixed(2)} ms** (server execution ${(statements.reduce((a, s) => a + s.total_ms, 0) / n).toFixed(2)} ms)\n`);
+  console.log(`- CPU per create: Gatehouse **${((1000 * gh) / n).toFixed(2)} ms**, PostgreSQL's backends **${((1000 * pgCpu) / n).toFixed(2)} ms** (server execution ${(statements.reduce((a, s) => a + s.total_ms, 0) / n).toFixed(2)} ms), this script (the clients and the receiver) ${((own.user + own.system) / 1000 / n).toFixed(2)} ms\n`);
   console.log("| per create | server ms per call | statement |");
   console.log("|---:|---:|---|");
   for (const s of statements) if (Number(s.calls) >= n / 100) console.log(`| ${(Number(s.calls) / n).toFixed(3)} | ${(s.total_ms / Number(s.calls)).toFixed(3)} | \`${s.query.replaceAll("|", "\\|")}\` |`);
