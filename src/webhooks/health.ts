@@ -1,5 +1,6 @@
 import type { Db } from "../db/connection";
 import { preparedQuery } from "../db/statement";
+import { readSnapshot } from "../db/transaction";
 import type { AppContext } from "../context";
 import { notFound } from "../http/errors";
 import type { SubscriptionHealth } from "./model";
@@ -58,7 +59,13 @@ const lastFailedAttempt = preparedQuery<{ delivery_id: number; started_at: numbe
  * are found by their delivery id range (tables.ts `deliveryId`: the subscription's id is in the
  * high bits); attempts of deliveries made before migration 0004 are not counted.
  */
-export async function subscriptionHealth(ctx: Pick<AppContext, "db" | "config">, id: number, now = Date.now()): Promise<SubscriptionHealth> {
+export function subscriptionHealth(ctx: Pick<AppContext, "db" | "config">, id: number, now = Date.now()): Promise<SubscriptionHealth> {
+  // Every figure from one snapshot: a tick commits a delivery's state and its attempt together,
+  // and separate reads on PostgreSQL could count the attempt but not yet the delivered state.
+  return readSnapshot(ctx.db, () => healthOf(ctx, id, now));
+}
+
+async function healthOf(ctx: Pick<AppContext, "db" | "config">, id: number, now: number): Promise<SubscriptionHealth> {
   const db = ctx.db;
   const sub = await subscriptionState.get(db, id);
   if (!sub) throw notFound(`Webhook subscription ${id}`);
