@@ -148,15 +148,16 @@ process.on("SIGINT", () => cleanup().then(() => process.exit(130)));
 
 // ---- wrk ---------------------------------------------------------------------------------------
 /**
- * One wrk Lua script per scenario and server: random users 1…USERS; creates carry a per-run
- * prefix and a counter so every userName is new.
+ * One wrk Lua script per scenario and server: random users 1…USERS; creates carry the run's id
+ * (given by `wrk` to each invocation: a seed from the clock repeated itself across rounds, and a
+ * round's creates then met the names of an earlier one) and a counter, so every userName is new.
  */
 function luaScript(scenario: Scenario, target: "gatehouse" | "bare"): string {
   const prefix = target === "gatehouse" ? "/scim/v2" : "";
   const headers = target === "gatehouse"
     ? `{ ["Authorization"] = "Bearer ${token}", ["Accept"] = "application/scim+json", ["Content-Type"] = "application/scim+json" }`
     : `{ ["Content-Type"] = "application/json" }`;
-  const common = `math.randomseed(os.time() + math.floor(os.clock() * 1000000))\nlocal headers = ${headers}\nlocal n = 0\nlocal run = tostring(math.random(1, 1000000000))\n`;
+  const common = `math.randomseed(os.time() + math.floor(os.clock() * 1000000))\nlocal headers = ${headers}\nlocal n = 0\nlocal run = "?"\ninit = function(args) run = args[1] end\n`;
   const request: Record<Scenario, string> = {
     lookup: `return wrk.format("GET", "${prefix}/Users?filter=userName%20eq%20%22user" .. math.random(1, ${USERS}) .. "%40bench.example%22", headers)`,
     get: `return wrk.format("GET", "${prefix}/Users/" .. math.random(1, ${USERS}), headers)`,
@@ -182,9 +183,12 @@ type Measure = { rps: number; p50: number; p99: number; errors: number; cpuUs: n
 
 const toMs = (v: string, unit: string) => Number(v) * (unit === "us" ? 0.001 : unit === "s" ? 1000 : unit === "m" ? 60_000 : 1);
 
+let wrkRuns = 0;
+
 async function wrk(baseUrl: string, script: string, seconds: number, serverPid: number): Promise<Measure> {
   const cpu0 = cpuMs(serverPid);
-  const proc = Bun.spawn([...loadCpu, "wrk", "-t1", `-c${CONNECTIONS}`, `-d${seconds}s`, "--timeout", "10s", "--latency", "-s", script, baseUrl], { stdout: "pipe", stderr: "pipe" });
+  const runId = `${process.pid}-${++wrkRuns}`; // the creates' names: unique to this invocation
+  const proc = Bun.spawn([...loadCpu, "wrk", "-t1", `-c${CONNECTIONS}`, `-d${seconds}s`, "--timeout", "10s", "--latency", "-s", script, baseUrl, "--", runId], { stdout: "pipe", stderr: "pipe" });
   const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
   if ((await proc.exited) !== 0) throw new Error(`wrk failed: ${err || out}`);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
