@@ -24,6 +24,7 @@ import postgres from "postgres";
 import { startPostgres } from "../test/support/postgres";
 import { argOf, numberArg } from "./args";
 import { DURABLE_SETTINGS, postgresSettings, settingsLine } from "./bench-postgres-server";
+import { cpuSeconds } from "./process-cpu";
 
 const CREATES = numberArg("creates", 2000);
 const CLIENTS = numberArg("clients", 32);
@@ -31,15 +32,6 @@ const ROOT = argOf("root") ?? join(import.meta.dir, "..");
 const TRACE = !process.argv.includes("--no-trace");
 const ADMIN = "bench-create-path-admin-token";
 const DB = "create_path";
-
-function cpuSeconds(pid: number): number | null {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
-  }
-}
 
 const server = startPostgres([...DURABLE_SETTINGS, "shared_preload_libraries=pg_stat_statements", "pg_stat_statements.track=all", "pg_stat_statements.track_utility=on", "log_line_prefix='%m [%p] '"]);
 const admin = postgres(server.url, { max: 1, onnotice: () => {} });

@@ -13,18 +13,8 @@
  */
 import { join } from "node:path";
 import postgres from "postgres";
-import { readFileSync } from "node:fs";
 import { benchPostgres } from "./bench-postgres-server";
-
-/** A process's CPU seconds (user + system), or null once it has exited. */
-function cpuSeconds(pid: number): number | null {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
-  }
-}
+import { cpuSeconds } from "./process-cpu";
 
 const given = process.argv.slice(2).filter((a) => a !== "--");
 const passed = given.length ? given : ["--only", "scim", "--seconds", "4"];

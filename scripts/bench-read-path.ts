@@ -29,7 +29,7 @@
  * against scripts/bench-scim-baseline-postgres.ts (postgres.js, the same pool options and size).
  */
 import { Database } from "bun:sqlite";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../src/db/connection";
@@ -39,6 +39,7 @@ import { benchServerEnv, freePort } from "./bench-server";
 import { buildExecutable } from "./build";
 import { benchDatabase, benchPostgres, postgresSettings, settingsLine } from "./bench-postgres-server";
 import { loadBenchUsers, seedBenchPostgres } from "./bench-users";
+import { cpuSeconds } from "./process-cpu";
 
 const ROOT = join(import.meta.dir, "..");
 /** `--guard`: the CI step — a short run (20 000 users, 3 rounds × 1 s, from source) with `--check`. */
@@ -169,15 +170,8 @@ function luaScript(scenario: Scenario, target: "gatehouse" | "bare"): string {
   return `${common}request = function()\n  ${request[scenario]}\nend\n`;
 }
 
-/** Server CPU (user + system) in ms, from /proc: per-request cost, steadier than req/s on a shared machine. */
-function cpuMs(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in USER_HZ (100)
-  } catch {
-    return NaN;
-  }
-}
+/** Server CPU (user + system) in ms: per-request cost, steadier than req/s on a shared machine. */
+const cpuMs = (pid: number) => (cpuSeconds(pid) ?? NaN) * 1000;
 
 type Measure = { rps: number; p50: number; p99: number; errors: number; cpuUs: number };
 

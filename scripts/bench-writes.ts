@@ -31,12 +31,13 @@
  * PostgreSQL's own group commit). WAL syncs per create are then the server's (pg_stat_wal).
  */
 import { Database } from "bun:sqlite";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
 import { numberArg } from "./args";
 import { benchDatabase, benchPostgres, postgresSettings, settingsLine, walSyncsOf } from "./bench-postgres-server";
+import { cpuSeconds } from "./process-cpu";
 
 const SECONDS = numberArg("seconds", 10);
 const CLIENTS = numberArg("clients", 32);
@@ -205,16 +206,6 @@ async function startGatehouse(): Promise<Child & { dir: string }> {
   };
 }
 
-/** CPU seconds (user + system) a process has used so far (Linux /proc). */
-function cpuSeconds(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
-}
-
 /** A counter from Gatehouse's /metrics (open on loopback). */
 async function counter(server: Child, name: string): Promise<number> {
   const r = await fetch(`${server.base}/metrics`).catch(() => null);
@@ -361,10 +352,10 @@ async function throughput(name: string, make: () => Promise<{ server: Child; tar
     const failures: Failures = { n: 0, statuses: new Map() };
     const created: Created[] = [];
     for (let slice = 0; slice < SECONDS; slice++) {
-      const cpu0 = cpuSeconds(server.pid);
+      const cpu0 = cpuSeconds(server.pid) ?? NaN;
       const syncs0 = await walSyncs(server);
       const g = await closedLoop(target, 1);
-      cpu += cpuSeconds(server.pid) - cpu0;
+      cpu += (cpuSeconds(server.pid) ?? NaN) - cpu0;
       syncs += (await walSyncs(server)) - syncs0;
       elapsed += g.elapsed;
       failures.n += g.failures.n;
