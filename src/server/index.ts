@@ -363,9 +363,9 @@ export async function startGatehouse(config: Config, log: Logger, opts: StartOpt
       }
       await Promise.all(draining);
       // After HTTP (no new events can be published), before the database closes. Each step is
-      // bounded: a step that never settles (a query the driver lost when the server cut its
-      // connection) must not keep the process from exiting. What it leaves is what a crash leaves
-      // — nothing acknowledged; claimed deliveries are sent again when their lease runs out.
+      // bounded: a step that never settles (a database that stopped answering) must not keep the
+      // process from exiting. What it leaves is what a crash leaves — nothing acknowledged;
+      // claimed deliveries are sent again when their lease runs out.
       await boundedStep("the delivery loop", deliveryLoop.stop());
       await boundedStep("leader election", leadership.stop());
       await boundedStep("the database", handle.close());
